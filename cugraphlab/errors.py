@@ -1,0 +1,173 @@
+"""Exception hierarchy and the one checker every driver and NVRTC result goes through.
+
+cuda.bindings returns a tuple ``(status, *values)`` from every call instead of raising. ``check`` turns a failed status
+into a typed exception that names the status code, the driver's own text, the call that failed and what to do next.
+"""
+from __future__ import annotations
+
+__all__ = [
+    "CugraphlabError",
+    "CudaError",
+    "CompileError",
+    "CaptureError",
+    "NoDeviceError",
+    "InvalidArgumentError",
+    "UnsupportedError",
+    "check",
+    "check_nvrtc",
+    "hint_for",
+]
+
+
+class CugraphlabError(Exception):
+    """Base class of every error cugraphlab raises on purpose."""
+
+
+class InvalidArgumentError(CugraphlabError, ValueError):
+    """A caller passed a value cugraphlab refuses before touching the GPU (size 0, unknown op, ...)."""
+
+
+class NoDeviceError(CugraphlabError):
+    """No NVIDIA driver library, or no CUDA device, or the asked-for device index does not exist."""
+
+
+class UnsupportedError(CugraphlabError):
+    """The device, driver or bindings lack a feature (e.g. programmatic dependent launch before Hopper)."""
+
+
+class CudaError(CugraphlabError):
+    """A CUDA driver call returned something other than CUDA_SUCCESS.
+
+    Attributes: ``code`` (int), ``name`` (e.g. ``CUDA_ERROR_OUT_OF_MEMORY``), ``call`` (the driver function),
+    ``description`` (the driver's own text) and ``hint`` (what to do).
+    """
+
+    def __init__(self, code: int, name: str, description: str, call: str, hint: str):
+        self.code, self.name, self.description, self.call, self.hint = code, name, description, call, hint
+        where = f"{call}: " if call else ""
+        super().__init__(f"{where}{name} ({code}): {description}. {hint}")
+
+
+class CaptureError(CudaError):
+    """Stream capture failed or was invalidated by an operation not allowed while capturing."""
+
+
+class CompileError(CugraphlabError):
+    """NVRTC refused a source. Carries the NVRTC log and the numbered source lines around the first error."""
+
+    def __init__(self, name: str, log: str, source: str, options: tuple[str, ...] = (), status: str = ""):
+        self.name, self.log, self.source, self.options, self.status = name, log, source, tuple(options), status
+        super().__init__(self._render())
+
+    def numbered_source(self, context: int = 3) -> str:
+        """Source lines around the first ``name(LINE): error`` in the log, numbered; the whole source if none."""
+        import re
+
+        lines = self.source.splitlines()
+        m = re.search(r"\((\d+)\): (?:catastrophic )?error", self.log)
+        if m:
+            line = int(m.group(1))
+            lo, hi = max(1, line - context), min(len(lines), line + context)
+        else:
+            line, lo, hi = 0, 1, len(lines)
+        width = len(str(hi))
+        out = []
+        for i in range(lo, hi + 1):
+            mark = ">" if i == line else " "
+            out.append(f"{mark}{i:>{width}} | {lines[i - 1] if i - 1 < len(lines) else ''}")
+        return "\n".join(out)
+
+    def _render(self) -> str:
+        head = f"NVRTC could not compile {self.name}"
+        if self.status:
+            head += f" ({self.status})"
+        opts = " ".join(self.options)
+        return (
+            f"{head} with options [{opts}]\n--- NVRTC log ---\n{self.log.strip()}\n"
+            f"--- source ---\n{self.numbered_source()}\nFix the source or the options named above."
+        )
+
+
+# What to do for the results a user of this package can actually meet. Anything else gets the generic line.
+_HINTS = {
+    "CUDA_ERROR_NO_DEVICE": "No CUDA device is visible: check `nvidia-smi` and CUDA_VISIBLE_DEVICES.",
+    "CUDA_ERROR_INVALID_DEVICE": "That device index does not exist: `cugraphlab info` lists the devices.",
+    "CUDA_ERROR_NOT_INITIALIZED": "cuInit was not called: open a device with cugraphlab.Device(...) first.",
+    "CUDA_ERROR_DEINITIALIZED": "The driver is shutting down (interpreter exit); nothing more can run.",
+    "CUDA_ERROR_OUT_OF_MEMORY": "The GPU has no room for this: use a smaller --size or free other GPU processes.",
+    "CUDA_ERROR_INVALID_CONTEXT": "No current context on this thread: use objects made by the Device that owns them.",
+    "CUDA_ERROR_CONTEXT_IS_DESTROYED": "The object outlived its Device: keep the Device open while you use it.",
+    "CUDA_ERROR_INVALID_HANDLE": "A handle was used after close(): do not use closed objects.",
+    "CUDA_ERROR_INVALID_VALUE": "An argument was out of range (launch dims, sizes, flags): check the call's values.",
+    "CUDA_ERROR_INVALID_IMAGE": "The module image is not valid for this device: clear the cache (CUGRAPHLAB_CACHE_DIR).",
+    "CUDA_ERROR_NO_BINARY_FOR_GPU": "The cubin was built for another arch: compile for this device (drop --arch).",
+    "CUDA_ERROR_INVALID_PTX": "The driver could not JIT the PTX: it may be newer than the driver supports.",
+    "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": (
+        "NVRTC is newer than the driver: update the NVIDIA driver or use an NVRTC no newer than the driver's CUDA."
+    ),
+    "CUDA_ERROR_NOT_FOUND": "The named kernel or symbol is not in the module: check the kernel name (extern \"C\").",
+    "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES": "Too many threads or registers per block: use a smaller block size.",
+    "CUDA_ERROR_ILLEGAL_ADDRESS": (
+        "A kernel touched memory it does not own; the context is now unusable: restart the process "
+        "and run under compute-sanitizer."
+    ),
+    "CUDA_ERROR_LAUNCH_FAILED": "A kernel crashed; the context is now unusable: restart the process.",
+    "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED": (
+        "Something not capturable ran during capture (a sync, a legacy-stream call): keep the capture body to "
+        "launches on the capturing stream."
+    ),
+    "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED": "This operation cannot run while a stream is capturing: do it before.",
+    "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED": "End the capture on the stream that began it.",
+    "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD": "End the capture on the thread that began it.",
+    "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE": "The graph's topology changed: instantiate it again instead of updating.",
+    "CUDA_ERROR_NOT_SUPPORTED": "This device or driver does not support the feature.",
+    "CUDA_ERROR_NOT_PERMITTED": "The driver refused the operation in this state.",
+}
+_GENERIC_HINT = "See this code in the CUDA driver API documentation."
+
+
+def hint_for(name: str) -> str:
+    """What to do about a CUresult, by its name."""
+    return _HINTS.get(name, _GENERIC_HINT)
+
+
+def _describe(status) -> tuple[str, str]:
+    """(name, description) of a CUresult, asking the driver for its text when it can."""
+    name = getattr(status, "name", None) or f"CUresult {int(status)}"
+    try:
+        from cuda.bindings import driver
+
+        err, text = driver.cuGetErrorString(status)
+        desc = text.decode() if err == 0 and text else name
+    except Exception:  # the driver may be gone (interpreter exit) or absent
+        desc = name
+    return name, desc
+
+
+def check(result, call: str = ""):
+    """Unpack a cuda.bindings driver result: raise on failure, return None, the value, or a tuple of values."""
+    status = result[0]
+    if status != 0:
+        name, desc = _describe(status)
+        cls = CaptureError if "CAPTURE" in name else CudaError
+        if name in ("CUDA_ERROR_NO_DEVICE",):
+            raise NoDeviceError(f"{call}: {name}: {desc}. {hint_for(name)}")
+        raise cls(int(status), name, desc, call, hint_for(name))
+    if len(result) == 1:
+        return None
+    if len(result) == 2:
+        return result[1]
+    return tuple(result[1:])
+
+
+def check_nvrtc(result, call: str = ""):
+    """Like ``check`` for nvrtcResult; failures outside compilation itself raise CompileError with no log."""
+    status = result[0]
+    if status != 0:
+        name = getattr(status, "name", f"nvrtcResult {int(status)}")
+        raise CompileError(call or "nvrtc", log=f"{call} returned {name}", source="", status=name)
+    if len(result) == 1:
+        return None
+    if len(result) == 2:
+        return result[1]
+    return tuple(result[1:])

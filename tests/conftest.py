@@ -1,0 +1,54 @@
+"""Shared fixtures. GPU tests carry the `gpu` marker and skip, with the reason, where no driver or device answers."""
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_unavailable_reason() -> str | None:
+    try:
+        from cugraphlab.driver import device_count
+
+        return None if device_count() > 0 else "the driver reports no CUDA device"
+    except Exception as e:  # NoDeviceError, or anything else the driver says
+        return f"no usable GPU: {e}"
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = gpu_unavailable_reason() if any("gpu" in item.keywords for item in items) else None
+    if reason:
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if "gpu" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test compiles into a cache of its session, never the user's."""
+    monkeypatch.setenv("CUGRAPHLAB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "nvrtc-cache"))
+
+
+@pytest.fixture(scope="session")
+def device():
+    from cugraphlab import Device
+
+    with Device(0) as dev:
+        yield dev
+
+
+@pytest.fixture(scope="session")
+def kernels(device, tmp_path_factory):
+    from cugraphlab.compiler import Cache
+
+    with device.load_kernels(cache=Cache(tmp_path_factory.mktemp("kernel-cache"))) as ks:
+        yield ks
+
+
+@pytest.fixture
+def rng():
+    import numpy as np
+
+    return np.random.default_rng()
