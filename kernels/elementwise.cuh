@@ -10,6 +10,42 @@
 
 typedef unsigned long long u64;
 
+// --- Optional instrumentation, chosen at compile time (each variant is its own cache entry) -------------------
+// CGL_STAMP: every kernel takes one more argument, a pointer to two u64 {start, end} for this launch, and records
+//   the earliest block start (atomicMin) and the latest block end (atomicMax) read from %globaltimer (ns).
+//   The host sets start to ~0 and end to 0 before the run.
+// CGL_PDL: programmatic dependent launch. Each kernel lets the next one start launching at once
+//   (griddepcontrol.launch_dependents) and waits for its predecessor's results before touching memory
+//   (griddepcontrol.wait). Without the launch attribute both instructions are no-ops. sm_90 and newer.
+__device__ __forceinline__ u64 cgl_globaltimer()
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+#ifdef CGL_STAMP
+#define CGL_STAMP_PARAM , u64* __restrict__ cgl_stamp
+#define CGL_STAMP_BEGIN() do { if (threadIdx.x == 0) atomicMin(cgl_stamp, cgl_globaltimer()); } while (0)
+#define CGL_STAMP_END() do { __syncthreads(); if (threadIdx.x == 0) atomicMax(cgl_stamp + 1, cgl_globaltimer()); } while (0)
+#else
+#define CGL_STAMP_PARAM
+#define CGL_STAMP_BEGIN() do { } while (0)
+#define CGL_STAMP_END() do { } while (0)
+#endif
+
+#if defined(CGL_PDL) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define CGL_PDL_WAIT() asm volatile("griddepcontrol.wait;" ::: "memory")
+#define CGL_PDL_TRIGGER() asm volatile("griddepcontrol.launch_dependents;" :::)
+#else
+#define CGL_PDL_WAIT() do { } while (0)
+#define CGL_PDL_TRIGGER() do { } while (0)
+#endif
+
+// Every kernel body is CGL_BEGIN(); ...; CGL_END();
+#define CGL_BEGIN() do { CGL_PDL_TRIGGER(); CGL_PDL_WAIT(); CGL_STAMP_BEGIN(); } while (0)
+#define CGL_END() CGL_STAMP_END()
+
 __device__ __forceinline__ float op_add(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ float op_mul(float a, float s) { return __fmul_rn(a, s); }
 __device__ __forceinline__ float op_sub(float a, float b) { return __fsub_rn(a, b); }

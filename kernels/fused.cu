@@ -7,7 +7,9 @@
 #define CGL_CHAIN(v, y, s) op_relu(op_sub(op_mul(op_add((v), (y)), (s)), (y)))
 #endif
 
-extern "C" __global__ void fused(float* out, const float* x, const float* y, float s, u64 n)
+extern "C" __global__ void fused(float* out, const float* x, const float* y, float s, u64 n CGL_STAMP_PARAM)
 {
+    CGL_BEGIN();
     map2(out, x, y, n, [s](float v, float w) { return CGL_CHAIN(v, w, s); });
+    CGL_END();
 }
