@@ -124,7 +124,8 @@ class Chain(Resource):
     """
 
     def __init__(self, device, ops=DEFAULT_OPS, n: int = 1 << 20, scalar: float = 2.0, *, kernels=None,
-                 stream=None, block: int = 256, blocks_per_sm: int = 32, seed: int | None = None):
+                 stream=None, block: int = 256, blocks_per_sm: int = 8, seed: int | None = None,
+                 inputs: tuple[np.ndarray, np.ndarray] | None = None, pingpong: bool = False):
         self.ops = parse_ops(ops)
         self.n = validate_size(n)
         self.scalar = float(scalar)
@@ -146,15 +147,25 @@ class Chain(Resource):
             self.stream = stream
             self.x = self._buffer()
             self.y = self._buffer()
-            self.outs = [self._buffer() for _ in self.ops]
+            # Each op writes its own buffer; with pingpong, ops alternate between two (long chains at large sizes).
+            if pingpong and len(self.ops) > 2:
+                pair = [self._buffer(), self._buffer()]
+                self.outs = [pair[i % 2] for i in range(len(self.ops))]
+            else:
+                self.outs = [self._buffer() for _ in self.ops]
             self.out_fused = self._buffer()
+            # One float4 per thread, at most 8 blocks of 256 per SM with the rest done by the grid-stride loop: the
+            # fastest shape on the H200 (benchmarks/tune_launch_config.py and its results).
             self.grid = grid_for(-(-self.n // 4), block, device.sm_count, blocks_per_sm)
             self.block = block
             self.launches = self._make_launches()
             self.fused = self._prepare("fused", FUSED_SIGNATURE,
                                        (self.out_fused, self.x, self.y, self.scalar, self.n))
             self._graphs: dict = {}  # unroll count, or "fused" -> GraphExec
-            self.x_host, self.y_host = self.randomize()
+            if inputs is None:
+                self.randomize()
+            else:
+                self.set_inputs(*inputs)
         except BaseException:
             self.close()
             raise
@@ -173,19 +184,23 @@ class Chain(Resource):
     def _prepare(self, kernel_name: str, signature, args) -> Launch:
         return Launch(self.kernels[kernel_name], PackedArgs(signature, args), self.grid, self.block, self.stream)
 
-    def _make_launches(self) -> list[Launch]:
-        launches, src = [], self.x
-        for name, out in zip(self.ops, self.outs):
+    def op_args(self) -> list[tuple[str, tuple[str, ...], tuple]]:
+        """(kernel name, argument kinds, argument values) of each op in order: what every launch mode packs."""
+        out, src = [], self.x
+        for name, dst in zip(self.ops, self.outs):
             op = OPS[name]
             if op.reads_y:
-                args = (out, src, self.y, self.n)
+                args = (dst, src, self.y, self.n)
             elif op.uses_scalar:
-                args = (out, src, self.scalar, self.n)
+                args = (dst, src, self.scalar, self.n)
             else:
-                args = (out, src, self.n)
-            launches.append(self._prepare(name, op.signature, args))
-            src = out
-        return launches
+                args = (dst, src, self.n)
+            out.append((name, op.signature, args))
+            src = dst
+        return out
+
+    def _make_launches(self) -> list[Launch]:
+        return [self._prepare(name, sig, args) for name, sig, args in self.op_args()]
 
     def _release(self) -> None:
         for exe in list(getattr(self, "_graphs", {}).values()):
@@ -211,7 +226,7 @@ class Chain(Resource):
     def poison(self) -> None:
         """Fill every output buffer with a NaN pattern, so an element no kernel wrote cannot pass."""
         self.stream.synchronize()
-        for a in self.outs:
+        for a in {id(a): a for a in self.outs}.values():
             a.poison()
         self.out_fused.poison()
 

@@ -51,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also time a graph holding this many iterations (default 1: off)")
     run.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     run.add_argument("--json", metavar="PATH", help="write the full record (samples' statistics, environment)")
+    run.add_argument("--compare", action="store_true",
+                     help="also time the same chain in CuPy and PyTorch (where installed) and show their rows")
 
     info = sub.add_parser("info", parents=[common], help="devices, driver, versions and the compile cache")
     info.add_argument("--device", type=_device_index, default=None, help="only this device")
@@ -59,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--arch", default=None, help="sm_XY or compute_XY (default: the GPU's, else the newest known)")
     comp.add_argument("--ptx", action="store_true", help="PTX instead of cubin")
     comp.add_argument("--no-cache", action="store_true", help="compile even when the cache has the result")
+    _add_graph_commands(sub, common)
+    _add_compare_command(sub, common)
+    _add_measure_commands(sub, common)
     return p
 
 
@@ -70,7 +75,7 @@ def main(argv=None) -> int:
 
         tracer = tracing(sys.stderr)
     try:
-        return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile}[args.command](args)
+        return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "graph": _cmd_graph, "latency": _cmd_latency, "timeline": _cmd_timeline, "sweep": _cmd_sweep, "update": _cmd_update, "compare": _cmd_compare}[args.command](args)
     except NoDeviceError as e:
         print(f"cugraphlab {args.command}: no usable GPU: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -100,12 +105,17 @@ def _cmd_run(args) -> int:
     result = run_experiment(size=args.size, iters=args.iters, ops=ops, scalar=args.scalar, device=args.device,
                             repeats=args.repeats, unroll=args.unroll, seed=args.seed)
     print(render_run(result))
+    baselines = _run_baselines(args, ops) if getattr(args, "compare", False) else None
     if args.json:
         from .report import write_json
 
-        write_json(args.json, result.to_dict())
+        record = result.to_dict()
+        if baselines is not None:
+            record["compare"] = baselines.to_dict()
+        write_json(args.json, record)
         print(f"\nrecord written to {args.json}")
-    return 0 if all(m.verified for m in result.modes) else EXIT_CUDA
+    ok = all(m.verified for m in result.modes) and (baselines is None or baselines.ok)
+    return 0 if ok else EXIT_CUDA
 
 
 def _cmd_info(args) -> int:
@@ -113,6 +123,158 @@ def _cmd_info(args) -> int:
 
     print(render_info(args.device))
     return 0
+
+
+def _add_graph_commands(sub, common) -> None:
+    from .views_graph import GRAPH_MODES
+
+    g = sub.add_parser("graph", parents=[common], help="show the chain's graph (nodes, edges, layers, DOT)")
+    g.add_argument("--mode", choices=GRAPH_MODES, default="capture",
+                   help="how the graph is made: capture (default), explicit, forkjoin or while")
+    g.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
+    g.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    g.add_argument("--dot", metavar="PATH", help="also write the driver's DOT file there (and SVG if Graphviz)")
+    g.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    g.add_argument("--unroll", type=_positive_int, default=1, help="chain iterations in the graph (default 1)")
+
+    u = sub.add_parser("update", parents=[common],
+                       help="cost of updating an instantiated graph vs re-instantiating vs re-capturing")
+    u.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    u.add_argument("--repeats", type=_positive_int, default=200, help="timed updates per path (default 200)")
+    u.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
+    u.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    u.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+
+
+def _cmd_graph(args) -> int:
+    from .chain import parse_ops
+    from .views_graph import render_graph
+
+    ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
+    text, ok = render_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
+    print(text)
+    return 0 if ok else EXIT_CUDA
+
+
+def _cmd_update(args) -> int:
+    from .chain import parse_ops
+    from .views_graph import render_update
+
+    ops = parse_ops(args.ops)
+    text, ok = render_update(args.size, args.repeats, args.device, ops, args.seed)
+    print(text)
+    return 0 if ok else EXIT_CUDA
+
+
+def _sizes(text: str) -> list[int]:
+    """Sizes as a comma list of ints or powers written 2^K."""
+    out = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            v = 2 ** int(part[2:]) if part.startswith("2^") else int(part.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected sizes like 1024,2^20 got {part!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"sizes must be >= 1, got {v}")
+        out.append(v)
+    return out
+
+
+def _add_measure_commands(sub, common) -> None:
+    lat = sub.add_parser("latency", parents=[common],
+                         help="where a launch's time goes: host per API call, Python share, device gaps")
+    lat.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    lat.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
+    lat.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    lat.add_argument("--time-cap", type=float, default=1.0, help="seconds at most per host row (default 1)")
+    lat.add_argument("--json", metavar="PATH", help="write the full record")
+
+    tl = sub.add_parser("timeline", parents=[common],
+                        help="device timeline of the chain eager vs graph from %%globaltimer stamps, drawn")
+    tl.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    tl.add_argument("--iters", type=_positive_int, default=25, help="chain iterations recorded (default 25)")
+    tl.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
+    tl.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    tl.add_argument("--out", metavar="STEM", default="cugraphlab",
+                    help="figure path stem: STEM_timeline.png/.svg and STEM_gaps.png/.svg (default ./cugraphlab)")
+    tl.add_argument("--no-plot", action="store_true", help="print the table only")
+    tl.add_argument("--json", metavar="PATH", help="write every kernel's start and end")
+
+    sw = sub.add_parser("sweep", parents=[common], help="sizes x chain lengths x modes, with plots and break-even")
+    sw.add_argument("--sizes", type=_sizes, default=None, help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
+    sw.add_argument("--lengths", type=_sizes, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
+    sw.add_argument("--repeats", type=_positive_int, default=3, help="timed loops per point (default 3)")
+    sw.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")
+    sw.add_argument("--no-plot", action="store_true", help="print the table only")
+    sw.add_argument("--json", metavar="PATH", help="write the full record")
+    sw.add_argument("--csv", metavar="PATH", help="write one row per point")
+
+
+def _cmd_latency(args) -> int:
+    from .bench.latency import measure_latency
+    from .chain import parse_ops
+    from .driver import Device
+    from .views_measure import render_latency
+
+    ops = parse_ops(args.ops)
+    with Device(args.device) as dev:
+        result = measure_latency(dev, n=args.size, ops=ops, time_cap_s=args.time_cap)
+    print(render_latency(result))
+    _maybe_json(args.json, result)
+    return 0
+
+
+def _cmd_timeline(args) -> int:
+    from .bench.timeline import record_timeline
+    from .chain import parse_ops
+    from .driver import Device
+    from .environment import collect
+    from .views_measure import plot_timeline_files, render_timeline
+
+    ops = parse_ops(args.ops)
+    with Device(args.device) as dev:
+        result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters)
+        result.env = collect(dev)
+    written = [] if args.no_plot else plot_timeline_files(result, args.out)
+    print(render_timeline(result, written))
+    _maybe_json(args.json, result)
+    return 0 if all(m.verified for m in result.modes) else EXIT_CUDA
+
+
+def _cmd_sweep(args) -> int:
+    from .bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
+    from .driver import Device
+    from .environment import collect
+    from .views_measure import plot_sweep_files, render_sweep
+
+    def progress(done, total, label):
+        width = 30
+        bar = "#" * (width * done // total) + "-" * (width - width * done // total)
+        end = "\n" if done == total else ""
+        print(f"\r[{bar}] {done}/{total} {label[:60]:<60}", end=end, file=sys.stderr, flush=True)
+
+    with Device(args.device) as dev:
+        result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
+                           repeats=args.repeats, progress=progress)
+        result.env = collect(dev)
+    written = [] if args.no_plot else plot_sweep_files(result, args.out)
+    print(render_sweep(result, written))
+    _maybe_json(args.json, result)
+    if args.csv:
+        from .report import write_csv
+
+        write_csv(args.csv, result.rows)
+    return 0 if all(r["verified"] is not False for r in result.rows) else EXIT_CUDA
+
+
+def _maybe_json(path, result) -> None:
+    if path:
+        from .report import write_json
+
+        write_json(path, result)
+        print(f"record written to {path}")
 
 
 def _cmd_compile(args) -> int:
@@ -124,3 +286,75 @@ def _cmd_compile(args) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _size_list(text: str) -> list[int]:
+    """``--size`` of compare: one size or a comma list ("1048576,1024"); thousands may be written with ``_``."""
+    import re
+
+    if re.fullmatch(r"\s*\d{1,3}(,\d{3})+\s*", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is ambiguous here (a list or thousands separators?): write sizes as 1048576,1024 or "
+            f"1_048_576, or repeat --size")
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"expected sizes separated by commas, got {text!r}")
+    return [_positive_int(p) for p in parts]
+
+
+def _add_compare_command(sub, common) -> None:
+    c = sub.add_parser("compare", parents=[common],
+                       help="the chain in cugraphlab, CuPy and PyTorch, eager and graph, timed interleaved")
+    c.add_argument("--size", type=_size_list, action="extend", default=None, metavar="N[,N...]",
+                   help="float32 elements; repeatable or a comma list (default 1048576 and 1024)")
+    c.add_argument("--iters", type=_positive_int, default=5000, help="iterations per timed loop (default 5000)")
+    c.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
+    c.add_argument("--scalar", type=float, default=2.0, help="the factor of mul (default 2.0)")
+    c.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
+    c.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    c.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    c.add_argument("--json", metavar="PATH", help="write the full record (rows, copy roof, environment)")
+    c.add_argument("--csv", metavar="PATH", help="write the rows as CSV")
+    c.add_argument("--plot", metavar="STEM", help="draw the comparison to STEM.png and STEM.svg (needs matplotlib)")
+
+
+def _cmd_compare(args) -> int:
+    import importlib.util
+
+    from .bench.baselines import DEFAULT_SIZES, compare
+    from .chain import parse_ops
+    from .views_compare import render_compare
+
+    ops = parse_ops(args.ops)  # fail on bad input before touching the GPU
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise InvalidArgumentError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
+    sizes = list(dict.fromkeys(args.size)) if args.size else list(DEFAULT_SIZES)
+    result = compare(sizes, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
+    print(render_compare(result))
+    if args.json:
+        from .report import write_json
+
+        write_json(args.json, result.to_dict())
+        print(f"\nrecord written to {args.json}")
+    if args.csv:
+        from .report import write_csv
+
+        write_csv(args.csv, result.csv_rows())
+        print(f"rows written to {args.csv}")
+    if args.plot:
+        from .plot import plot_compare
+
+        paths = plot_compare(result.plot_rows(), args.plot)
+        print("figures written to " + ", ".join(str(p) for p in paths))
+    return 0 if result.ok else EXIT_CUDA
+
+
+def _run_baselines(args, ops):
+    """``run --compare``: the baselines at the run's size, printed under the run table; returns their record."""
+    from .bench.baselines import compare
+    from .views_compare import render_baseline_rows
+
+    result = compare(args.size, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
+    print()
+    print(render_baseline_rows(result, args.size))
+    return result

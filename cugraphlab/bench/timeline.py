@@ -1,0 +1,142 @@
+"""The device timeline: when each kernel really ran, read from the GPU's own clock, without a profiler.
+
+The chain's kernels are compiled with ``-DCGL_STAMP`` (kernels/elementwise.cuh): each launch gets a pointer to its own
+pair of u64 slots and records the earliest block start and the latest block end from ``%globaltimer`` (ns). Three
+ways of issuing the same N iterations are recorded:
+
+* ``eager``: one cuLaunchKernel per kernel from Python;
+* ``graph``: one captured graph per iteration, launched one after another from Python;
+* ``graph (all)``: all N iterations captured into one graph, one cuGraphLaunch.
+
+The gap between two kernels is the next one's start minus this one's end: what launching costs on the device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..chain import DEFAULT_OPS, Chain, parse_ops
+from ..graph import capture
+from ..launch import Launch, PackedArgs
+from ..memory import validate_size
+from .stats import Summary, summarize
+
+__all__ = ["TimelineResult", "ModeTimeline", "record_timeline", "TIMELINE_MODES", "CLOCK"]
+
+TIMELINE_MODES = ("eager", "graph", "graph (all)")
+CLOCK = "%globaltimer read in the kernels (ns, device clock)"
+_EMPTY_START = np.iinfo(np.uint64).max
+
+
+@dataclass
+class ModeTimeline:
+    mode: str
+    events: list[dict]  # {"kernel", "start_ns", "end_ns"} in launch order
+    gap_us: Summary
+    kernel_us: Summary
+    span_us: float  # first start to last end
+    verified: bool
+
+
+@dataclass
+class TimelineResult:
+    config: dict
+    modes: list[ModeTimeline]
+    env: dict = field(default_factory=dict)
+    clock: str = CLOCK
+    kind: str = "cugraphlab.timeline"
+
+    def mode(self, name: str) -> ModeTimeline:
+        return next(m for m in self.modes if m.mode == name)
+
+    def plot_record(self) -> dict:
+        """The shape cugraphlab.plot.plot_timeline and plot_gap_histogram read."""
+        c = self.config
+        return {"title": f"{c['chain']}: {c['iters']} iterations, device timeline (%globaltimer)",
+                "modes": {m.mode: m.events for m in self.modes}}
+
+
+def _summaries(events: list[dict]) -> tuple[Summary, Summary, float]:
+    starts = np.array([e["start_ns"] for e in events], dtype=np.int64)
+    ends = np.array([e["end_ns"] for e in events], dtype=np.int64)
+    gaps = (starts[1:] - ends[:-1]) / 1e3
+    if gaps.size == 0:
+        gaps = np.array([0.0])
+    return (summarize(gaps.tolist(), unit="us", clock=CLOCK),
+            summarize(((ends - starts) / 1e3).tolist(), unit="us", clock=CLOCK),
+            float(ends.max() - starts.min()) / 1e3)
+
+
+def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
+                    modes=TIMELINE_MODES) -> TimelineResult:
+    """Run ``iters`` iterations of the chain each way in ``modes`` with stamping kernels; return every kernel's span."""
+    ops = parse_ops(ops)
+    n = validate_size(n)
+    if isinstance(iters, bool) or not isinstance(iters, int) or not 1 <= iters <= 10_000:
+        from ..errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"timeline iterations must be 1..10000, got {iters!r}")
+    with Chain(device, ops, n, scalar) as chain, \
+            device.load_kernels(names=sorted(set(ops)), options=("-DCGL_STAMP",)) as stamped, \
+            device.array(2 * iters * len(ops), "uint64") as stamps:
+        per_iter = chain.op_args()
+        count = iters * len(per_iter)
+        launches: list[Launch] = []
+        for i in range(iters):
+            for j, (name, sig, args) in enumerate(per_iter):
+                slot = stamps.ptr + 16 * (i * len(per_iter) + j)
+                launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.grid,
+                                       chain.block, chain.stream))
+        names = [name for _ in range(iters) for name, _, _ in per_iter]
+        fresh = np.zeros(2 * count, dtype=np.uint64)
+        fresh[0::2] = _EMPTY_START
+
+        def fire_eager():
+            for launch in launches:
+                launch()
+
+        per_iteration_graphs = []
+        whole = None
+        try:
+            if "graph" in modes:
+                for i in range(iters):
+                    with capture(chain.stream) as cap:
+                        for launch in launches[i * len(per_iter):(i + 1) * len(per_iter)]:
+                            launch()
+                    with cap.graph:
+                        per_iteration_graphs.append(cap.graph.instantiate())
+                    per_iteration_graphs[-1].upload(chain.stream)
+            if "graph (all)" in modes:
+                with capture(chain.stream) as cap:
+                    fire_eager()
+                with cap.graph:
+                    whole = cap.graph.instantiate()
+                whole.upload(chain.stream)
+            runners = {
+                "eager": fire_eager,
+                "graph": lambda: [g.launch(chain.stream) for g in per_iteration_graphs],
+                "graph (all)": lambda: whole.launch(chain.stream),
+            }
+            results = []
+            for mode in modes:
+                runners[mode]()  # warm-up run: first-launch costs stay out of the record
+                chain.stream.synchronize()
+                chain.randomize()
+                chain.poison()
+                stamps.copy_from(fresh)
+                runners[mode]()
+                chain.stream.synchronize()
+                raw = stamps.to_numpy()
+                events = [{"kernel": names[k], "start_ns": int(raw[2 * k]), "end_ns": int(raw[2 * k + 1])}
+                          for k in range(count)]
+                gap, kern, span = _summaries(events)
+                results.append(ModeTimeline(mode, events, gap, kern, span, chain.check_result("eager").ok))
+        finally:
+            for g in per_iteration_graphs:
+                g.close()
+            if whole is not None:
+                whole.close()
+        config = {"size": n, "iters": iters, "ops": list(ops), "chain": chain.describe(), "grid": chain.grid,
+                  "block": chain.block, "kernels": count}
+        return TimelineResult(config, results)
