@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_graph_commands(sub, common)
     _add_compare_command(sub, common)
     _add_measure_commands(sub, common)
+    _add_pdl_commands(sub, common)
     return p
 
 
@@ -75,7 +76,7 @@ def main(argv=None) -> int:
 
         tracer = tracing(sys.stderr)
     try:
-        return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "graph": _cmd_graph, "latency": _cmd_latency, "timeline": _cmd_timeline, "sweep": _cmd_sweep, "update": _cmd_update, "compare": _cmd_compare}[args.command](args)
+        return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "graph": _cmd_graph, "latency": _cmd_latency, "timeline": _cmd_timeline, "sweep": _cmd_sweep, "update": _cmd_update, "compare": _cmd_compare, "pdl": _cmd_pdl, "conditional": _cmd_conditional}[args.command](args)
     except NoDeviceError as e:
         print(f"cugraphlab {args.command}: no usable GPU: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -135,7 +136,8 @@ def _add_graph_commands(sub, common) -> None:
     g.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
     g.add_argument("--dot", metavar="PATH", help="also write the driver's DOT file there (and SVG if Graphviz)")
     g.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
-    g.add_argument("--unroll", type=_positive_int, default=1, help="chain iterations in the graph (default 1)")
+    g.add_argument("--unroll", type=_positive_int, default=1,
+                   help="chain iterations in the graph; with --mode while, the loop's iterations (default 1)")
 
     u = sub.add_parser("update", parents=[common],
                        help="cost of updating an instantiated graph vs re-instantiating vs re-capturing")
@@ -198,6 +200,8 @@ def _add_measure_commands(sub, common) -> None:
     tl.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
     tl.add_argument("--out", metavar="STEM", default="cugraphlab",
                     help="figure path stem: STEM_timeline.png/.svg and STEM_gaps.png/.svg (default ./cugraphlab)")
+    tl.add_argument("--probe", action="store_true",
+                    help="time the empty kernel instead of the chain: the pure kernel-to-kernel gap")
     tl.add_argument("--no-plot", action="store_true", help="print the table only")
     tl.add_argument("--json", metavar="PATH", help="write every kernel's start and end")
 
@@ -235,7 +239,7 @@ def _cmd_timeline(args) -> int:
 
     ops = parse_ops(args.ops)
     with Device(args.device) as dev:
-        result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters)
+        result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
         result.env = collect(dev)
     written = [] if args.no_plot else plot_timeline_files(result, args.out)
     print(render_timeline(result, written))
@@ -358,3 +362,49 @@ def _run_baselines(args, ops):
     print()
     print(render_baseline_rows(result, args.size))
     return result
+
+
+def _add_pdl_commands(sub, common) -> None:
+    pd = sub.add_parser("pdl", parents=[common],
+                        help="programmatic dependent launch: the chain plain vs PDL, eager and as a graph (sm_90+)")
+    pd.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    pd.add_argument("--iters", type=_positive_int, default=5000, help="iterations per timed loop (default 5000)")
+    pd.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
+    pd.add_argument("--unroll", type=_positive_int, default=1, help="chain iterations per graph (default 1)")
+    pd.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    pd.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    pd.add_argument("--json", metavar="PATH", help="write the full record")
+
+    cd = sub.add_parser("conditional", parents=[common],
+                        help="conditional graph nodes: a WHILE loop decided on the GPU vs in Python; IF; threshold")
+    cd.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    cd.add_argument("--iterations", type=_positive_int, default=1000, help="loop iterations (default 1000)")
+    cd.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
+    cd.add_argument("--threshold", type=float, default=1000.0,
+                    help="stop value of the threshold loop's running total (default 1000)")
+    cd.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    cd.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    cd.add_argument("--json", metavar="PATH", help="write the full record")
+
+
+def _cmd_pdl(args) -> int:
+    from .pdl import measure_pdl
+    from .views_pdl import render_pdl
+
+    if args.iters % args.unroll:
+        raise InvalidArgumentError(f"--iters ({args.iters}) must be a multiple of --unroll ({args.unroll})")
+    result = measure_pdl(args.device, args.size, args.iters, args.repeats, unroll=args.unroll, seed=args.seed)
+    print(render_pdl(result))
+    _maybe_json(args.json, result)
+    return 0 if result.verified else EXIT_CUDA
+
+
+def _cmd_conditional(args) -> int:
+    from .graph_conditional import measure_while
+    from .views_pdl import render_conditional
+
+    result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,
+                           seed=args.seed)
+    print(render_conditional(result))
+    _maybe_json(args.json, result)
+    return 0 if result.verified else EXIT_CUDA

@@ -22,9 +22,12 @@ def render_latency(result) -> str:
              f"+ binding {d['binding_us']:.2f} + driver {d['driver_us']:.2f}")
     r = {row.key: row.us.median for row in result.rows}
     reading = []
-    if "gap_eager" in r and "gap_graph" in r:
-        reading.append(f"On the device, kernels fed one by one from Python sit {r['gap_eager']:.2f} us apart; inside a "
-                       f"graph {r['gap_graph']:.2f} us (first start to previous end, %globaltimer).")
+    if "gap_eager" in r and "gap_graph (all)" in r:
+        reading.append(f"On the device, chain kernels fed one by one from Python sit {r['gap_eager']:.2f} us apart; "
+                       f"inside a graph {r['gap_graph (all)']:.2f} us (next start - previous end, %globaltimer).")
+    if "probe_gap_graph (all)" in r:
+        reading.append(f"Empty kernels (nothing to drain): {r['probe_gap_eager']:.2f} us apart from Python, "
+                       f"{r['probe_gap_graph (all)']:.2f} us inside a graph: the device's own kernel-to-kernel cost.")
     if "e2e_eager" in r and "e2e_graph" in r:
         reading.append(f"End to end: {r['e2e_eager']:.2f} us per kernel eager, {r['e2e_graph']:.2f} us in a graph "
                        f"({result.config['size']:,} floats).")

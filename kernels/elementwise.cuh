@@ -12,8 +12,9 @@ typedef unsigned long long u64;
 
 // --- Optional instrumentation, chosen at compile time (each variant is its own cache entry) -------------------
 // CGL_STAMP: every kernel takes one more argument, a pointer to two u64 {start, end} for this launch, and records
-//   the earliest block start (atomicMin) and the latest block end (atomicMax) read from %globaltimer (ns).
-//   The host sets start to ~0 and end to 0 before the run.
+//   when block 0 started (blocks are dispatched in index order, so it is among the first) and the latest block end
+//   (atomicMax over blocks), read from %globaltimer (ns). The host sets start to ~0 and end to 0 before the run.
+//   One atomic per block: fewer would miss the last block, more would slow the kernel being measured.
 // CGL_PDL: programmatic dependent launch. Each kernel lets the next one start launching at once
 //   (griddepcontrol.launch_dependents) and waits for its predecessor's results before touching memory
 //   (griddepcontrol.wait). Without the launch attribute both instructions are no-ops. sm_90 and newer.
@@ -26,7 +27,7 @@ __device__ __forceinline__ u64 cgl_globaltimer()
 
 #ifdef CGL_STAMP
 #define CGL_STAMP_PARAM , u64* __restrict__ cgl_stamp
-#define CGL_STAMP_BEGIN() do { if (threadIdx.x == 0) atomicMin(cgl_stamp, cgl_globaltimer()); } while (0)
+#define CGL_STAMP_BEGIN() do { if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(cgl_stamp, cgl_globaltimer()); } while (0)
 #define CGL_STAMP_END() do { __syncthreads(); if (threadIdx.x == 0) atomicMax(cgl_stamp + 1, cgl_globaltimer()); } while (0)
 #else
 #define CGL_STAMP_PARAM

@@ -124,7 +124,10 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
                 rows.append(LatencyRow(f"e2e_{mode}", f"end to end per kernel, {mode} ({n:,} floats)", s))
         tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters)
         for m in tl.modes:
-            rows.append(LatencyRow(f"gap_{m.mode}", f"device gap between kernels, {m.mode}", m.gap_us))
+            rows.append(LatencyRow(f"gap_{m.mode}", f"device gap between chain kernels, {m.mode}", m.gap_us))
+        tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, probe=True)
+        for m in tl.modes:
+            rows.append(LatencyRow(f"probe_gap_{m.mode}", f"device gap between empty kernels, {m.mode}", m.gap_us))
     r = {row.key: row.us.median for row in rows}
     decomposition = {
         "python_us": r["python_loop"],

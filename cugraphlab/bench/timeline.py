@@ -9,6 +9,8 @@ ways of issuing the same N iterations are recorded:
 * ``graph (all)``: all N iterations captured into one graph, one cuGraphLaunch.
 
 The gap between two kernels is the next one's start minus this one's end: what launching costs on the device.
+With ``probe=True`` the same is done with the empty kernel (one block of 32 threads, four launches per iteration):
+the pure cost of going from one kernel to the next, with no memory traffic to drain.
 """
 from __future__ import annotations
 
@@ -68,9 +70,17 @@ def _summaries(events: list[dict]) -> tuple[Summary, Summary, float]:
             float(ends.max() - starts.min()) / 1e3)
 
 
+def _stamps_complete(events: list[dict]) -> bool:
+    ends = [e["end_ns"] for e in events]
+    starts = [e["start_ns"] for e in events]
+    return all(0 < s <= e < 2**63 for s, e in zip(starts, ends)) and all(
+        b >= a for a, b in zip(ends, starts[1:]))
+
+
 def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
-                    modes=TIMELINE_MODES) -> TimelineResult:
-    """Run ``iters`` iterations of the chain each way in ``modes`` with stamping kernels; return every kernel's span."""
+                    modes=TIMELINE_MODES, probe: bool = False) -> TimelineResult:
+    """Run ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) each way in ``modes`` with
+    stamping kernels; return every kernel's span."""
     ops = parse_ops(ops)
     n = validate_size(n)
     if isinstance(iters, bool) or not isinstance(iters, int) or not 1 <= iters <= 10_000:
@@ -78,7 +88,7 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
 
         raise InvalidArgumentError(f"timeline iterations must be 1..10000, got {iters!r}")
     with Chain(device, ops, n, scalar) as chain, \
-            device.load_kernels(names=sorted(set(ops)), options=("-DCGL_STAMP",)) as stamped, \
+            device.load_kernels(names=["empty"] if probe else sorted(set(ops)), options=("-DCGL_STAMP",)) as stamped, \
             device.array(2 * iters * len(ops), "uint64") as stamps:
         per_iter = chain.op_args()
         count = iters * len(per_iter)
@@ -86,9 +96,12 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
         for i in range(iters):
             for j, (name, sig, args) in enumerate(per_iter):
                 slot = stamps.ptr + 16 * (i * len(per_iter) + j)
-                launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.grid,
-                                       chain.block, chain.stream))
-        names = [name for _ in range(iters) for name, _, _ in per_iter]
+                if probe:
+                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), 1, 32, chain.stream))
+                else:
+                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.grid,
+                                           chain.block, chain.stream))
+        names = [("empty" if probe else name) for _ in range(iters) for name, _, _ in per_iter]
         fresh = np.zeros(2 * count, dtype=np.uint64)
         fresh[0::2] = _EMPTY_START
 
@@ -131,12 +144,15 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
                 events = [{"kernel": names[k], "start_ns": int(raw[2 * k]), "end_ns": int(raw[2 * k + 1])}
                           for k in range(count)]
                 gap, kern, span = _summaries(events)
-                results.append(ModeTimeline(mode, events, gap, kern, span, chain.check_result("eager").ok))
+                # the probe computes nothing: its check is that every stamp was written (ordered, non-empty spans)
+                ok = _stamps_complete(events) if probe else chain.check_result("eager").ok
+                results.append(ModeTimeline(mode, events, gap, kern, span, ok))
         finally:
             for g in per_iteration_graphs:
                 g.close()
             if whole is not None:
                 whole.close()
-        config = {"size": n, "iters": iters, "ops": list(ops), "chain": chain.describe(), "grid": chain.grid,
-                  "block": chain.block, "kernels": count}
+        what = f"empty kernel x {len(ops)} per iteration (probe)" if probe else chain.describe()
+        config = {"size": n, "iters": iters, "ops": list(ops), "chain": what, "probe": probe,
+                  "grid": 1 if probe else chain.grid, "block": 32 if probe else chain.block, "kernels": count}
         return TimelineResult(config, results)
