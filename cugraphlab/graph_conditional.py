@@ -89,10 +89,14 @@ def _header_candidates() -> list[Path]:
     return out
 
 
+# The header and what it includes: some pip wheels (nvidia/cu13/include next to NVRTC) carry the header alone.
+_NEEDED = (HEADER, "driver_types.h", "crt/host_defines.h")
+
+
 def cuda_include_dir() -> str | None:
-    """A folder holding cuda_device_runtime_api.h (the CUDA toolkit's include folder), or None."""
+    """A folder holding cuda_device_runtime_api.h and the headers it includes (a CUDA include folder), or None."""
     for d in _header_candidates():
-        if (d / HEADER).is_file():
+        if all((d / f).is_file() for f in _NEEDED):
             return str(d)
     return None
 
