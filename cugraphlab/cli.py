@@ -76,7 +76,7 @@ def main(argv=None) -> int:
 
         tracer = tracing(sys.stderr)
     try:
-        return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "graph": _cmd_graph, "latency": _cmd_latency, "timeline": _cmd_timeline, "sweep": _cmd_sweep, "update": _cmd_update, "compare": _cmd_compare, "pdl": _cmd_pdl, "conditional": _cmd_conditional}[args.command](args)
+        return _handlers()[args.command](args)
     except NoDeviceError as e:
         print(f"cugraphlab {args.command}: no usable GPU: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -95,6 +95,12 @@ def main(argv=None) -> int:
     finally:
         if tracer is not None:
             tracer.stop()
+
+
+def _handlers() -> dict:
+    return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "latency": _cmd_latency,
+            "timeline": _cmd_timeline, "sweep": _cmd_sweep, "compare": _cmd_compare, "graph": _cmd_graph,
+            "update": _cmd_update, "pdl": _cmd_pdl, "conditional": _cmd_conditional}
 
 
 def _cmd_run(args) -> int:
