@@ -25,6 +25,8 @@ step "compare";     cgl compare --json "${p}_compare.json" --csv "${p}_compare.c
 step "graph";       for m in capture explicit forkjoin while; do cgl graph --mode $m --size 4096 --dot "${p}_graph_$m.dot"; done > "${p}_graph.log" 2>&1
 step "update";      cgl update > "${p}_update.log" 2>&1
 step "pdl";         cgl pdl > "${p}_pdl.log" 2>&1
+                    cgl pdl --unroll 50 > "${p}_pdl_unroll50.log" 2>&1
+                    cgl pdl --size 1024 --unroll 50 > "${p}_pdl_1024_unroll50.log" 2>&1
 step "conditional"; cgl conditional > "${p}_conditional.log" 2>&1
 step "trace";       cgl run --size 1024 --iters 2 --repeats 1 --trace > "${p}_trace.log" 2>&1
 step "benchmarks";  python3 benchmarks/core_overhead.py --out "$dir" > "${p}_core_overhead.log" 2>&1

@@ -29,6 +29,7 @@ __all__ = ["TimelineResult", "ModeTimeline", "record_timeline", "TIMELINE_MODES"
 TIMELINE_MODES = ("eager", "graph", "graph (all)")
 CLOCK = "%globaltimer read in the kernels (ns, device clock)"
 _EMPTY_START = np.iinfo(np.uint64).max
+LEAD_IN_ITERATIONS = 2000
 
 
 @dataclass
@@ -134,6 +135,8 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
             results = []
             for mode in modes:
                 runners[mode]()  # warm-up run: first-launch costs stay out of the record
+                # and a spell of real work (10-20 ms of chain graphs) so an idle GPU's clocks are up before the record
+                chain.run("graph", LEAD_IN_ITERATIONS)
                 chain.stream.synchronize()
                 chain.randomize()
                 chain.poison()
