@@ -99,7 +99,9 @@ _HINTS = {
     "CUDA_ERROR_CONTEXT_IS_DESTROYED": "The object outlived its Device: keep the Device open while you use it.",
     "CUDA_ERROR_INVALID_HANDLE": "A handle was used after close(): do not use closed objects.",
     "CUDA_ERROR_INVALID_VALUE": "An argument was out of range (launch dims, sizes, flags): check the call's values.",
-    "CUDA_ERROR_INVALID_IMAGE": "The module image is not valid for this device: clear the cache (CUGRAPHLAB_CACHE_DIR).",
+    "CUDA_ERROR_INVALID_IMAGE": (
+        "The module image is not valid for this device: clear the cache (CUGRAPHLAB_CACHE_DIR)."
+    ),
     "CUDA_ERROR_NO_BINARY_FOR_GPU": "The cubin was built for another arch: compile for this device (drop --arch).",
     "CUDA_ERROR_INVALID_PTX": "The driver could not JIT the PTX: it may be newer than the driver supports.",
     "CUDA_ERROR_UNSUPPORTED_PTX_VERSION": (

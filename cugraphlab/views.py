@@ -47,7 +47,8 @@ def render_info(ordinal: int | None) -> str:
         with Device(i) as d:
             free, total = d.memory_info()
             rows.append([i, d.name, d.arch, d.sm_count, f"{total / 2**30:.1f} GiB", f"{free / 2**30:.1f} GiB",
-                         f"{d.attribute('CLOCK_RATE') / 1e6:.2f} GHz", f"{d.attribute('L2_CACHE_SIZE') / 2**20:.0f} MiB"])
+                         f"{d.attribute('CLOCK_RATE') / 1e6:.2f} GHz",
+                         f"{d.attribute('L2_CACHE_SIZE') / 2**20:.0f} MiB"])
     p = package_versions()
     cache = default_cache()
     lines = [

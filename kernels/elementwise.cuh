@@ -27,8 +27,10 @@ __device__ __forceinline__ u64 cgl_globaltimer()
 
 #ifdef CGL_STAMP
 #define CGL_STAMP_PARAM , u64* __restrict__ cgl_stamp
-#define CGL_STAMP_BEGIN() do { if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(cgl_stamp, cgl_globaltimer()); } while (0)
-#define CGL_STAMP_END() do { __syncthreads(); if (threadIdx.x == 0) atomicMax(cgl_stamp + 1, cgl_globaltimer()); } while (0)
+#define CGL_STAMP_BEGIN() \
+    do { if (blockIdx.x == 0 && threadIdx.x == 0) atomicMin(cgl_stamp, cgl_globaltimer()); } while (0)
+#define CGL_STAMP_END() \
+    do { __syncthreads(); if (threadIdx.x == 0) atomicMax(cgl_stamp + 1, cgl_globaltimer()); } while (0)
 #else
 #define CGL_STAMP_PARAM
 #define CGL_STAMP_BEGIN() do { } while (0)

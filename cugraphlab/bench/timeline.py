@@ -88,8 +88,9 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
         from ..errors import InvalidArgumentError
 
         raise InvalidArgumentError(f"timeline iterations must be 1..10000, got {iters!r}")
+    to_load = ["empty"] if probe else sorted(set(ops))
     with Chain(device, ops, n, scalar) as chain, \
-            device.load_kernels(names=["empty"] if probe else sorted(set(ops)), options=("-DCGL_STAMP",)) as stamped, \
+            device.load_kernels(names=to_load, options=("-DCGL_STAMP",)) as stamped, \
             device.array(2 * iters * len(ops), "uint64") as stamps:
         per_iter = chain.op_args()
         count = iters * len(per_iter)
