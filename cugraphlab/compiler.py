@@ -180,7 +180,7 @@ _REG_RE = re.compile(r"Compiling entry function '([^']+)'.*?Used (\d+) registers
 
 
 def parse_registers(log: str) -> dict[str, int]:
-    """Registers per entry function from a ptxas -v log."""
+    """Registers per entry function from a ptxas -v log (empty when the log has no ptxas report)."""
     return {m.group(1): int(m.group(2)) for m in _REG_RE.finditer(log)}
 
 

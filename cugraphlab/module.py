@@ -85,7 +85,9 @@ class KernelSet(Resource):
                 compiled[name] = c = compile_source(text, name, arch=arch, kind=kind, headers=headers,
                                                     options=options, cache=cache)
                 modules[name] = m = Module(device, c.image)
-                kernels[name] = m.kernel(name)
+                kernels[name] = k = m.kernel(name)
+                if name not in c.registers:  # no ptxas report (PTX, or NVRTC answered from its own cache)
+                    c.registers[name] = k.attribute("NUM_REGS")
         except BaseException:
             for m in modules.values():
                 m.close()

@@ -114,3 +114,8 @@ def test_cli_run_small(tmp_path, capsys):
     assert all(m["verified"] and m["wall_us_per_iter"]["n"] == 3 for m in rec["modes"])
     assert rec["env"]["gpu"]["name"] and rec["config"]["size"] == 1000
     assert np.isfinite([m["wall_us_per_iter"]["median"] for m in rec["modes"]]).all()
+
+
+def test_kernel_set_reports_registers_of_every_kernel(kernels):
+    for name, c in kernels.compiled.items():
+        assert c.registers.get(name, 0) > 0, name
