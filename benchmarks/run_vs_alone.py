@@ -46,6 +46,22 @@ def main() -> int:
                 ch.randomize()
                 ch.poison()
             print(f"(3e) after eager timed loops: {graph_us(ch, e0, e1):.3f}")
+            print(f"(3f) again, same stream: {graph_us(ch, e0, e1):.3f}")
+            exe = ch.graph_exec()
+            with dev.create_stream() as s2:
+                times = []
+                for _ in range(3):
+                    e0.record(s2)
+                    for _ in range(5000):
+                        exe.launch(s2)
+                    e1.record(s2)
+                    e1.synchronize()
+                    times.append(e0.elapsed_ms(e1) * 1e3 / 5000)
+                print(f"(3g) same graph on a fresh stream: {statistics.median(times):.3f}")
+            ch.run("graph", 100_000)
+            print(f"(3h) after 1 s more of graph replays: {graph_us(ch, e0, e1):.3f}")
+            with Chain(dev, kernels=ch.kernels) as ch2:
+                print(f"(3i) a new Chain beside it: {graph_us(ch2, e0, e1):.3f}")
     return 0
 
 
