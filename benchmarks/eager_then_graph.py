@@ -29,6 +29,14 @@ CASES = {
                                                           for _ in range(3)],
     "fused 3x5000 (graphs)": lambda ch, e0, e1: [time_mode(ch, "fused", 5000, e0, e1) for _ in range(3)],
     "empty-ish: eager 3x500": lambda ch, e0, e1: [time_mode(ch, "eager", 500, e0, e1) for _ in range(3)],
+    "3x randomize+poison": lambda ch, e0, e1: [(ch.randomize(), ch.poison()) for _ in range(3)],
+    "3x randomize+poison+eager": lambda ch, e0, e1: [(ch.randomize(), ch.poison(),
+                                                      time_mode(ch, "eager", 5000, e0, e1)) for _ in range(3)],
+    "3x poison+eager": lambda ch, e0, e1: [(ch.poison(), time_mode(ch, "eager", 5000, e0, e1)) for _ in range(3)],
+    "3x randomize+eager": lambda ch, e0, e1: [(ch.randomize(), time_mode(ch, "eager", 5000, e0, e1))
+                                              for _ in range(3)],
+    "3x eager+randomize": lambda ch, e0, e1: [(time_mode(ch, "eager", 5000, e0, e1), ch.randomize())
+                                              for _ in range(3)],
 }
 
 
