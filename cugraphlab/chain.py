@@ -217,18 +217,16 @@ class Chain(Resource):
         return x, y
 
     def set_inputs(self, x: np.ndarray, y: np.ndarray) -> None:
-        self.stream.synchronize()
-        self.x.copy_from(np.ascontiguousarray(x, dtype=np.float32))
-        self.y.copy_from(np.ascontiguousarray(y, dtype=np.float32))
+        self.x.copy_from(np.ascontiguousarray(x, dtype=np.float32), self.stream)
+        self.y.copy_from(np.ascontiguousarray(y, dtype=np.float32), self.stream)
         self.x_host, self.y_host = x, y
         self._expected = None
 
     def poison(self) -> None:
         """Fill every output buffer with a NaN pattern, so an element no kernel wrote cannot pass."""
-        self.stream.synchronize()
         for a in {id(a): a for a in self.outs}.values():
-            a.poison()
-        self.out_fused.poison()
+            a.poison(self.stream)
+        self.out_fused.poison(self.stream)
 
     def expected(self) -> np.ndarray:
         """The NumPy result for the current inputs (computed once per set of inputs)."""
@@ -238,8 +236,7 @@ class Chain(Resource):
 
     def result(self, mode: str) -> np.ndarray:
         """The output of ``mode``'s last run, copied to the host (waits for the stream)."""
-        self.stream.synchronize()
-        return (self.out_fused if mode == "fused" else self.out).to_numpy()
+        return (self.out_fused if mode == "fused" else self.out).to_numpy(stream=self.stream)
 
     def check_result(self, mode: str) -> Verification:
         """Compare what ``mode`` left in its output with NumPy on the current inputs."""
