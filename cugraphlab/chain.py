@@ -15,7 +15,7 @@ import numpy as np
 
 from .calls import driver_fn
 from .errors import InvalidArgumentError, check
-from .graph import GraphExec, capture
+from .graph import GraphExec, capture, ready_exec
 from .launch import Launch, PackedArgs, grid_for
 from .memory import validate_size
 from .resource import Resource
@@ -256,13 +256,7 @@ class Chain(Resource):
             raise InvalidArgumentError(f"unroll must be an integer >= 1, got {unroll!r}")
         exe = self._graphs.get(unroll)
         if exe is None:
-            graph = self.capture(unroll)
-            try:
-                exe = graph.instantiate()
-            finally:
-                graph.close()
-            exe.upload(self.stream)
-            self._graphs[unroll] = exe
+            exe = self._graphs[unroll] = ready_exec(self.capture(unroll), self.stream)
         return exe
 
     def capture(self, unroll: int = 1):
@@ -316,12 +310,7 @@ class Chain(Resource):
             with capture(self.stream) as cap:
                 for _ in range(FUSED_PER_GRAPH):
                     self.fused()
-            try:
-                exe = cap.graph.instantiate()
-            finally:
-                cap.graph.close()
-            exe.upload(self.stream)
-            self._graphs["fused"] = exe
+            exe = self._graphs["fused"] = ready_exec(cap.graph, self.stream)
         return exe
 
     def run_fused(self, iters: int) -> None:

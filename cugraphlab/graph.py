@@ -15,7 +15,7 @@ from .calls import cu, driver_fn, driver_module
 from .errors import check
 from .resource import Resource
 
-__all__ = ["Graph", "GraphExec", "capture", "Topology", "node_kind"]
+__all__ = ["Graph", "GraphExec", "capture", "ready_exec", "Topology", "node_kind"]
 
 
 def node_kind(node) -> str:
@@ -136,6 +136,21 @@ class GraphExec(Resource):
         r = self._launch(self.handle, stream.handle)
         if r[0]:
             check(r, "cuGraphLaunch")
+
+
+def ready_exec(graph: Graph, stream) -> GraphExec:
+    """Instantiate ``graph``, destroy it (the executable no longer needs it) and upload the executable to ``stream``
+    so that its first launch costs no more than the others."""
+    try:
+        exe = graph.instantiate()
+    finally:
+        graph.close()
+    try:
+        exe.upload(stream)
+    except BaseException:
+        exe.close()
+        raise
+    return exe
 
 
 class capture:

@@ -33,7 +33,7 @@ from .bench.stats import Summary, summarize
 from .calls import cu, driver_fn, driver_module
 from .chain import DEFAULT_OPS, Chain, Verification, compare_bits, parse_ops
 from .errors import InvalidArgumentError, UnsupportedError, check
-from .graph import Graph, GraphExec, capture, node_kind
+from .graph import Graph, GraphExec, capture, node_kind, ready_exec
 from .launch import Launch, PackedArgs
 from .memory import POISON_BITS, validate_size
 from .resource import Resource
@@ -382,12 +382,7 @@ class ConditionalGraphs(Resource):
         exe = self._execs.get(key)
         if exe is None:
             graph, _info = build()
-            try:
-                exe = graph.instantiate()
-            finally:
-                graph.close()
-            exe.upload(self.chain.stream)
-            self._execs[key] = exe
+            exe = self._execs[key] = ready_exec(graph, self.chain.stream)
         return exe
 
     def while_exec(self, iterations: int) -> GraphExec:

@@ -24,7 +24,7 @@ from .bench.stats import Summary, summarize
 from .calls import cu, driver_fn, driver_module
 from .chain import DEFAULT_OPS, Chain, Verification, compare_bits, fused_source, parse_ops
 from .errors import InvalidArgumentError, UnsupportedError, check
-from .graph import Graph, GraphExec, capture
+from .graph import Graph, GraphExec, capture, ready_exec
 from .memory import validate_size
 from .resource import Resource
 
@@ -181,13 +181,7 @@ class PdlChain(Resource):
             raise InvalidArgumentError(f"unroll must be an integer >= 1, got {unroll!r}")
         exe = self._graphs.get(unroll)
         if exe is None:
-            graph = self.capture(unroll)
-            try:
-                exe = graph.instantiate()
-            finally:
-                graph.close()
-            exe.upload(self.stream)
-            self._graphs[unroll] = exe
+            exe = self._graphs[unroll] = ready_exec(self.capture(unroll), self.stream)
         return exe
 
     def run_graph(self, launches: int, unroll: int = 1) -> None:

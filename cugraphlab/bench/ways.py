@@ -122,7 +122,22 @@ def _check_iters(iters) -> int:
     return iters
 
 
-class CupyChain:
+class _LibraryChain:
+    """What the CuPy and PyTorch chains share: their two ways and how they let go of their memory."""
+
+    def ways(self) -> list[Way]:
+        return [_LibraryWay(self, "eager"), _LibraryWay(self, "graph")]
+
+    def close(self) -> None:
+        """Drop the graph and arrays (the library frees them when the last reference goes)."""
+        self.synchronize()
+        self._graph = None
+        self.steps = ()
+        self.x = self.y = None
+        self.outs = []
+
+
+class CupyChain(_LibraryChain):
     """The chain as CuPy ufunc calls on preallocated CuPy arrays, on its own non-blocking stream.
 
     ``run("eager", k)`` makes one ufunc call per op per iteration; ``run("graph", k)`` launches the captured
@@ -235,19 +250,9 @@ class CupyChain:
             self.stream.synchronize()
         return host
 
-    def ways(self) -> list[Way]:
-        return [_LibraryWay(self, "eager"), _LibraryWay(self, "graph")]
-
-    def close(self) -> None:
-        """Drop the graph and arrays (CuPy frees them when the last reference goes)."""
-        self.synchronize()
-        self._graph = None
-        self.steps = ()
-        self.x = self.y = None
-        self.outs = []
 
 
-class TorchChain:
+class TorchChain(_LibraryChain):
     """The chain as PyTorch ``out=`` calls on preallocated CUDA tensors, on a side stream.
 
     ``run("eager", k)`` makes one call per op per iteration; ``run("graph", k)`` replays the captured
@@ -362,15 +367,6 @@ class TorchChain:
             host = self.outs[-1].cpu().numpy()
         return host
 
-    def ways(self) -> list[Way]:
-        return [_LibraryWay(self, "eager"), _LibraryWay(self, "graph")]
-
-    def close(self) -> None:
-        self.synchronize()
-        self._graph = None
-        self.steps = ()
-        self.x = self.y = None
-        self.outs = []
 
 
 # ------------------------------------------------------------------------------------- optional libraries
