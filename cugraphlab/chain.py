@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .calls import driver_fn
-from .errors import InvalidArgumentError, check
+from .errors import InvalidArgumentError, check, positive_int
 from .graph import GraphExec, capture, ready_exec
 from .launch import Launch, PackedArgs, grid_for
 from .memory import validate_size
@@ -252,8 +252,7 @@ class Chain(Resource):
     # --- running ---------------------------------------------------------------------------------------------
     def graph_exec(self, unroll: int = 1) -> GraphExec:
         """The chain captured ``unroll`` times into one graph, instantiated and uploaded (made once, then kept)."""
-        if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 1:
-            raise InvalidArgumentError(f"unroll must be an integer >= 1, got {unroll!r}")
+        positive_int("unroll", unroll)
         exe = self._graphs.get(unroll)
         if exe is None:
             exe = self._graphs[unroll] = ready_exec(self.capture(unroll), self.stream)
@@ -269,8 +268,7 @@ class Chain(Resource):
 
     def run(self, mode: str, iters: int, unroll: int = 1) -> None:
         """Enqueue ``iters`` iterations of ``mode`` ("eager", "graph", "fused") on the chain's stream."""
-        if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
-            raise InvalidArgumentError(f"iterations must be an integer >= 1, got {iters!r}")
+        positive_int("iterations", iters)
         if mode == "eager":
             self.run_eager(iters)
         elif mode == "graph":

@@ -16,6 +16,7 @@ __all__ = [
     "check",
     "check_nvrtc",
     "hint_for",
+    "positive_int",
 ]
 
 
@@ -25,6 +26,17 @@ class CugraphlabError(Exception):
 
 class InvalidArgumentError(CugraphlabError, ValueError):
     """A caller passed a value cugraphlab refuses before touching the GPU (size 0, unknown op, ...)."""
+
+
+def positive_int(name: str, value, maximum: int | None = None) -> int:
+    """``value`` as an int >= 1 (and <= ``maximum``), or one InvalidArgumentError naming ``name``."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1 or (
+            maximum is not None and int(value) > maximum):
+        limit = "" if maximum is None else f" and <= {maximum:,}"
+        raise InvalidArgumentError(f"{name} must be an integer >= 1{limit}, got {value!r}")
+    return int(value)
 
 
 class NoDeviceError(CugraphlabError):

@@ -18,7 +18,7 @@ it first copies staged inputs into the chain's x and y (memcpy nodes), so one gr
 from __future__ import annotations
 
 from .calls import cu, driver_module
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, positive_int
 from .graph import Graph, Topology
 from .memory import POISON_BITS
 
@@ -103,8 +103,7 @@ def build_chain_graph_nodes(chain, with_memset: bool = False, staged=None,
     ``chain.x`` and ``chain.y`` first (memcpy nodes). Those nodes are roots; the first kernel waits for all of them.
     ``unroll``: the chain's ops repeated that many times, one after the other (like ``chain.capture(unroll)``).
     """
-    if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 1:
-        raise InvalidArgumentError(f"unroll must be an integer >= 1, got {unroll!r}")
+    positive_int("unroll", unroll)
     graph = Graph(chain.device)
     try:
         prep = []

@@ -32,7 +32,7 @@ import numpy as np
 from .bench.stats import Summary, summarize
 from .calls import cu, driver_fn, driver_module
 from .chain import DEFAULT_OPS, Chain, Verification, compare_bits, parse_ops
-from .errors import InvalidArgumentError, UnsupportedError, check
+from .errors import InvalidArgumentError, UnsupportedError, check, positive_int
 from .graph import Graph, GraphExec, capture, node_kind, ready_exec
 from .launch import Launch, PackedArgs
 from .memory import POISON_BITS, validate_size
@@ -195,9 +195,7 @@ class _PinnedWords(Resource):
 
 
 def _validate_count(name: str, v) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < 1:
-        raise InvalidArgumentError(f"{name} must be an integer >= 1, got {v!r}")
-    return int(v)
+    return positive_int(name, v)
 
 
 class ConditionalGraphs(Resource):

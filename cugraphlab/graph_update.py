@@ -23,7 +23,7 @@ import numpy as np
 from .bench.stats import Summary, summarize
 from .calls import driver_fn, driver_module
 from .chain import OPS, Verification, compare_bits, parse_ops, reference
-from .errors import InvalidArgumentError, check
+from .errors import InvalidArgumentError, check, positive_int
 from .graph import Graph, GraphExec, _kernel_name, capture, node_kind
 from .graph_build import add_kernel_node, kernel_node_params, kernel_nodes_in_order
 from .launch import Launch, PackedArgs
@@ -351,8 +351,7 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     (cuGraphInstantiate + cuGraphExecDestroy) and "recapture_instantiate" (capture + instantiate + destroy both).
     Each path alternates between two input sets; after each, the graph is run and checked bit for bit.
     """
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise InvalidArgumentError(f"repeats must be an integer >= 1, got {repeats!r}")
+    positive_int("repeats", repeats)
     from .environment import collect
 
     rng = np.random.default_rng(seed)

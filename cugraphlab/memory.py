@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .calls import cu, driver_module
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, positive_int
 from .resource import Resource
 
 __all__ = ["DeviceArray", "POISON_BITS", "validate_size"]
@@ -15,9 +15,7 @@ POISON_BITS = 0x7FC0DEAD
 
 def validate_size(n) -> int:
     """The element count as an int >= 1, or InvalidArgumentError."""
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or int(n) < 1:
-        raise InvalidArgumentError(f"size must be an integer >= 1 element, got {n!r}")
-    return int(n)
+    return positive_int("size (elements)", n)
 
 
 class DeviceArray(Resource):

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from .bench.stats import Summary, summarize
 from .calls import cu, driver_fn, driver_module
 from .chain import DEFAULT_OPS, Chain, Verification, compare_bits, fused_source, parse_ops
-from .errors import InvalidArgumentError, UnsupportedError, check
+from .errors import InvalidArgumentError, UnsupportedError, check, positive_int
 from .graph import Graph, GraphExec, capture, ready_exec
 from .memory import validate_size
 from .resource import Resource
@@ -177,8 +177,7 @@ class PdlChain(Resource):
 
     def graph_exec(self, unroll: int = 1) -> GraphExec:
         """The PDL graph of ``unroll`` iterations, instantiated and uploaded once, then kept."""
-        if isinstance(unroll, bool) or not isinstance(unroll, int) or unroll < 1:
-            raise InvalidArgumentError(f"unroll must be an integer >= 1, got {unroll!r}")
+        positive_int("unroll", unroll)
         exe = self._graphs.get(unroll)
         if exe is None:
             exe = self._graphs[unroll] = ready_exec(self.capture(unroll), self.stream)
@@ -196,8 +195,7 @@ class PdlChain(Resource):
 
     def run(self, mode: str, iters: int, unroll: int = 1) -> None:
         """Enqueue ``iters`` iterations of ``mode`` ("eager" or "graph") with programmatic launches."""
-        if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
-            raise InvalidArgumentError(f"iterations must be an integer >= 1, got {iters!r}")
+        positive_int("iterations", iters)
         if mode == "eager":
             self.run_eager(iters)
         elif mode == "graph":
@@ -314,8 +312,7 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
     ops = parse_ops(ops)
     size = validate_size(size)
     for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidArgumentError(f"{name} must be an integer >= 1, got {v!r}")
+        positive_int(name, v)
     if iters % unroll:
         raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of unroll ({unroll})")
     own_device = not hasattr(device, "compute_capability")

@@ -35,3 +35,16 @@ def test_no_device_is_its_own_type():
 def test_every_hint_is_actionable():
     assert hint_for("CUDA_ERROR_SOMETHING_NEW").startswith("See")
     assert "restart" in hint_for("CUDA_ERROR_ILLEGAL_ADDRESS")
+
+
+def test_positive_int_is_the_one_check_for_counts():
+    import numpy as np
+
+    from cugraphlab.errors import InvalidArgumentError, positive_int
+
+    assert positive_int("iterations", 5) == 5 and positive_int("size", np.int64(7)) == 7
+    for bad in (0, -1, 2.0, "3", True, None):
+        with pytest.raises(InvalidArgumentError, match="iterations must be an integer >= 1"):
+            positive_int("iterations", bad)
+    with pytest.raises(InvalidArgumentError, match="<= 10"):
+        positive_int("timeline iterations", 11, maximum=10)

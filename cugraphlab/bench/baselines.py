@@ -36,7 +36,7 @@ import numpy as np
 
 from ..calls import driver_fn
 from ..chain import DEFAULT_OPS, compare_bits, parse_ops, reference
-from ..errors import InvalidArgumentError, check
+from ..errors import InvalidArgumentError, check, positive_int
 from ..memory import validate_size
 from .stats import Summary, summarize
 from .ways import CugraphlabWay, CupyChain, TorchChain, Way, _check_iters, _short, load_cupy, load_torch
@@ -272,8 +272,7 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=DEFAULT_OPS, repeats: int
     sizes = _sizes(size)
     ops = parse_ops(ops)
     _check_iters(iters)
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise InvalidArgumentError(f"repeats must be an integer >= 1, got {repeats!r}")
+    positive_int("repeats", repeats)
     scalar = float(scalar)
     if not math.isfinite(float(np.float32(scalar))):
         raise InvalidArgumentError(f"scalar must be a finite float32, got {scalar!r}")

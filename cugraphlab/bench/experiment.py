@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from ..chain import DEFAULT_OPS, Chain, parse_ops
 from ..driver import Device
 from ..environment import collect
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, positive_int
 from ..memory import validate_size
 from .stats import Summary, summarize
 
@@ -84,8 +84,7 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
     ops = parse_ops(ops)
     size = validate_size(size)
     for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise InvalidArgumentError(f"{name} must be an integer >= 1, got {v!r}")
+        positive_int(name, v)
     plan = [("eager", 1), ("graph", 1)] + ([("graph", unroll)] if unroll > 1 else []) + [("fused", 1)]
     if unroll > 1 and iters % unroll:
         raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of --unroll ({unroll})")

@@ -21,6 +21,7 @@ import numpy as np
 from ..chain import DEFAULT_OPS, Chain, parse_ops
 from ..graph import capture
 from ..launch import Launch, PackedArgs
+from ..errors import positive_int
 from ..memory import validate_size
 from .stats import Summary, summarize
 
@@ -84,10 +85,7 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
     stamping kernels; return every kernel's span."""
     ops = parse_ops(ops)
     n = validate_size(n)
-    if isinstance(iters, bool) or not isinstance(iters, int) or not 1 <= iters <= 10_000:
-        from ..errors import InvalidArgumentError
-
-        raise InvalidArgumentError(f"timeline iterations must be 1..10000, got {iters!r}")
+    positive_int("timeline iterations", iters, maximum=10_000)
     to_load = ["empty"] if probe else sorted(set(ops))
     with Chain(device, ops, n, scalar) as chain, \
             device.load_kernels(names=to_load, options=("-DCGL_STAMP",)) as stamped, \

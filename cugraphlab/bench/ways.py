@@ -12,7 +12,7 @@ import numpy as np
 
 from .._version import __version__
 from ..chain import DEFAULT_OPS, parse_ops
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, positive_int
 from ..memory import POISON_BITS, validate_size
 
 __all__ = ["Way", "CugraphlabWay", "CupyChain", "TorchChain", "load_cupy", "load_torch"]
@@ -117,9 +117,7 @@ class _LibraryWay(Way):
 
 
 def _check_iters(iters) -> int:
-    if isinstance(iters, bool) or not isinstance(iters, int) or iters < 1:
-        raise InvalidArgumentError(f"iterations must be an integer >= 1, got {iters!r}")
-    return iters
+    return positive_int("iterations", iters)
 
 
 class _LibraryChain:
