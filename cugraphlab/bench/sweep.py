@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..calls import cu
 from ..chain import DEFAULT_OPS, OPS, Chain
 from ..errors import InvalidArgumentError
+from .baselines import copy_bandwidth
 from .experiment import DEVICE_CLOCK, time_mode
 from .stats import summarize
 
@@ -40,21 +40,9 @@ def bytes_per_iteration(ops, n: int, mode: str) -> int:
     return sum((12 if OPS[o].reads_y else 8) * n for o in ops)
 
 
-def copy_bandwidth_gbps(device, nbytes: int = 1 << 30, repeats: int = 10) -> float:
-    """Device-to-device copy bandwidth, GB/s counting bytes read plus written, median of ``repeats`` (CUDA events)."""
-    n = nbytes // 4
-    with device.array(n) as a, device.array(n) as b, device.create_stream() as s, \
-            device.create_event() as e0, device.create_event() as e1:
-        a.fill_bits(0x3F800000)
-        times = []
-        for i in range(repeats + 1):
-            e0.record(s)
-            cu("cuMemcpyDtoDAsync", b.handle, a.handle, a.nbytes, s.handle)
-            e1.record(s)
-            e1.synchronize()
-            if i:  # the first copy warms up
-                times.append(e0.elapsed_ms(e1))
-        return 2 * a.nbytes / (float(np.median(times)) * 1e-3) / 1e9
+def copy_bandwidth_gbps(device) -> float:
+    """Median device-to-device copy bandwidth, GB/s counting bytes read plus written (baselines.copy_bandwidth)."""
+    return copy_bandwidth(device).gbps.median
 
 
 @dataclass
