@@ -174,21 +174,6 @@ def _cmd_update(args) -> int:
     return 0 if ok else EXIT_CUDA
 
 
-def _sizes(text: str) -> list[int]:
-    """Sizes as a comma list of ints or powers written 2^K."""
-    out = []
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            v = 2 ** int(part[2:]) if part.startswith("2^") else int(part.replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected sizes like 1024,2^20 got {part!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"sizes must be >= 1, got {v}")
-        out.append(v)
-    return out
-
-
 def _add_measure_commands(sub, common) -> None:
     lat = sub.add_parser("latency", parents=[common],
                          help="where a launch's time goes: host per API call, Python share, device gaps")
@@ -212,8 +197,9 @@ def _add_measure_commands(sub, common) -> None:
     tl.add_argument("--json", metavar="PATH", help="write every kernel's start and end")
 
     sw = sub.add_parser("sweep", parents=[common], help="sizes x chain lengths x modes, with plots and break-even")
-    sw.add_argument("--sizes", type=_sizes, default=None, help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
-    sw.add_argument("--lengths", type=_sizes, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
+    sw.add_argument("--sizes", type=_size_list, default=None,
+                    help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
+    sw.add_argument("--lengths", type=_size_list, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
     sw.add_argument("--repeats", type=_positive_int, default=3, help="timed loops per point (default 3)")
     sw.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
     sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")
@@ -294,22 +280,24 @@ def _cmd_compile(args) -> int:
     return 0
 
 
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
-
-
 def _size_list(text: str) -> list[int]:
-    """``--size`` of compare: one size or a comma list ("1048576,1024"); thousands may be written with ``_``."""
+    """A comma list of counts ("1048576,1024"), each an int (thousands may be written with ``_``) or ``2^K``."""
     import re
 
     if re.fullmatch(r"\s*\d{1,3}(,\d{3})+\s*", text):
         raise argparse.ArgumentTypeError(
             f"{text!r} is ambiguous here (a list or thousands separators?): write sizes as 1048576,1024 or "
-            f"1_048_576, or repeat --size")
+            f"1_048_576, or repeat the option")
     parts = [p.strip() for p in text.split(",")]
     if not all(parts):
         raise argparse.ArgumentTypeError(f"expected sizes separated by commas, got {text!r}")
-    return [_positive_int(p) for p in parts]
+    return [_power_of_two(p[2:]) if p.startswith("2^") else _positive_int(p) for p in parts]
+
+
+def _power_of_two(exponent: str) -> int:
+    if not exponent.isdigit() or int(exponent) > 40:
+        raise argparse.ArgumentTypeError(f"expected 2^K with K in 0..40, got 2^{exponent}")
+    return 1 << int(exponent)
 
 
 def _add_compare_command(sub, common) -> None:
