@@ -121,7 +121,11 @@ def _check_iters(iters) -> int:
 
 
 class _LibraryChain:
-    """What the CuPy and PyTorch chains share: their two ways and how they let go of their memory."""
+    """What the CuPy and PyTorch chains share: one iteration as library calls, their two ways, letting go."""
+
+    def _iteration(self) -> None:
+        for f, a, b, out in self.steps:  # (library function, operand, operand, preallocated output)
+            f(a, b, out=out)
 
     def ways(self) -> list[Way]:
         return [_LibraryWay(self, "eager"), _LibraryWay(self, "graph")]
@@ -172,10 +176,6 @@ class CupyChain(_LibraryChain):
             src = out
         self.steps = tuple(steps)
         self._graph = None
-
-    def _iteration(self) -> None:
-        for f, a, b, out in self.steps:
-            f(a, b, out=out)
 
     def graph(self):
         """The one-iteration graph, captured on the chain's stream and uploaded (made once, then kept)."""
@@ -290,10 +290,6 @@ class TorchChain(_LibraryChain):
             src = out
         self.steps = tuple(steps)
         self._graph = None
-
-    def _iteration(self) -> None:
-        for f, a, b, out in self.steps:
-            f(a, b, out=out)
 
     def graph(self):
         """The one-iteration CUDAGraph, captured on the chain's stream after a warm-up there (made once)."""
