@@ -21,9 +21,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from cugraphlab.bench.baselines import DEFAULT_SIZES, compare  # noqa: E402
-from cugraphlab.report import write_csv, write_json  # noqa: E402
-from cugraphlab.views_compare import classic_rows, render_classic, render_compare  # noqa: E402
+from cugraphlab.bench.sweep import DEFAULT_SIZES  # noqa: E402
+from cugraphlab.bench.compare import compare  # noqa: E402
+from cugraphlab.report.files import write_csv, write_json  # noqa: E402
+from cugraphlab.report.compare import classic_rows, render_classic, render_compare  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     written = [write_json(stem + ".json", record), write_csv(stem + ".csv", result.csv_rows())]
     if not args.no_plot:
         try:
-            from cugraphlab.plot import PlotUnavailableError, plot_compare
+            from cugraphlab.report.plots import PlotUnavailableError, plot_compare
 
             written += plot_compare(result.plot_rows(), stem)
         except PlotUnavailableError as e:

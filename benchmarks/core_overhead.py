@@ -28,9 +28,11 @@ from cuda.bindings import driver  # noqa: E402
 from cugraphlab import Chain, Device  # noqa: E402
 from cugraphlab.bench.experiment import run_experiment  # noqa: E402
 from cugraphlab.bench.stats import summarize  # noqa: E402
-from cugraphlab.environment import collect, versions_line  # noqa: E402
-from cugraphlab.report import format_table, write_json  # noqa: E402
-from cugraphlab.views import render_run  # noqa: E402
+from cugraphlab.bench.environment import collect  # noqa: E402
+from cugraphlab.report.env import versions_line  # noqa: E402
+from cugraphlab.report.tables import format_table  # noqa: E402
+from cugraphlab.report.files import write_json  # noqa: E402
+from cugraphlab.report.run import render_run  # noqa: E402
 
 CLOCK = "perf_counter_ns around a loop of N calls / N (host)"
 

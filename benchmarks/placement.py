@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cugraphlab import Chain, Device  # noqa: E402
 from cugraphlab.bench.experiment import time_mode  # noqa: E402
 from cugraphlab.bench.stats import summarize  # noqa: E402
-from cugraphlab.report import format_table  # noqa: E402
+from cugraphlab.report.tables import format_table  # noqa: E402
 
 SPACERS_MIB = (0, 1, 2, 3, 5, 8, 13, 21)
 

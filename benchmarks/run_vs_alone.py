@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from cugraphlab import Chain, Device  # noqa: E402
 from cugraphlab.bench.experiment import run_experiment, time_mode  # noqa: E402
-from cugraphlab.environment import collect  # noqa: E402
+from cugraphlab.bench.environment import collect  # noqa: E402
 
 
 def graph_us(ch, e0, e1) -> float:

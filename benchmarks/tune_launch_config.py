@@ -16,8 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from cugraphlab import Chain, Device  # noqa: E402
 from cugraphlab.bench.experiment import time_mode  # noqa: E402
 from cugraphlab.bench.stats import summarize  # noqa: E402
-from cugraphlab.environment import collect  # noqa: E402
-from cugraphlab.report import format_table, write_json  # noqa: E402
+from cugraphlab.bench.environment import collect  # noqa: E402
+from cugraphlab.report.tables import format_table  # noqa: E402
+from cugraphlab.report.files import write_json  # noqa: E402
 
 ITERS, REPEATS = 2000, 5
 SIZES = (1024, 1 << 20, 1 << 22)

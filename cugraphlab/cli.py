@@ -1,10 +1,11 @@
-"""Command line: ``cugraphlab run | info | compile``. Parsing and printing only; the work lives in the library."""
+"""Command line. Parsing only: each command parses, calls a measurement (bench, experiment or core), hands its record
+to a renderer (report) and prints; bad input is one line on stderr and exit 2."""
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .errors import CompileError, CudaError, CugraphlabError, InvalidArgumentError, NoDeviceError
+from .core.errors import CompileError, CudaError, CugraphlabError, InvalidArgumentError, NoDeviceError
 
 __all__ = ["main", "build_parser"]
 
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     tracer = None
     if getattr(args, "trace", False):
-        from .calls import tracing
+        from .core._calls import tracing
 
         tracer = tracing(sys.stderr)
     try:
@@ -105,8 +106,8 @@ def _handlers() -> dict:
 
 def _cmd_run(args) -> int:
     from .bench.experiment import run_experiment
-    from .chain import parse_ops
-    from .views import render_run
+    from .experiment.ops import parse_ops
+    from .report.run import render_run
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
     result = run_experiment(size=args.size, iters=args.iters, ops=ops, scalar=args.scalar, device=args.device,
@@ -114,7 +115,7 @@ def _cmd_run(args) -> int:
     print(render_run(result))
     baselines = _run_baselines(args, ops) if getattr(args, "compare", False) else None
     if args.json:
-        from .report import write_json
+        from .report.files import write_json
 
         record = result.to_dict()
         if baselines is not None:
@@ -126,14 +127,15 @@ def _cmd_run(args) -> int:
 
 
 def _cmd_info(args) -> int:
-    from .views import render_info
+    from .bench.environment import system_info
+    from .report.run import render_info
 
-    print(render_info(args.device))
+    print(render_info(system_info(args.device)))
     return 0
 
 
 def _add_graph_commands(sub, common) -> None:
-    from .views_graph import GRAPH_MODES
+    from .experiment.graph_report import GRAPH_MODES
 
     g = sub.add_parser("graph", parents=[common], help="show the chain's graph (nodes, edges, layers, DOT)")
     g.add_argument("--mode", choices=GRAPH_MODES, default="capture",
@@ -155,22 +157,32 @@ def _add_graph_commands(sub, common) -> None:
 
 
 def _cmd_graph(args) -> int:
-    from .chain import parse_ops
-    from .views_graph import render_graph
+    from .experiment.graph_report import inspect_chain_graph
+    from .experiment.ops import parse_ops
+    from .report.graphs import render_graph
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
-    text, ok = render_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
-    print(text)
-    return 0 if ok else EXIT_CUDA
+    report = inspect_chain_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
+    print(render_graph(report))
+    return 0 if report.ok else EXIT_CUDA
 
 
 def _cmd_update(args) -> int:
-    from .chain import parse_ops
-    from .views_graph import render_update
+    from .bench.update import measure_update_costs
+    from .core.device import Device
+    from .experiment.chain import Chain
+    from .experiment.ops import parse_ops
+    from .experiment.update import demonstrate_updates
+    from .report.graphs import render_update
 
     ops = parse_ops(args.ops)
-    text, ok = render_update(args.size, args.repeats, args.device, ops, args.seed)
-    print(text)
+    with Device(args.device) as dev, Chain(dev, ops, n=args.size, seed=args.seed) as chain:
+        demos = demonstrate_updates(chain, args.seed)
+        costs = measure_update_costs(chain, args.repeats, seed=args.seed)
+        print(render_update(chain.describe(), len(chain.ops), demos, costs))
+    refused = [d for d in demos if d.report is not None and "dropped" in d.label]
+    ok = all(d.verification.ok for d in demos) and all(d.report.refused for d in refused) and all(
+        costs.verified.values())
     return 0 if ok else EXIT_CUDA
 
 
@@ -210,9 +222,9 @@ def _add_measure_commands(sub, common) -> None:
 
 def _cmd_latency(args) -> int:
     from .bench.latency import measure_latency
-    from .chain import parse_ops
-    from .driver import Device
-    from .views_measure import render_latency
+    from .core.device import Device
+    from .experiment.ops import parse_ops
+    from .report.measure import render_latency
 
     ops = parse_ops(args.ops)
     with Device(args.device) as dev:
@@ -223,11 +235,11 @@ def _cmd_latency(args) -> int:
 
 
 def _cmd_timeline(args) -> int:
+    from .bench.environment import collect
     from .bench.timeline import record_timeline
-    from .chain import parse_ops
-    from .driver import Device
-    from .environment import collect
-    from .views_measure import plot_timeline_files, render_timeline
+    from .core.device import Device
+    from .experiment.ops import parse_ops
+    from .report.measure import plot_timeline_files, render_timeline
 
     ops = parse_ops(args.ops)
     with Device(args.device) as dev:
@@ -240,10 +252,10 @@ def _cmd_timeline(args) -> int:
 
 
 def _cmd_sweep(args) -> int:
+    from .bench.environment import collect
     from .bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
-    from .driver import Device
-    from .environment import collect
-    from .views_measure import plot_sweep_files, render_sweep
+    from .core.device import Device
+    from .report.measure import plot_sweep_files, render_sweep
 
     def progress(done, total, label):
         width = 30
@@ -259,7 +271,7 @@ def _cmd_sweep(args) -> int:
     print(render_sweep(result, written))
     _maybe_json(args.json, result)
     if args.csv:
-        from .report import write_csv
+        from .report.files import write_csv
 
         write_csv(args.csv, result.rows)
     return 0 if all(r["verified"] is not False for r in result.rows) else EXIT_CUDA
@@ -267,16 +279,17 @@ def _cmd_sweep(args) -> int:
 
 def _maybe_json(path, result) -> None:
     if path:
-        from .report import write_json
+        from .report.files import write_json
 
         write_json(path, result)
         print(f"record written to {path}")
 
 
 def _cmd_compile(args) -> int:
-    from .views import render_compile
+    from .core.program import compile_kernel_set
+    from .report.run import render_compile
 
-    print(render_compile(args.arch, args.ptx, not args.no_cache))
+    print(render_compile(compile_kernel_set(args.arch, args.ptx, not args.no_cache)))
     return 0
 
 
@@ -319,9 +332,9 @@ def _add_compare_command(sub, common) -> None:
 def _cmd_compare(args) -> int:
     import importlib.util
 
-    from .bench.baselines import DEFAULT_SIZES, compare
-    from .chain import parse_ops
-    from .views_compare import render_compare
+    from .bench.compare import DEFAULT_SIZES, compare
+    from .experiment.ops import parse_ops
+    from .report.compare import render_compare
 
     ops = parse_ops(args.ops)  # fail on bad input before touching the GPU
     if args.plot and importlib.util.find_spec("matplotlib") is None:
@@ -330,17 +343,17 @@ def _cmd_compare(args) -> int:
     result = compare(sizes, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
     print(render_compare(result))
     if args.json:
-        from .report import write_json
+        from .report.files import write_json
 
         write_json(args.json, result.to_dict())
         print(f"\nrecord written to {args.json}")
     if args.csv:
-        from .report import write_csv
+        from .report.files import write_csv
 
         write_csv(args.csv, result.csv_rows())
         print(f"rows written to {args.csv}")
     if args.plot:
-        from .plot import plot_compare
+        from .report.plots import plot_compare
 
         paths = plot_compare(result.plot_rows(), args.plot)
         print("figures written to " + ", ".join(str(p) for p in paths))
@@ -349,8 +362,8 @@ def _cmd_compare(args) -> int:
 
 def _run_baselines(args, ops):
     """``run --compare``: the baselines at the run's size, printed under the run table; returns their record."""
-    from .bench.baselines import compare
-    from .views_compare import render_baseline_rows
+    from .bench.compare import compare
+    from .report.compare import render_baseline_rows
 
     result = compare(args.size, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
     print()
@@ -382,8 +395,8 @@ def _add_pdl_commands(sub, common) -> None:
 
 
 def _cmd_pdl(args) -> int:
-    from .pdl import measure_pdl
-    from .views_pdl import render_pdl
+    from .bench.pdl import measure_pdl
+    from .report.pdl import render_pdl
 
     if args.iters % args.unroll:
         raise InvalidArgumentError(f"--iters ({args.iters}) must be a multiple of --unroll ({args.unroll})")
@@ -394,8 +407,8 @@ def _cmd_pdl(args) -> int:
 
 
 def _cmd_conditional(args) -> int:
-    from .graph_conditional import measure_while
-    from .views_pdl import render_conditional
+    from .bench.conditional import measure_while
+    from .report.pdl import render_conditional
 
     result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,
                            seed=args.seed)

@@ -13,8 +13,8 @@ import time
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.calls import driver_fn
-from cugraphlab.chain import compare_bits, reference
+from cugraphlab.core._calls import driver_fn
+from cugraphlab.experiment.ops import compare_bits, reference
 
 N = 1 << 20
 ITERS = 1000

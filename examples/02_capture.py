@@ -13,7 +13,7 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.graph_views import graph_view, render_text
+from cugraphlab.graphs.inspect import graph_view, render_text
 
 ITERS = 1000
 

@@ -14,9 +14,10 @@ import sys
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.chain import compare_bits, reference
-from cugraphlab.graph_build import build_chain_graph, same_topology
-from cugraphlab.graph_views import graph_view, render_text
+from cugraphlab.experiment.ops import compare_bits, reference
+from cugraphlab.experiment.build import build_chain_graph
+from cugraphlab.graphs.inspect import same_topology
+from cugraphlab.graphs.inspect import graph_view, render_text
 
 
 def run_once(chain, graph):

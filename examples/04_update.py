@@ -12,7 +12,8 @@ import sys
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.graph_update import ChainGraph, demonstrate_refused_update, fresh_inputs, measure_update_costs
+from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
+from cugraphlab.bench.update import measure_update_costs
 
 
 def main() -> int:

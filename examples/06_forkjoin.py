@@ -11,8 +11,8 @@ Run: PYTHONPATH=. python3 examples/06_forkjoin.py
 import sys
 
 import cugraphlab as cgl
-from cugraphlab.graph_forkjoin import ForkJoin
-from cugraphlab.graph_views import graph_view, render_text
+from cugraphlab.experiment.forkjoin import ForkJoin
+from cugraphlab.graphs.inspect import graph_view, render_text
 
 
 def main() -> int:

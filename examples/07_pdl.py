@@ -17,7 +17,8 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.pdl import PdlChain, programmatic_edge_count
+from cugraphlab.experiment.pdl import PdlChain
+from cugraphlab.graphs.pdl import programmatic_edge_count
 
 ITERS = 2000
 

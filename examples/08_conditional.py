@@ -14,8 +14,8 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.chain import compare_bits
-from cugraphlab.graph_conditional import conditional_graphs
+from cugraphlab.experiment.ops import compare_bits
+from cugraphlab.experiment.conditional import conditional_graphs
 
 N = 1000
 

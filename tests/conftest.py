@@ -9,7 +9,7 @@ import pytest
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason() -> str | None:
     try:
-        from cugraphlab.driver import device_count
+        from cugraphlab.core.device import device_count
 
         return None if device_count() > 0 else "the driver reports no CUDA device"
     except Exception as e:  # NoDeviceError, or anything else the driver says
@@ -41,7 +41,7 @@ def device():
 
 @pytest.fixture(scope="session")
 def kernels(device, tmp_path_factory):
-    from cugraphlab.compiler import Cache
+    from cugraphlab.core.cache import Cache
 
     with device.load_kernels(cache=Cache(tmp_path_factory.mktemp("kernel-cache"))) as ks:
         yield ks

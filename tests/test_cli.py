@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.errors import NoDeviceError
+from cugraphlab.core.errors import NoDeviceError
 
 
 @pytest.fixture
@@ -12,8 +12,8 @@ def no_gpu(monkeypatch):
     def refuse(*a, **k):
         raise NoDeviceError("no NVIDIA driver found (forced by the test)")
 
-    monkeypatch.setattr("cugraphlab.driver.init", refuse)
-    monkeypatch.setattr("cugraphlab.driver._initialised", False)
+    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 def test_run_defaults_are_the_classic_experiment():

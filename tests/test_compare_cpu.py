@@ -6,17 +6,11 @@ import json
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.bench.baselines import (
-    WAYS,
-    CompareResult,
-    CompareRow,
-    compare,
-    load_cupy,
-    load_torch,
-)
-from cugraphlab.errors import InvalidArgumentError, NoDeviceError
-from cugraphlab.report import read_csv, read_json, write_csv, write_json
-from cugraphlab.views_compare import classic_rows, render_baseline_rows, render_classic, render_compare, speedups
+from cugraphlab.bench.compare import WAYS, CompareResult, CompareRow, compare
+from cugraphlab.bench.ways import load_cupy, load_torch
+from cugraphlab.core.errors import InvalidArgumentError, NoDeviceError
+from cugraphlab.report.files import read_csv, read_json, write_csv, write_json
+from cugraphlab.report.compare import classic_rows, render_baseline_rows, render_classic, render_compare, speedups
 
 # µs per iteration by (library, mode) and size: roughly the H200's figures
 US = {
@@ -59,8 +53,8 @@ def no_gpu(monkeypatch):
     def refuse(*a, **k):
         raise NoDeviceError("no NVIDIA driver found (forced by the test)")
 
-    monkeypatch.setattr("cugraphlab.driver.init", refuse)
-    monkeypatch.setattr("cugraphlab.driver._initialised", False)
+    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 # ------------------------------------------------------------------------------------------------ parsing
@@ -199,7 +193,7 @@ def test_ok_only_counts_measured_rows():
 
 def test_plot_rows_draw(tmp_path):
     pytest.importorskip("matplotlib")
-    from cugraphlab.plot import plot_compare
+    from cugraphlab.report.plots import plot_compare
 
     paths = plot_compare(synthetic(torch_installed=False).plot_rows(), tmp_path / "cmp")
     assert all(p.exists() and p.stat().st_size > 0 for p in paths)
@@ -215,7 +209,7 @@ def test_compare_command_prints_and_writes(monkeypatch, tmp_path, capsys):
         seen.update(sizes=sizes, iters=iters, ops=ops, repeats=repeats, device=device, **kw)
         return synthetic()
 
-    monkeypatch.setattr("cugraphlab.bench.baselines.compare", fake_compare)
+    monkeypatch.setattr("cugraphlab.bench.compare.compare", fake_compare)
     argv = ["compare", "--iters", "20", "--repeats", "2", "--json", str(tmp_path / "r.json"),
             "--csv", str(tmp_path / "r.csv"), "--plot", str(tmp_path / "fig" / "cmp")]
     assert cli.main(argv) == 0
@@ -229,7 +223,7 @@ def test_compare_command_prints_and_writes(monkeypatch, tmp_path, capsys):
 
 
 def test_compare_command_exit_1_when_a_way_is_not_bit_exact(monkeypatch, capsys):
-    monkeypatch.setattr("cugraphlab.bench.baselines.compare", lambda *a, **k: synthetic(cupy_bad=2))
+    monkeypatch.setattr("cugraphlab.bench.compare.compare", lambda *a, **k: synthetic(cupy_bad=2))
     assert cli.main(["compare", "--size", "1024"]) == 1
     assert "FAILED (2 bad)" in capsys.readouterr().out
 
@@ -249,7 +243,7 @@ def _fake_run_result():
 
 def test_run_compare_appends_the_baseline_rows(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr("cugraphlab.bench.experiment.run_experiment", lambda **kw: _fake_run_result())
-    monkeypatch.setattr("cugraphlab.bench.baselines.compare", lambda *a, **k: synthetic())
+    monkeypatch.setattr("cugraphlab.bench.compare.compare", lambda *a, **k: synthetic())
     assert cli.main(["run", "--size", "1024", "--compare", "--json", str(tmp_path / "run.json")]) == 0
     out = capsys.readouterr().out
     assert out.index("cugraphlab run:") < out.index("baselines at 1,024 floats")

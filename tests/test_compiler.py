@@ -5,10 +5,11 @@ import os
 
 import pytest
 
-from cugraphlab import compiler
-from cugraphlab.compiler import Cache, compile_source, resolve_arch
-from cugraphlab.errors import CompileError, InvalidArgumentError
-from cugraphlab.sources import CHAIN_KERNELS, kernel_names, read_headers, read_source
+from cugraphlab.core import cache, program
+from cugraphlab.core.cache import Cache
+from cugraphlab.core.program import compile_source, resolve_arch
+from cugraphlab.core.errors import CompileError, InvalidArgumentError
+from cugraphlab.core.sources import CHAIN_KERNELS, kernel_names, read_headers, read_source
 
 ELF_MAGIC = b"\x7fELF"
 
@@ -43,7 +44,7 @@ def test_ptx_names_its_target_and_entry():
 
 
 def test_resolve_arch_rules():
-    newest = compiler.supported_archs()[-1]
+    newest = program.supported_archs()[-1]
     assert resolve_arch(None, (9, 0)) == ("sm_90", "cubin")
     assert resolve_arch(None, (9, 0), ptx=True) == ("compute_90", "ptx")
     assert resolve_arch("compute_80") == ("compute_80", "ptx")
@@ -108,9 +109,9 @@ def test_unwritable_cache_still_compiles(tmp_path):
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("CUGRAPHLAB_CACHE_DIR", str(tmp_path / "x"))
-    assert compiler.default_cache().folder == tmp_path / "x"
+    assert cache.default_cache().folder == tmp_path / "x"
     monkeypatch.setenv("CUGRAPHLAB_CACHE_DIR", "off")
-    assert not compiler.default_cache().enabled
+    assert not cache.default_cache().enabled
 
 
 def test_compile_error_carries_log_and_numbered_source():
@@ -140,5 +141,5 @@ def test_parse_registers_reads_each_entry():
     log = ("ptxas info    : Compiling entry function 'add' for 'sm_90'\nptxas info    : Function properties for add\n"
            "ptxas info    : Used 24 registers, used 0 barriers\nptxas info    : Compiling entry function 'k2' for "
            "'sm_90'\nptxas info    : Used 8 registers, used 1 barriers, 368 bytes cmem[0]\n")
-    assert compiler.parse_registers(log) == {"add": 24, "k2": 8}
-    assert compiler.parse_registers("") == {}
+    assert program.parse_registers(log) == {"add": 24, "k2": 8}
+    assert program.parse_registers("") == {}

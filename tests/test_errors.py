@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from cuda.bindings import driver
 
-from cugraphlab.errors import CaptureError, CudaError, CugraphlabError, NoDeviceError, check, hint_for
+from cugraphlab.core.errors import CaptureError, CudaError, CugraphlabError, NoDeviceError, check, hint_for
 
 
 def test_success_unpacks_values():
@@ -40,7 +40,7 @@ def test_every_hint_is_actionable():
 def test_positive_int_is_the_one_check_for_counts():
     import numpy as np
 
-    from cugraphlab.errors import InvalidArgumentError, positive_int
+    from cugraphlab.core.errors import InvalidArgumentError, positive_int
 
     assert positive_int("iterations", 5) == 5 and positive_int("size", np.int64(7)) == 7
     for bad in (0, -1, 2.0, "3", True, None):

@@ -11,11 +11,13 @@ import json
 import numpy as np
 import pytest
 
-from cugraphlab.bench.baselines import WAYS, CompareResult, CupyChain, TorchChain, compare, copy_bandwidth
-from cugraphlab.chain import compare_bits, reference
-from cugraphlab.memory import POISON_BITS
-from cugraphlab.report import to_jsonable
-from cugraphlab.views_compare import render_baseline_rows, render_compare
+from cugraphlab.bench.compare import WAYS, CompareResult, compare
+from cugraphlab.bench.ways import CupyChain, TorchChain
+from cugraphlab.bench.copy_roof import copy_bandwidth
+from cugraphlab.experiment.ops import compare_bits, reference
+from cugraphlab.core.memory import POISON_BITS
+from cugraphlab.report.files import to_jsonable
+from cugraphlab.report.compare import render_baseline_rows, render_compare
 
 pytestmark = pytest.mark.gpu
 

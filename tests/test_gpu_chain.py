@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain, InvalidArgumentError, reference
-from cugraphlab.memory import POISON_BITS
+from cugraphlab.core.memory import POISON_BITS
 
 pytestmark = pytest.mark.gpu
 

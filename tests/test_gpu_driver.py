@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain, Device, NoDeviceError, capture, device_count
-from cugraphlab.calls import tracing
+from cugraphlab.core._calls import tracing
 
 pytestmark = pytest.mark.gpu
 
@@ -90,7 +90,7 @@ def test_trace_shows_capture_instantiate_and_launch(device, kernels):
 
 
 def test_kernel_set_warm_load_uses_the_cache(device, tmp_path):
-    from cugraphlab.compiler import Cache
+    from cugraphlab.core.cache import Cache
 
     cache = Cache(tmp_path)
     with device.load_kernels(cache=cache) as cold:
@@ -102,7 +102,7 @@ def test_kernel_set_warm_load_uses_the_cache(device, tmp_path):
 
 def test_cli_run_small(tmp_path, capsys):
     from cugraphlab import cli
-    from cugraphlab.report import read_json
+    from cugraphlab.report.files import read_json
 
     out = tmp_path / "run.json"
     assert cli.main(["run", "--size", "1000", "--iters", "20", "--repeats", "3", "--unroll", "5",

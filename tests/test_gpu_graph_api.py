@@ -5,11 +5,14 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain
-from cugraphlab.chain import compare_bits, reference
-from cugraphlab.graph_build import build_chain_graph, build_chain_graph_nodes, same_topology
-from cugraphlab.graph_forkjoin import ForkJoin
-from cugraphlab.graph_update import ChainGraph, demonstrate_refused_update, fresh_inputs, measure_update_costs
-from cugraphlab.graph_views import graph_view, render_svg, render_text, write_dot
+from cugraphlab.experiment.ops import compare_bits, reference
+from cugraphlab.experiment.build import build_chain_graph, build_chain_graph_nodes
+from cugraphlab.graphs.inspect import same_topology
+from cugraphlab.experiment.forkjoin import ForkJoin
+from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
+from cugraphlab.bench.update import measure_update_costs
+from cugraphlab.graphs.inspect import graph_view, render_text, write_dot
+from cugraphlab.report.graphs import render_svg
 
 pytestmark = pytest.mark.gpu
 

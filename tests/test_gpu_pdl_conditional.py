@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain
-from cugraphlab.graph_conditional import build_while_graph, conditional_graphs
-from cugraphlab.memory import POISON_BITS
-from cugraphlab.pdl import PdlChain, programmatic_edge_count
+from cugraphlab.experiment.conditional import build_while_graph, conditional_graphs
+from cugraphlab.core.memory import POISON_BITS
+from cugraphlab.experiment.pdl import PdlChain
+from cugraphlab.graphs.pdl import programmatic_edge_count
 
 pytestmark = pytest.mark.gpu
 

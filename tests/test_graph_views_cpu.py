@@ -4,13 +4,15 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.errors import NoDeviceError
-from cugraphlab.graph import Topology
-from cugraphlab.graph_build import kernel_node_params, same_topology
-from cugraphlab.graph_forkjoin import branch_count
-from cugraphlab.graph_update import UpdateReport
-from cugraphlab.graph_views import GraphView, depths, render_svg, render_text
-from cugraphlab.launch import PackedArgs
+from cugraphlab.core.errors import NoDeviceError
+from cugraphlab.graphs.inspect import Topology
+from cugraphlab.graphs.build import kernel_node_params
+from cugraphlab.graphs.inspect import same_topology
+from cugraphlab.experiment.forkjoin import branch_count
+from cugraphlab.graphs.update import UpdateReport
+from cugraphlab.graphs.inspect import GraphView, depths, render_text
+from cugraphlab.report.graphs import render_svg
+from cugraphlab.core.launch import PackedArgs
 
 CHAIN = Topology(("KERNEL:add", "KERNEL:mul", "KERNEL:sub", "KERNEL:relu"), ((0, 1), (1, 2), (2, 3)))
 # Two branches (add -> mul, sub -> relu) joined by an add.
@@ -61,8 +63,14 @@ def test_same_topology_says_what_differs():
 def test_kernel_node_params_carry_the_packed_arguments():
     from cuda.bindings import driver
 
+    from types import SimpleNamespace
+
+    from cugraphlab.core.launch import Launch, LaunchConfig
+
     args = PackedArgs(("ptr", "ptr", "f32", "u64"), (0x1000, 0x2000, 2.0, 77))
-    p = kernel_node_params(driver.CUfunction(0), args, (132, 1, 1), (256, 1, 1), 0)
+    kernel = SimpleNamespace(handle=driver.CUfunction(0), name="k")
+    launch = Launch(kernel, args, LaunchConfig(132, 256), SimpleNamespace(handle=driver.CUstream(0)))
+    p = kernel_node_params(launch)
     assert (p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ) == (132, 1, 1, 256, 1, 1)
     assert int(p.kernelParams) == args.address and p.sharedMemBytes == 0 and int(p.extra) == 0
 
@@ -110,8 +118,8 @@ def no_gpu(monkeypatch):
     def refuse(*a, **k):
         raise NoDeviceError("no NVIDIA driver found (forced by the test)")
 
-    monkeypatch.setattr("cugraphlab.driver.init", refuse)
-    monkeypatch.setattr("cugraphlab.driver._initialised", False)
+    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 @pytest.mark.parametrize("command", [["graph"], ["graph", "--mode", "explicit"], ["graph", "--mode", "forkjoin"],

@@ -6,8 +6,8 @@ import struct
 
 import pytest
 
-from cugraphlab.errors import InvalidArgumentError
-from cugraphlab.launch import SLOT_BYTES, PackedArgs, grid_for
+from cugraphlab.core.errors import InvalidArgumentError
+from cugraphlab.core.launch import SLOT_BYTES, PackedArgs, grid_for
 
 
 class FakeArray:

@@ -8,16 +8,14 @@ import numpy as np
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.compiler import Cache, compile_source
-from cugraphlab.errors import CompileError, NoDeviceError, UnsupportedError
-from cugraphlab.graph_conditional import (
-    build_while_graph,
-    conditional_options,
-    cuda_include_dir,
-    predict_until,
-)
-from cugraphlab.pdl import PDL_OPTIONS, launch_config, require_pdl
-from cugraphlab.sources import read_headers, read_source
+from cugraphlab.core.cache import Cache
+from cugraphlab.core.program import compile_source
+from cugraphlab.core.errors import CompileError, NoDeviceError, UnsupportedError
+from cugraphlab.experiment.conditional import build_while_graph, predict_until
+from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir
+from cugraphlab.graphs.pdl import PDL_OPTIONS, require_pdl
+from cugraphlab.core.launch import LaunchConfig
+from cugraphlab.core.sources import read_headers, read_source
 
 ELF_MAGIC = b"\x7fELF"
 CONDITIONAL_KERNELS = ("conditional", "cond_until", "cond_if_flag")
@@ -96,14 +94,14 @@ def test_launch_config_carries_the_programmatic_attribute():
     class _Stream:
         handle = driver.CUstream(0)
 
-    cfg = launch_config(4224, 256, _Stream())
+    cfg = LaunchConfig(4224, 256, programmatic=True).driver_config(_Stream())
     assert (cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ, cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ) == (
         4224, 1, 1, 256, 1, 1)
     assert cfg.numAttrs == 1
     attr = cfg.attrs[0]
     assert attr.id == driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
     assert attr.value.programmaticStreamSerializationAllowed == 1
-    assert launch_config(1, 32, _Stream(), programmatic=False).numAttrs == 0
+    assert LaunchConfig(1, 32).driver_config(_Stream()).numAttrs == 0
 
 
 def test_predict_until_rounds_like_float32():
@@ -144,8 +142,8 @@ def no_gpu(monkeypatch):
     def refuse(*a, **k):
         raise NoDeviceError("no NVIDIA driver found (forced by the test)")
 
-    monkeypatch.setattr("cugraphlab.driver.init", refuse)
-    monkeypatch.setattr("cugraphlab.driver._initialised", False)
+    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 @pytest.mark.parametrize("command", [["pdl", "--iters", "10"], ["conditional", "--iterations", "10"]])

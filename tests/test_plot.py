@@ -1,4 +1,4 @@
-"""Tests for cugraphlab.plot (CPU only, needs matplotlib)."""
+"""Tests for cugraphlab.report.plots (CPU only, needs matplotlib)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from cugraphlab.plot import (  # noqa: E402
+from cugraphlab.report.plots import (  # noqa: E402
     PlotUnavailableError,
     break_even_size,
     plot_bandwidth,

@@ -10,15 +10,8 @@ import numpy as np
 import pytest
 
 from cugraphlab.bench.stats import Summary, summarize
-from cugraphlab.report import (
-    fmt_count,
-    fmt_us,
-    format_table,
-    read_csv,
-    read_json,
-    write_csv,
-    write_json,
-)
+from cugraphlab.report.tables import fmt_count, fmt_us, format_table
+from cugraphlab.report.files import read_csv, read_json, write_csv, write_json
 
 
 @dataclass(frozen=True)

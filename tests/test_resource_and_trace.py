@@ -6,8 +6,8 @@ import io
 
 from cuda.bindings import nvrtc
 
-from cugraphlab.calls import driver_fn, driver_module, nv, nvrtc_fn, tracing
-from cugraphlab.resource import Resource
+from cugraphlab.core._calls import driver_fn, driver_module, nv, nvrtc_fn, tracing
+from cugraphlab.core._resource import Resource
 
 
 class Thing(Resource):

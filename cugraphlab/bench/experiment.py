@@ -7,15 +7,16 @@ chain's stream around the loop). The mode's output is then compared bit for bit 
 """
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass, field
 
-from ..chain import DEFAULT_OPS, Chain, parse_ops
-from ..driver import Device
-from ..environment import collect
-from ..errors import InvalidArgumentError, positive_int
-from ..memory import validate_size
-from .stats import Summary, summarize
+from ..core.device import Device
+from ..core.errors import InvalidArgumentError, positive_int
+from ..core.memory import validate_size
+from ..experiment.chain import Chain
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from .environment import collect
+from .stats import Summary
+from .timing import Variant, interleave, timed_loop
 
 __all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK"]
 
@@ -63,14 +64,7 @@ class RunResult:
 
 def time_mode(chain: Chain, mode: str, iters: int, start, end, unroll: int = 1) -> tuple[float, float]:
     """(wall µs, device µs) per iteration for one timed loop of ``iters`` iterations of ``mode``."""
-    chain.stream.synchronize()
-    t0 = time.perf_counter_ns()
-    start.record(chain.stream)
-    chain.run(mode, iters, unroll)
-    end.record(chain.stream)
-    end.synchronize()
-    t1 = time.perf_counter_ns()
-    return (t1 - t0) / 1e3 / iters, start.elapsed_ms(end) * 1e3 / iters
+    return timed_loop(chain.stream, lambda k: chain.run(mode, k, unroll), iters, start, end)
 
 
 def _mode_name(mode: str, unroll: int) -> str:
@@ -95,28 +89,22 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
         for mode, k in plan:  # warm-up: graph instantiate + upload, module load, clocks up
             chain.run(mode, warm, k)
         chain.stream.synchronize()
-        samples = {p: ([], []) for p in plan}
-        bad = {p: 0 for p in plan}
-        for r in range(repeats):
-            for p in plan:
-                mode, k = p
-                chain.randomize()
-                chain.poison()
-                # untimed lead-in of the same mode: the GPU's clocks settle at this mode's load before timing
-                chain.run(mode, warm, k)
-                wall, dev_us = time_mode(chain, mode, iters, start, end, k)
-                samples[p][0].append(wall)
-                samples[p][1].append(dev_us)
-                bad[p] += chain.check_result(mode).mismatches
-                if progress:
-                    progress(f"repeat {r + 1}/{repeats} {_mode_name(mode, k)}: {wall:.2f} us/iter")
+
+        def variant(mode: str, k: int) -> Variant:
+            return Variant(_mode_name(mode, k), chain.stream, lambda n: chain.run(mode, n, k),
+                           lambda: (chain.randomize(), chain.poison()),
+                           lambda: chain.check_result(mode).mismatches)
+
+        # an untimed lead-in of the same mode before each timed loop: the GPU's clocks settle at this mode's load
+        timings = interleave([variant(m, k) for m, k in plan], iters, repeats, start, end, lead_in=warm,
+                             progress=progress)
         results = []
         for (mode, k) in plan:
-            w = summarize(samples[(mode, k)][0], unit="us", clock=WALL_CLOCK)
-            d = summarize(samples[(mode, k)][1], unit="us", clock=DEVICE_CLOCK)
+            t = timings[_mode_name(mode, k)]
+            w, d = t.wall(WALL_CLOCK), t.device(DEVICE_CLOCK)
             kernels = 1 if mode == "fused" else len(ops)
             results.append(ModeResult(_mode_name(mode, k), kernels, w, d, w.median * iters / 1e6,
-                                      bad[(mode, k)] == 0, bad[(mode, k)], unroll=k))
+                                      t.verified, t.mismatches, unroll=k))
         eager = results[0].wall_us_per_iter.median
         for m in results:
             m.speedup_vs_eager = eager / m.wall_us_per_iter.median

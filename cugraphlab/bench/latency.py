@@ -10,10 +10,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..calls import cu, driver_fn
-from ..chain import DEFAULT_OPS, Chain, parse_ops
-from ..environment import collect
-from ..memory import validate_size
+from ..core._calls import cu, driver_fn
+from ..core.errors import check
+from ..core.launch import LaunchConfig
+from ..core.memory import validate_size
+from ..experiment.chain import Chain
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from .environment import collect
 from .experiment import DEVICE_CLOCK, time_mode
 from .stats import Summary, measure, summarize
 from .timeline import CLOCK as TIMELINE_CLOCK
@@ -82,7 +85,7 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         ctx_get = driver_fn("cuCtxGetCurrent")
         add("binding_call", "trivial binding call (cuCtxGetCurrent)", _per_call(ctx_get, 2000))
         # --- launches --------------------------------------------------------------------------------------------
-        empty = probe["empty"].prepare((), (), 1, 32, chain.stream)
+        empty = probe["empty"].prepare((), (), LaunchConfig(1, 32), chain.stream)
         add("launch_empty", "cuLaunchKernel, empty kernel", _per_call(empty, k, sync))
         for launch in chain.launches:
             add(f"launch_{launch.kernel.name}", f"cuLaunchKernel, {launch.kernel.name} ({n:,} floats)",
@@ -108,8 +111,6 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
             def update_once():
                 r = update(exe.handle, graph.handle)
                 if r[0]:
-                    from ..errors import check
-
                     check(r, "cuGraphExecUpdate")
 
             add("exec_update", "cuGraphExecUpdate, same topology", _per_call(update_once, 50))

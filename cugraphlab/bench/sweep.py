@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..chain import DEFAULT_OPS, OPS, Chain
-from ..errors import InvalidArgumentError
-from .baselines import copy_bandwidth
+from ..core.errors import InvalidArgumentError
+from ..experiment.chain import Chain
+from ..experiment.ops import DEFAULT_OPS, OPS
+from .copy_roof import copy_bandwidth
 from .experiment import DEVICE_CLOCK, time_mode
 from .stats import summarize
 

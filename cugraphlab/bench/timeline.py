@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..chain import DEFAULT_OPS, Chain, parse_ops
-from ..graph import capture
-from ..launch import Launch, PackedArgs
-from ..errors import positive_int
-from ..memory import validate_size
+from ..core.errors import positive_int
+from ..core.launch import Launch, LaunchConfig, PackedArgs
+from ..core.memory import validate_size
+from ..experiment.chain import Chain
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from ..graphs.capture import capture_launches
 from .stats import Summary, summarize
 
 __all__ = ["TimelineResult", "ModeTimeline", "record_timeline", "TIMELINE_MODES", "CLOCK"]
@@ -97,10 +98,11 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
             for j, (name, sig, args) in enumerate(per_iter):
                 slot = stamps.ptr + 16 * (i * len(per_iter) + j)
                 if probe:
-                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), 1, 32, chain.stream))
+                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), LaunchConfig(1, 32),
+                                           chain.stream))
                 else:
-                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.grid,
-                                           chain.block, chain.stream))
+                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.config,
+                                           chain.stream))
         names = [("empty" if probe else name) for _ in range(iters) for name, _, _ in per_iter]
         fresh = np.zeros(2 * count, dtype=np.uint64)
         fresh[0::2] = _EMPTY_START
@@ -114,17 +116,13 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
         try:
             if "graph" in modes:
                 for i in range(iters):
-                    with capture(chain.stream) as cap:
-                        for launch in launches[i * len(per_iter):(i + 1) * len(per_iter)]:
-                            launch()
-                    with cap.graph:
-                        per_iteration_graphs.append(cap.graph.instantiate())
+                    graph = capture_launches(chain.stream, launches[i * len(per_iter):(i + 1) * len(per_iter)])
+                    with graph:
+                        per_iteration_graphs.append(graph.instantiate())
                     per_iteration_graphs[-1].upload(chain.stream)
             if "graph (all)" in modes:
-                with capture(chain.stream) as cap:
-                    fire_eager()
-                with cap.graph:
-                    whole = cap.graph.instantiate()
+                with capture_launches(chain.stream, launches) as graph:
+                    whole = graph.instantiate()
                 whole.upload(chain.stream)
             runners = {
                 "eager": fire_eager,

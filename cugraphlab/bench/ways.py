@@ -11,11 +11,12 @@ import time
 import numpy as np
 
 from .._version import __version__
-from ..chain import DEFAULT_OPS, parse_ops
-from ..errors import InvalidArgumentError, positive_int
-from ..memory import POISON_BITS, validate_size
+from ..core.errors import InvalidArgumentError, positive_int
+from ..core.memory import POISON_BITS, validate_size
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from .timing import timed_loop
 
-__all__ = ["Way", "CugraphlabWay", "CupyChain", "TorchChain", "load_cupy", "load_torch"]
+__all__ = ["Way", "CugraphlabWay", "CupyChain", "TorchChain", "load_cupy", "load_torch", "short_error"]
 
 
 class Way:
@@ -75,15 +76,7 @@ class CugraphlabWay(Way):
         self.chain.stream.synchronize()
 
     def timed(self, iters):
-        s = self.chain.stream
-        s.synchronize()
-        t0 = time.perf_counter_ns()
-        self.start.record(s)
-        self.chain.run(self.mode, iters)
-        self.end.record(s)
-        self.end.synchronize()
-        t1 = time.perf_counter_ns()
-        return (t1 - t0) / 1e3 / iters, self.start.elapsed_ms(self.end) * 1e3 / iters
+        return timed_loop(self.chain.stream, self.run, iters, self.start, self.end)
 
     def result(self):
         return self.chain.result(self.mode)
@@ -114,10 +107,6 @@ class _LibraryWay(Way):
 
     def result(self):
         return self.owner.result()
-
-
-def _check_iters(iters) -> int:
-    return positive_int("iterations", iters)
 
 
 class _LibraryChain:
@@ -197,7 +186,7 @@ class CupyChain(_LibraryChain):
         return self._graph
 
     def run(self, mode: str, iters: int) -> None:
-        _check_iters(iters)
+        positive_int("iterations", iters)
         if mode == "eager":
             steps = self.steps
             with self.device, self.stream:
@@ -307,7 +296,7 @@ class TorchChain(_LibraryChain):
         return self._graph
 
     def run(self, mode: str, iters: int) -> None:
-        _check_iters(iters)
+        positive_int("iterations", iters)
         torch = self.torch
         if mode == "eager":
             steps = self.steps
@@ -372,13 +361,13 @@ def load_cupy(device_index: int = 0):
     except ModuleNotFoundError as e:
         if e.name == "cupy":
             return None, "not installed"
-        return None, f"import failed: {_short(e)}"
+        return None, f"import failed: {short_error(e)}"
     except Exception as e:  # a broken install (missing CUDA libraries) raises ImportError or others at import
-        return None, f"import failed: {_short(e)}"
+        return None, f"import failed: {short_error(e)}"
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:
-        return None, f"no CUDA in cupy ({_short(e)})"
+        return None, f"no CUDA in cupy ({short_error(e)})"
     if device_index >= count:
         return None, f"CuPy sees {count} device(s), not device {device_index}"
     return cupy, ""
@@ -391,20 +380,21 @@ def load_torch(device_index: int = 0):
     except ModuleNotFoundError as e:
         if e.name == "torch":
             return None, "not installed"
-        return None, f"import failed: {_short(e)}"
+        return None, f"import failed: {short_error(e)}"
     except Exception as e:
-        return None, f"import failed: {_short(e)}"
+        return None, f"import failed: {short_error(e)}"
     try:
         if not torch.cuda.is_available():
             return None, "no CUDA in torch"
         count = torch.cuda.device_count()
     except Exception as e:
-        return None, f"no CUDA in torch ({_short(e)})"
+        return None, f"no CUDA in torch ({short_error(e)})"
     if device_index >= count:
         return None, f"torch sees {count} CUDA device(s), not device {device_index}"
     return torch, ""
 
 
-def _short(e: BaseException, limit: int = 160) -> str:
+def short_error(e: BaseException, limit: int = 160) -> str:
+    """The exception as one short line: type and message."""
     text = f"{type(e).__name__}: {e}".replace("\n", " ")
     return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,0 +1,137 @@
+"""Conditional nodes measured: a WHILE node deciding on the GPU against the same loop decided in Python."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from ..core.device import Device
+from ..core.errors import positive_int
+from ..core.memory import validate_size
+from ..experiment.chain import Chain
+from ..experiment.conditional import LoopCheck, conditional_graphs
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from ..graphs.conditional import require_conditional
+from .stats import Summary
+from .timing import Variant, interleave
+
+__all__ = ["LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK", "DEVICE_CLOCK"]
+
+WALL_CLOCK = "perf_counter_ns (host wall clock, first launch to end-event sync)"
+DEVICE_CLOCK = "cuEventElapsedTime (CUDA events on the chain's stream around the whole loop)"
+
+
+@dataclass
+class LoopVariant:
+    name: str
+    how: str  # the driver calls that drive it
+    wall_us_per_iter: Summary
+    device_us_per_iter: Summary
+    iterations_ok: bool  # the body ran exactly the asked number of times in every repeat
+    verified: bool  # output bit-exact in every repeat
+    mismatches: int
+
+
+@dataclass
+class WhileResult:
+    config: dict
+    variants: list[LoopVariant]
+    checks: list[dict]  # threshold loop and IF node, each {"kind", "expected_iterations", "iterations", "ok", ...}
+    env: dict
+    clocks: dict = field(default_factory=lambda: {"wall": WALL_CLOCK, "device": DEVICE_CLOCK})
+    kind: str = "cugraphlab.conditional"
+
+    def variant(self, name: str) -> LoopVariant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    @property
+    def verified(self) -> bool:
+        return all(v.verified and v.iterations_ok for v in self.variants) and all(c["ok"] for c in self.checks)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _check_dict(c: LoopCheck) -> dict:
+    return {"kind": c.kind, "expected_iterations": c.expected_iterations, "iterations": c.iterations,
+            "output_ok": c.output.ok, "mismatches": c.output.mismatches, "ok": c.ok, "text": str(c)}
+
+
+def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats: int = 5, *, ops=DEFAULT_OPS,
+                  scalar: float = 2.0, threshold: float = 1000.0, seed: int | None = None,
+                  progress=None) -> WhileResult:
+    """µs per loop iteration: a WHILE node deciding on the GPU vs the same loop decided in Python each iteration.
+
+    Variants, interleaved per repeat on fresh inputs with poisoned outputs and each checked (count and bits):
+    "WHILE node" (one cuGraphLaunch for all iterations), "Python loop" (per iteration: cuGraphLaunch of chain +
+    counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host decision) and, as the floor
+    without any decision, "graphs, no decision" (the chain graph launched ``iterations`` times back to back).
+    Then the threshold loop and the IF node are run once each and checked.
+    """
+    from .environment import collect
+
+    ops = parse_ops(ops)
+    size = validate_size(size)
+    n = positive_int("iterations", iterations)
+    positive_int("repeats", repeats)
+    own_device = not hasattr(device, "compute_capability")
+    dev = Device(device) if own_device else device
+    try:
+        require_conditional(dev)
+        with Chain(dev, ops, size, scalar, seed=seed) as chain, \
+                dev.create_event() as start, dev.create_event() as end:
+            kit = conditional_graphs(chain)
+            env = collect(dev)
+            stream = chain.stream
+            exe = kit.while_exec(n)
+
+            def while_node():
+                exe.launch(stream)
+
+            def host_loop():
+                kit.run_host_loop(n)
+
+            def no_decision():
+                chain.run("graph", n)
+
+            plan = [
+                ("WHILE node", "1 cuGraphLaunch; the GPU decides after every iteration", while_node, True),
+                ("Python loop", "per iteration: cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize", host_loop,
+                 True),
+                ("graphs, no decision", "per iteration: cuGraphLaunch, nothing read back (floor)", no_decision,
+                 False),
+            ]
+            for _name, _how, run, _counted in plan:  # warm-up: instantiate, upload, first-launch work
+                run()
+            stream.synchronize()
+            count_ok = {p[0]: True for p in plan}
+
+            def checker(name: str, counted: bool):
+                def check() -> int:
+                    if counted and kit.read_state().count != n:
+                        count_ok[name] = False
+                    return chain.check_result("graph").mismatches
+                return check
+
+            # each variant runs its whole loop of n iterations per call; times come out per loop iteration
+            variants = [Variant(name, stream, lambda _k, run=run: run(), kit.fresh, checker(name, counted))
+                        for name, _how, run, counted in plan]
+            timings = interleave(variants, n, repeats, start, end, progress=progress)
+            variants = [
+                LoopVariant(name, how, timings[name].wall(WALL_CLOCK), timings[name].device(DEVICE_CLOCK),
+                            count_ok[name], timings[name].verified, timings[name].mismatches)
+                for name, how, _run, _counted in plan
+            ]
+            checks = [_check_dict(kit.run_until(threshold)), _check_dict(kit.run_if(True)),
+                      _check_dict(kit.run_if(False))]
+            _graph, info = kit.build_while(n)
+            _graph.close()
+            config = {"size": size, "iterations": n, "repeats": repeats, "ops": list(ops), "scalar": scalar,
+                      "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
+                      "device": getattr(dev, "ordinal", device), "header": info["header"],
+                      "while_parent": info["parent"], "while_body": info["body"]}
+            return WhileResult(config, variants, checks, env)
+    finally:
+        if own_device:
+            dev.close()

@@ -1,0 +1,35 @@
+"""Floor 1, driver objects: errors, the one door to cuda.bindings, ownership, devices, memory, streams, NVRTC
+programs and their cache, modules and kernels, launches. Knows nothing of graphs or of the chain.
+
+Read in this order: errors, _calls, _resource, device, memory, stream, program (and cache), module, launch.
+"""
+from ._calls import Tracer, tracing
+from .cache import Cache, default_cache
+from .device import Device, device_count, driver_version, init
+from .errors import (
+    CaptureError,
+    CompileError,
+    CudaError,
+    CugraphlabError,
+    InvalidArgumentError,
+    NoDeviceError,
+    UnsupportedError,
+)
+from .launch import Launch, LaunchConfig, PackedArgs, grid_for
+from .memory import POISON_BITS, DeviceArray
+from .module import Kernel, KernelSet, Module
+from .program import Compiled, CompileReport, compile_kernel_set, compile_source, nvrtc_version, resolve_arch
+from .stream import Event, Stream
+
+__all__ = [
+    "Tracer", "tracing",
+    "Cache", "default_cache",
+    "Device", "device_count", "driver_version", "init",
+    "CugraphlabError", "CudaError", "CompileError", "CaptureError", "NoDeviceError", "InvalidArgumentError",
+    "UnsupportedError",
+    "Launch", "LaunchConfig", "PackedArgs", "grid_for",
+    "POISON_BITS", "DeviceArray",
+    "Kernel", "KernelSet", "Module",
+    "Compiled", "CompileReport", "compile_kernel_set", "compile_source", "nvrtc_version", "resolve_arch",
+    "Event", "Stream",
+]

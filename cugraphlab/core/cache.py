@@ -1,0 +1,81 @@
+"""The on-disk cache of NVRTC results: self-checking entries, atomic writes, one folder.
+
+Each entry is a header line (JSON holding the payload's own sha256, the compile log and register counts) followed by the
+payload (cubin or PTX); an entry whose payload fails its hash reads as absent and is compiled again. Writes go to a
+temporary file renamed over the target, so a reader never sees half an entry. The folder is ``$CUGRAPHLAB_CACHE_DIR``,
+else ``$XDG_CACHE_HOME/cugraphlab``, else ``~/.cache/cugraphlab``; ``CUGRAPHLAB_CACHE_DIR=off`` disables it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["Cache", "default_cache"]
+
+
+class Cache:
+    """Self-checking compile cache in one folder (None folder: disabled)."""
+
+    def __init__(self, folder: str | os.PathLike | None):
+        self.folder = Path(folder) if folder is not None else None
+
+    @property
+    def enabled(self) -> bool:
+        return self.folder is not None
+
+    def path(self, key: str) -> Path:
+        assert self.folder is not None
+        return self.folder / f"{key}.nvrtc"
+
+    def get(self, key: str) -> tuple[bytes, dict] | None:
+        """(payload, metadata) for ``key``, or None when absent or corrupt."""
+        if self.folder is None:
+            return None
+        try:
+            blob = self.path(key).read_bytes()
+        except OSError:
+            return None
+        head, sep, payload = blob.partition(b"\n")
+        if not sep:
+            return None
+        try:
+            meta = json.loads(head)
+        except ValueError:
+            return None
+        if not isinstance(meta, dict) or meta.get("sha256") != hashlib.sha256(payload).hexdigest():
+            return None
+        return payload, meta
+
+    def put(self, key: str, payload: bytes, meta: dict) -> bool:
+        """Store atomically; False (and no exception) when the folder is not writable."""
+        if self.folder is None:
+            return False
+        head = json.dumps({**meta, "sha256": hashlib.sha256(payload).hexdigest()}, sort_keys=True).encode()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{key[:16]}.", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(head + b"\n" + payload)
+                os.replace(tmp, self.path(key))
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError:
+            return False
+        return True
+
+
+def default_cache() -> Cache:
+    """The cache the environment asks for (see the module docstring)."""
+    env = os.environ.get("CUGRAPHLAB_CACHE_DIR")
+    if env is not None:
+        return Cache(None if env.strip().lower() in ("", "off", "0", "none") else env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Cache(os.path.join(base, "cugraphlab"))

@@ -1,0 +1,169 @@
+"""Driver initialisation, devices and their primary contexts.
+
+This is the only module that knows how cuda.bindings reports a missing driver (a cuda.pathfinder
+``DynamicLibNotFoundError``, not a CUresult) and how device attributes are spelled.
+"""
+from __future__ import annotations
+
+import threading
+
+from ._calls import cu, driver_fn, driver_module
+from .errors import InvalidArgumentError, NoDeviceError, check
+from ._resource import Resource
+
+__all__ = ["init", "device_count", "driver_version", "Device"]
+
+_init_lock = threading.Lock()
+_initialised = False
+
+
+def init() -> None:
+    """cuInit(0) once per process; NoDeviceError when there is no driver library or no device."""
+    global _initialised
+    if _initialised:
+        return
+    with _init_lock:
+        if _initialised:
+            return
+        try:
+            result = driver_fn("cuInit")(0)
+        except NoDeviceError:
+            raise
+        except Exception as e:  # cuda.pathfinder raises when libcuda.so cannot be found at all
+            raise NoDeviceError(
+                f"no NVIDIA driver found ({type(e).__name__}): this command needs a machine with an NVIDIA GPU "
+                "and its driver; compile-only work (`cugraphlab compile`) runs without one"
+            ) from e
+        status = result[0]
+        if status != 0:
+            name = getattr(status, "name", str(status))
+            if name in ("CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_INVALID_DEVICE", "CUDA_ERROR_NOT_FOUND"):
+                raise NoDeviceError(f"cuInit: {name}: no CUDA device is visible; check nvidia-smi and "
+                                    "CUDA_VISIBLE_DEVICES")
+            check(result, "cuInit")
+        _initialised = True
+
+
+def device_count() -> int:
+    """Number of CUDA devices the driver sees."""
+    init()
+    return cu("cuDeviceGetCount")
+
+
+def driver_version() -> tuple[int, int]:
+    """The CUDA version the driver supports, as (major, minor), e.g. (13, 0)."""
+    init()
+    v = cu("cuDriverGetVersion")
+    return v // 1000, (v % 1000) // 10
+
+
+def _attr(name: str):
+    return getattr(driver_module().CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + name)
+
+
+class Device(Resource):
+    """One CUDA device with its primary context made current on this thread.
+
+    Dependent objects come from factories (``device.array(...)``, ``device.create_stream()``,
+    ``device.load_kernels()``) and keep the device alive. ``close()`` releases the primary context.
+    """
+
+    def __init__(self, ordinal: int = 0):
+        if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 0:
+            raise InvalidArgumentError(f"device index must be an integer >= 0, got {ordinal!r}")
+        init()
+        count = device_count()
+        if ordinal >= count:
+            have = ", ".join(str(i) for i in range(count)) or "none"
+            raise NoDeviceError(f"there is no CUDA device {ordinal}: this machine has {count} (indices: {have})")
+        self.ordinal = ordinal
+        self.handle = cu("cuDeviceGet", ordinal)
+        self.context = cu("cuDevicePrimaryCtxRetain", self.handle)
+        handle = self.handle
+
+        def release() -> None:
+            cu("cuDevicePrimaryCtxRelease", handle)
+
+        self._own(release)
+        try:
+            cu("cuCtxSetCurrent", self.context)
+            self.name = cu("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
+            self.compute_capability = (self.attribute("COMPUTE_CAPABILITY_MAJOR"),
+                                       self.attribute("COMPUTE_CAPABILITY_MINOR"))
+            self.sm_count = self.attribute("MULTIPROCESSOR_COUNT")
+            self.total_memory = cu("cuDeviceTotalMem", self.handle)
+        except BaseException:
+            self.close()
+            raise
+
+    # --- queries -------------------------------------------------------------------------------------------
+    def attribute(self, name: str) -> int:
+        """A CU_DEVICE_ATTRIBUTE_* value by its short name, e.g. ``attribute("MULTIPROCESSOR_COUNT")``."""
+        try:
+            attr = _attr(name)
+        except AttributeError:
+            raise InvalidArgumentError(f"unknown device attribute {name!r}") from None
+        return cu("cuDeviceGetAttribute", attr, self.handle)
+
+    @property
+    def arch(self) -> str:
+        """The device's own arch name, e.g. ``sm_90``."""
+        major, minor = self.compute_capability
+        return f"sm_{major}{minor}"
+
+    def make_current(self) -> None:
+        """Make this device's primary context current on the calling thread."""
+        self._require_open()
+        cu("cuCtxSetCurrent", self.context)
+
+    def synchronize(self) -> None:
+        """Wait for all work on this device's context."""
+        self._require_open()
+        cu("cuCtxSynchronize")
+
+    def memory_info(self) -> tuple[int, int]:
+        """(free, total) bytes on the device."""
+        return cu("cuMemGetInfo")
+
+    # --- factories (imported lazily: they live on higher floors) ----------------------------------------------
+    def array(self, n: int, dtype="float32"):
+        """A new, uninitialised device array of ``n`` elements."""
+        from .memory import DeviceArray
+
+        return DeviceArray(self, n, dtype)
+
+    def to_device(self, host):
+        """A device array holding a copy of the NumPy array ``host``."""
+        from .memory import DeviceArray
+
+        return DeviceArray.from_numpy(self, host)
+
+    def create_stream(self, non_blocking: bool = True):
+        from .stream import Stream
+
+        return Stream(self, non_blocking)
+
+    def create_event(self, timing: bool = True):
+        from .stream import Event
+
+        return Event(self, timing)
+
+    def load_module(self, image: bytes):
+        from .module import Module
+
+        return Module(self, image)
+
+    def load_kernels(self, **kwargs):
+        """The package's kernel set compiled (or taken from the cache) for this device."""
+        from .module import KernelSet
+
+        return KernelSet.load(self, **kwargs)
+
+    def describe(self) -> str:
+        major, minor = self.compute_capability
+        return f"{self.name} (sm_{major}{minor}, {self.sm_count} SMs, {self.total_memory / 2**30:.0f} GiB)"
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else self.describe()
+        return f"<Device {self.ordinal}: {state}>"
+

@@ -1,0 +1,214 @@
+"""Run-time compilation with NVRTC and an on-disk cache of the results.
+
+A device gets cubin for its own ``sm_XY``; when NVRTC does not know that arch (a device newer than NVRTC), PTX for
+the newest arch NVRTC knows, which the driver compiles at load time. NVRTC needs no GPU, so all of this works on a
+machine without one.
+
+Cache entries are keyed by the sha256 of source, headers, options, arch, output kind, NVRTC version and package
+version. Each entry stores a header line (JSON with the payload's own sha256) and the payload; an entry whose
+payload fails its hash is compiled again. Writes go to a temporary file renamed over the target, so a reader never
+sees half an entry. The cache folder is ``$CUGRAPHLAB_CACHE_DIR``, else ``$XDG_CACHE_HOME/cugraphlab``, else
+``~/.cache/cugraphlab``; ``CUGRAPHLAB_CACHE_DIR=off`` disables it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from dataclasses import dataclass, field
+
+from .._version import __version__
+from ._calls import nv, nvrtc_fn
+from .cache import Cache, default_cache
+from .errors import CompileError, InvalidArgumentError, check_nvrtc
+
+__all__ = [
+    "Compiled",
+    "nvrtc_version",
+    "supported_archs",
+    "resolve_arch",
+    "compile_source",
+    "BASE_OPTIONS",
+    "CompileReport",
+    "compile_kernel_set",
+]
+
+# -fmad=false: never contract a*b+c into an FMA, so results round like NumPy's (the kernels also use _rn
+# intrinsics; this covers any plain arithmetic a user adds).
+BASE_OPTIONS = ("--std=c++17", "--fmad=false")
+
+
+@dataclass
+class Compiled:
+    """One compiled program: the image the driver loads and what the compile said about it."""
+
+    name: str
+    kind: str  # "cubin" or "ptx"
+    arch: str  # e.g. "sm_90" or "compute_120"
+    image: bytes
+    log: str = ""
+    registers: dict[str, int] = field(default_factory=dict)
+    cache_hit: bool = False
+    seconds: float = 0.0
+    key: str = ""
+
+
+def nvrtc_version() -> tuple[int, int]:
+    """The NVRTC library's (major, minor)."""
+    return nv("nvrtcVersion")
+
+
+def supported_archs() -> list[int]:
+    """The compute capabilities NVRTC can compile for, as ints (75, 80, ..., 120)."""
+    return sorted(int(a) for a in nv("nvrtcGetSupportedArchs"))
+
+
+_ARCH_RE = re.compile(r"^(?:(sm|compute)_)?(\d{2,3})([af]?)$")
+
+
+def resolve_arch(requested: str | None = None, compute_capability: tuple[int, int] | None = None,
+                 ptx: bool = False) -> tuple[str, str]:
+    """Pick (arch, kind) for a compile.
+
+    ``requested`` is an arch the user named (``sm_90``, ``compute_90``, ``90``); otherwise the device's compute
+    capability decides; with neither, the newest arch NVRTC knows. ``ptx`` forces PTX output.
+    """
+    known = supported_archs()
+    if requested is not None:
+        m = _ARCH_RE.match(str(requested).strip())
+        if not m:
+            raise InvalidArgumentError(f"arch must look like sm_90 or compute_90, got {requested!r}")
+        number, suffix = int(m.group(2)), m.group(3)
+        if number not in known:
+            raise InvalidArgumentError(
+                f"NVRTC {'.'.join(map(str, nvrtc_version()))} does not know arch {requested!r}; it knows: "
+                + ", ".join(f"sm_{a}" for a in known)
+            )
+        as_ptx = ptx or m.group(1) == "compute"
+        return (f"compute_{number}{suffix}" if as_ptx else f"sm_{number}{suffix}"), ("ptx" if as_ptx else "cubin")
+    if compute_capability is None:
+        number = known[-1]
+    else:
+        number = compute_capability[0] * 10 + compute_capability[1]
+        if number not in known:
+            # A device newer than NVRTC: PTX for the newest arch NVRTC knows, JIT-compiled by the driver.
+            older = [a for a in known if a <= number]
+            if not older:
+                raise InvalidArgumentError(f"NVRTC cannot target compute capability {compute_capability} at all")
+            return f"compute_{older[-1]}", "ptx"
+    return (f"compute_{number}", "ptx") if ptx else (f"sm_{number}", "cubin")
+
+
+def _cache_key(source: str, headers: dict[str, str], options: tuple[str, ...], arch: str, kind: str) -> str:
+    h = hashlib.sha256()
+    for part in (source, json.dumps(sorted(headers.items())), json.dumps(list(options)), arch, kind,
+                 ".".join(map(str, nvrtc_version())), __version__):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+_REG_RE = re.compile(r"Compiling entry function '([^']+)'.*?Used (\d+) registers", re.S)
+
+
+def parse_registers(log: str) -> dict[str, int]:
+    """Registers per entry function from a ptxas -v log (empty when the log has no ptxas report)."""
+    return {m.group(1): int(m.group(2)) for m in _REG_RE.finditer(log)}
+
+
+def compile_source(source: str, name: str, *, arch: str, kind: str, headers: dict[str, str] | None = None,
+                   options: tuple[str, ...] = (), cache: Cache | None = None) -> Compiled:
+    """Compile ``source`` (named ``name`` in messages) to ``kind`` ("cubin"/"ptx") for ``arch``; cached."""
+    headers = dict(headers or {})
+    opts = tuple(BASE_OPTIONS) + tuple(options) + (f"--gpu-architecture={arch}",)
+    if kind == "cubin":
+        opts += ("--ptxas-options=-v",)
+    elif kind != "ptx":
+        raise InvalidArgumentError(f"kind must be 'cubin' or 'ptx', got {kind!r}")
+    cache = default_cache() if cache is None else cache
+    key = _cache_key(source, headers, opts, arch, kind)
+    t0 = time.perf_counter()
+    hit = cache.get(key)
+    if hit is not None:
+        payload, meta = hit
+        return Compiled(name, kind, arch, payload, meta.get("log", ""), dict(meta.get("registers", {})),
+                        cache_hit=True, seconds=time.perf_counter() - t0, key=key)
+    image, log = _nvrtc_compile(source, name, headers, opts, kind)
+    compiled = Compiled(name, kind, arch, image, log, parse_registers(log), False, time.perf_counter() - t0, key)
+    cache.put(key, image, {"name": name, "kind": kind, "arch": arch, "log": log, "registers": compiled.registers})
+    return compiled
+
+
+def _nvrtc_compile(source: str, name: str, headers: dict[str, str], opts: tuple[str, ...],
+                   kind: str) -> tuple[bytes, str]:
+    names = list(headers)
+    prog = nv("nvrtcCreateProgram", source.encode(), f"{name}.cu".encode(), len(names),
+              [headers[n].encode() for n in names], [n.encode() for n in names])
+    try:
+        result = nvrtc_fn("nvrtcCompileProgram")(prog, len(opts), [o.encode() for o in opts])
+        log = _program_log(prog)
+        status = result[0]
+        if status != 0:
+            raise CompileError(name, log or getattr(status, "name", str(status)), source, opts,
+                               getattr(status, "name", str(status)))
+        if kind == "cubin":
+            size = nv("nvrtcGetCUBINSize", prog)
+            buf = b" " * size
+            check_nvrtc(nvrtc_fn("nvrtcGetCUBIN")(prog, buf), "nvrtcGetCUBIN")
+        else:
+            size = nv("nvrtcGetPTXSize", prog)
+            buf = b" " * size
+            check_nvrtc(nvrtc_fn("nvrtcGetPTX")(prog, buf), "nvrtcGetPTX")
+        return bytes(buf), log
+    finally:
+        nv("nvrtcDestroyProgram", prog)
+
+
+def _program_log(prog) -> str:
+    size = nv("nvrtcGetProgramLogSize", prog)
+    if size <= 1:
+        return ""
+    buf = b" " * size
+    check_nvrtc(nvrtc_fn("nvrtcGetProgramLog")(prog, buf), "nvrtcGetProgramLog")
+    return buf.rstrip(b"\0").decode(errors="replace")
+
+
+@dataclass
+class CompileReport:
+    """What ``cugraphlab compile`` did: for which target, why that one, and each kernel source's record."""
+
+    target: str  # e.g. "sm_90" or "compute_120"
+    kind: str  # "cubin" or "ptx"
+    note: str  # how the target was chosen
+    nvrtc: str  # "13.0"
+    cache_folder: str | None  # None: the cache was off
+    compiled: list[Compiled] = field(default_factory=list)
+
+
+def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bool = True) -> CompileReport:
+    """Compile every kernel source of the package (no GPU needed).
+
+    ``arch``: a target like ``sm_90``; without it, device 0's own arch when a GPU answers, else the newest arch NVRTC
+    knows. ``ptx``: PTX instead of cubin. ``use_cache``: take results from (and put them into) the on-disk cache.
+    Wraps nvrtcCreateProgram / nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source.
+    """
+    from .device import Device
+    from .errors import NoDeviceError
+    from .sources import kernel_names, read_headers, read_source
+
+    note, cc = "", None
+    if arch is None:
+        try:
+            with Device(0) as d:
+                cc = d.compute_capability
+            note = f"for device 0 ({'sm_%d%d' % cc})"
+        except NoDeviceError:
+            note = "no GPU found: compiling for the newest arch NVRTC knows (pass --arch to choose)"
+    target, kind = resolve_arch(arch, cc, ptx)
+    cache = default_cache() if use_cache else Cache(None)
+    headers = read_headers()
+    compiled = [compile_source(read_source(name), name, arch=target, kind=kind, headers=headers, cache=cache)
+                for name in kernel_names()]
+    return CompileReport(target, kind, note, "%d.%d" % nvrtc_version(),
+                         str(cache.folder) if cache.enabled else None, compiled)

@@ -1,0 +1,38 @@
+"""Floor 3, the experiment: the add/mul/sub/relu chain on core and graphs.
+
+ops (op table, NumPy reference, fused source, bit-exact verification), runners (the one hot loop and the executable
+cache), chain (buffers, inputs, launches), then the chain in each graph lesson: build (explicit nodes), update,
+forkjoin, pdl, conditional; graph_report (what ``cugraphlab graph`` shows).
+"""
+from .build import build_chain_graph, build_chain_graph_nodes
+from .chain import Chain, chain_kernels
+from .conditional import ConditionalGraphs, LoopCheck, LoopState, build_while_graph, conditional_graphs, predict_until
+from .forkjoin import ForkJoin, ForkJoinCheck
+from .graph_report import GRAPH_MODES, GraphReport, inspect_chain_graph
+from .ops import (
+    DEFAULT_OPS,
+    FUSED_PER_GRAPH,
+    MODES,
+    OPS,
+    Verification,
+    compare_bits,
+    fused_source,
+    parse_ops,
+    reference,
+)
+from .pdl import PdlChain, load_pdl_kernels
+from .runners import Runner
+from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
+
+__all__ = [
+    "build_chain_graph", "build_chain_graph_nodes",
+    "Chain", "chain_kernels",
+    "ConditionalGraphs", "LoopCheck", "LoopState", "build_while_graph", "conditional_graphs", "predict_until",
+    "ForkJoin", "ForkJoinCheck",
+    "GRAPH_MODES", "GraphReport", "inspect_chain_graph",
+    "DEFAULT_OPS", "FUSED_PER_GRAPH", "MODES", "OPS", "Verification", "compare_bits", "fused_source", "parse_ops",
+    "reference",
+    "PdlChain", "load_pdl_kernels",
+    "Runner",
+    "ChainGraph", "Inputs", "UpdateDemo", "demonstrate_refused_update", "demonstrate_updates", "fresh_inputs",
+]

@@ -1,0 +1,372 @@
+"""Conditional graph nodes around the chain (graphs.conditional): loops and branches decided on the GPU.
+
+    parent graph:  MEMSET (zero the loop state) -> CONDITIONAL (WHILE, handle h, default value 1)
+    body graph:    KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL relu -> KERNEL conditional(h, state, N)
+
+The last body kernel (kernels/conditional.cu) counts the iteration in device memory and sets the condition to
+``count < N``, so one ``cuGraphLaunch`` runs the chain N times. The threshold variant instead adds the sum of the first
+outputs to a running total and stops once it reaches a threshold, a stopping point only the GPU's numbers decide; the
+host predicts it with NumPy float32 (``predict_until``) and the tests compare. The IF graph runs the chain only when a
+device flag is set.
+"""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core._calls import cu, driver_fn
+from ..core._resource import Resource
+from ..core.errors import InvalidArgumentError, check, positive_int
+from ..core.launch import Launch, LaunchConfig, PackedArgs
+from ..core.memory import POISON_BITS
+from ..graphs.build import add_kernel_node, add_launch_sequence, add_memset_node
+from ..graphs.capture import capture_launches
+from ..graphs.conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, \
+    require_conditional
+from ..graphs.exec import ExecCache, Graph, GraphExec
+from ..graphs.inspect import topology
+from .chain import Chain
+from .ops import DEFAULT_OPS, Verification, compare_bits
+
+__all__ = [
+    "load_conditional_kernels",
+    "predict_until",
+    "LoopState",
+    "LoopCheck",
+    "ConditionalGraphs",
+    "conditional_graphs",
+    "build_while_graph",
+]
+
+# The one-thread decision kernels: one warp, only thread 0 works.
+_DECIDE = LaunchConfig(1, 32)
+_NO_LIMIT = (1 << 63) - 1
+_STATE_WORDS = 4  # struct CglLoopState: u64 count, f32 acc, u32 keep_going
+
+
+def load_conditional_kernels(device, cache=None):
+    """kernels/conditional.cu compiled for ``device`` and loaded; ``ks["cond_until"]`` etc. work as well."""
+    ks = device.load_kernels(names=["conditional"], options=conditional_options(), cache=cache)
+    module = ks.modules["conditional"]
+    for name in ("cond_until", "cond_if_flag"):
+        ks.kernels[name] = module.kernel(name)
+    return ks
+
+
+def predict_until(out: np.ndarray, threshold: float, probe: int, limit: int) -> tuple[int, float]:
+    """(iterations, total) the threshold loop stops at, computed on the host exactly as cond_until rounds.
+
+    Each iteration adds s = out[0] + ... + out[probe-1] (summed in order in float32) to a float32 total; the loop
+    goes on while total < threshold and fewer than ``limit`` iterations ran.
+    """
+    s = np.float32(0)
+    for v in np.asarray(out[:probe], dtype=np.float32):
+        s = np.float32(s + v)
+    t = np.float32(threshold)
+    acc, count = np.float32(0), 0
+    while True:
+        acc = np.float32(acc + s)
+        count += 1
+        if not (acc < t and count < limit):
+            return count, float(acc)
+
+
+# --- results of one loop ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LoopState:
+    """What the decision kernels left in device memory after a loop."""
+
+    count: int  # body iterations that ran
+    acc: float  # running total of the threshold loop
+    keep_going: int  # the last decision
+
+
+@dataclass(frozen=True)
+class LoopCheck:
+    """A conditional graph's run checked: how often the body ran against the expectation, and the output's bits."""
+
+    kind: str  # "WHILE", "WHILE threshold", "IF set", "IF clear"
+    expected_iterations: int
+    iterations: int
+    output: Verification
+
+    @property
+    def ok(self) -> bool:
+        return self.iterations == self.expected_iterations and self.output.ok
+
+    def __str__(self) -> str:
+        runs = f"body ran {self.iterations}x (expected {self.expected_iterations})"
+        return f"{self.kind}: {runs}; {self.output}"
+
+
+class _PinnedWords(Resource):
+    """A few page-locked host words (cuMemAllocHost), so the loop driven from Python copies back at full speed."""
+
+    def __init__(self, words: int):
+        self.nbytes = 4 * words
+        self.ptr = int(cu("cuMemAllocHost", self.nbytes))  # page-locked: the copy back runs at full speed
+        ptr = self.ptr
+        self._own(lambda: cu("cuMemFreeHost", ptr))
+        self.words = np.ctypeslib.as_array((ctypes.c_uint32 * words).from_address(ptr))
+        self.count = (ctypes.c_uint64 * 1).from_address(ptr)
+
+
+class ConditionalGraphs(Resource):
+    """Builds, runs and checks graphs with conditional nodes around one :class:`Chain` (same buffers, same kernels).
+
+    Owns the conditional kernels, the 16-byte loop state, the IF flag and every executable graph it made.
+    ``build_while(N)``, ``build_until(threshold)`` and ``build_if()`` return (Graph, info) for inspection;
+    ``run_while``, ``run_until`` and ``run_if`` run on fresh random inputs with poisoned outputs and check.
+    """
+
+    def __init__(self, chain: Chain, *, kernels=None):
+        self.chain = chain
+        self.device = device = chain.device
+        require_conditional(device)
+        self._keep: list[PackedArgs] = []
+        try:
+            self.header_dir = cuda_include_dir()
+            if kernels is None:
+                kernels = self._adopt(load_conditional_kernels(device))
+            self.kernels = kernels
+            self.state = self._adopt(device.array(_STATE_WORDS, "uint32"))
+            self.flag = self._adopt(device.array(1, "uint32"))
+            self.state.fill_bits(0)
+            self.flag.fill_bits(0)
+            self._host = self._adopt(_PinnedWords(_STATE_WORDS))
+            self.execs = self._adopt(ExecCache(chain.stream))  # adopted last: closed first, before what they use
+        except BaseException:
+            self.close()
+            raise
+
+    # --- state ---------------------------------------------------------------------------------------------------
+    def read_state(self) -> LoopState:
+        """The loop state in device memory (waits for the device)."""
+        w = self.state.to_numpy()
+        return LoopState(int(w[:2].view(np.uint64)[0]), float(w[2:3].view(np.float32)[0]), int(w[3]))
+
+    def set_flag(self, value: bool) -> None:
+        """Set the device flag the IF graph tests."""
+        self.chain.stream.synchronize()
+        self.flag.copy_from(np.array([1 if value else 0], dtype=np.uint32))
+
+    # --- graph construction ----------------------------------------------------------------------------------
+    def _decide_node(self, graph, deps: list, kernel_name: str, signature, values):
+        """A one-warp decision kernel node (the packed arguments are copied into the node, and kept anyway)."""
+        launch = Launch(self.kernels[kernel_name], PackedArgs(signature, values), _DECIDE, self.chain.stream)
+        self._keep.append(launch.args)
+        return add_kernel_node(graph, launch, deps, ctx=self.device.context)
+
+    def _chain_nodes(self, body) -> list:
+        # every node of a conditional body must run in the handle's context
+        return add_launch_sequence(body, self.chain.launches, ctx=self.device.context)
+
+    def _reset_node(self, graph):
+        return add_memset_node(graph, self.state, 0, ctx=self.device.context)
+
+    def _handle(self, graph, default: int | None):
+        return create_handle(graph, self.device.context, default)
+
+    def _conditional_node(self, graph, deps: list, kind: str, handle):
+        return add_conditional_node(graph, deps, kind, handle, self.device.context)
+
+    def _finish(self, graph: Graph, kind: str, body, extra: dict) -> tuple[Graph, dict]:
+        info = {
+            "kind": kind,
+            "parent": graph.topology().describe(),
+            "body": topology(body).describe(),
+            "chain": self.chain.describe(),
+            "header": self.header_dir or "none found: declarations built into kernels/conditional.cu",
+        }
+        info.update(extra)
+        return graph, info
+
+    def build_while(self, iterations: int) -> tuple[Graph, dict]:
+        """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU)."""
+        n = positive_int("iterations", iterations)
+        graph = Graph(self.device)
+        try:
+            reset = self._reset_node(graph.handle)
+            handle = self._handle(graph.handle, default=1)  # the body runs at least once per launch
+            _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
+            last = self._chain_nodes(body)[-1]
+            self._decide_node(body, [last], "conditional", ("u64", "ptr", "u64", "i32"), (int(handle), self.state, n, 1))
+        except BaseException:
+            graph.close()
+            raise
+        return self._finish(graph, "WHILE", body, {
+            "iterations": n,
+            "stop": f"decide kernel `conditional` counts iterations in device memory; stops at {n}",
+        })
+
+    def build_until(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> tuple[Graph, dict]:
+        """A WHILE graph that stops once the running total of the first ``probe`` outputs reaches ``threshold``."""
+        limit = positive_int("max_iterations", max_iterations)
+        probe = min(positive_int("probe", probe), self.chain.n)
+        thr = np.float32(threshold)
+        if not np.isfinite(thr):
+            raise InvalidArgumentError(f"threshold must be a finite float32, got {threshold!r}")
+        graph = Graph(self.device)
+        try:
+            reset = self._reset_node(graph.handle)
+            handle = self._handle(graph.handle, default=1)  # the body runs at least once per launch
+            _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
+            last = self._chain_nodes(body)[-1]
+            self._decide_node(body, [last], "cond_until", ("u64", "ptr", "ptr", "u64", "f32", "u64", "i32"),
+                              (int(handle), self.state, self.chain.out, probe, float(thr), limit, 1))
+        except BaseException:
+            graph.close()
+            raise
+        return self._finish(graph, "WHILE threshold", body, {
+            "threshold": float(thr), "probe": probe, "max_iterations": limit,
+            "stop": f"decide kernel `cond_until` adds sum(out[:{probe}]) to a total; stops once it reaches "
+                    f"{float(thr):g} (or after {limit} iterations)",
+        })
+
+    def build_if(self) -> tuple[Graph, dict]:
+        """A graph whose IF node runs the chain once when the device flag (``set_flag``) is non-zero."""
+        graph = Graph(self.device)
+        try:
+            # No default value: the setter kernel upstream of the IF node decides at every launch.
+            handle = self._handle(graph.handle, default=None)
+            setter = self._decide_node(graph.handle, [], "cond_if_flag", ("u64", "ptr"), (int(handle), self.flag))
+            _node, body = self._conditional_node(graph.handle, [setter], "IF", handle)
+            self._chain_nodes(body)
+        except BaseException:
+            graph.close()
+            raise
+        return self._finish(graph, "IF", body, {"stop": "kernel `cond_if_flag` sets the condition from the flag"})
+
+    def _exec(self, key: tuple, build) -> GraphExec:
+        return self.execs.get(key, lambda: build()[0])
+
+    def while_exec(self, iterations: int) -> GraphExec:
+        return self._exec(("while", int(iterations)), lambda: self.build_while(iterations))
+
+    def until_exec(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> GraphExec:
+        key = ("until", float(np.float32(threshold)), int(max_iterations), int(probe))
+        return self._exec(key, lambda: self.build_until(threshold, max_iterations, probe))
+
+    def if_exec(self) -> GraphExec:
+        return self._exec(("if",), self.build_if)
+
+    def step_exec(self) -> GraphExec:
+        """The chain plus the counting kernel (not setting any condition): one iteration of the Python-driven loop."""
+        def build():
+            step = Launch(self.kernels["conditional"],
+                          PackedArgs(("u64", "ptr", "u64", "i32"), (0, self.state, _NO_LIMIT, 0)),
+                          _DECIDE, self.chain.stream)
+            self._keep.append(step.args)
+            return capture_launches(self.chain.stream, [*self.chain.launches, step]), {}
+
+        return self._exec(("step",), build)
+
+    # --- running and checking ----------------------------------------------------------------------------------
+    def fresh(self) -> None:
+        """Fresh random inputs, poisoned outputs, and a poisoned loop state (the reset node must clear it)."""
+        self.chain.randomize()
+        self.chain.poison()
+        self.state.poison()  # the graph's memset node must clear it: a stale count cannot pass
+
+    def run_while(self, iterations: int) -> LoopCheck:
+        """One launch of the WHILE graph on fresh inputs; the body must run ``iterations`` times, bit-exact output."""
+        exe = self.while_exec(iterations)
+        self.fresh()
+        exe.launch(self.chain.stream)
+        got = self.read_state().count
+        return LoopCheck("WHILE", int(iterations), got, self.chain.check_result("graph"))
+
+    def run_until(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> LoopCheck:
+        """One launch of the threshold loop; it must stop where NumPy predicts, with a bit-exact output."""
+        exe = self.until_exec(threshold, max_iterations, probe)
+        self.fresh()
+        exe.launch(self.chain.stream)
+        got = self.read_state()
+        want, want_acc = predict_until(self.chain.expected(), threshold, min(probe, self.chain.n), max_iterations)
+        out = self.chain.check_result("graph")
+        if out.ok and got.count == want and np.float32(got.acc).view(np.uint32) != np.float32(want_acc).view(
+                np.uint32):
+            out = Verification("WHILE threshold total", 1, 1, 0, got.acc, want_acc)
+        return LoopCheck("WHILE threshold", want, got.count, out)
+
+    def run_if(self, flag: bool) -> LoopCheck:
+        """One launch of the IF graph with the flag set or clear: the chain runs once, or its output stays poisoned."""
+        exe = self.if_exec()
+        self.chain.randomize()
+        self.chain.poison()
+        self.set_flag(flag)
+        exe.launch(self.chain.stream)
+        got = self.chain.result("graph")
+        if flag:
+            out = compare_bits("IF set", got, self.chain.expected())
+        else:
+            poison = np.full(self.chain.n, POISON_BITS, dtype=np.uint32).view(np.float32)
+            out = compare_bits("IF clear (output untouched)", got, poison)
+        ran = 0 if (got.view(np.uint32) == POISON_BITS).all() else 1
+        return LoopCheck("IF set" if flag else "IF clear", 1 if flag else 0, ran, out)
+
+    def run_host_loop(self, iterations: int) -> int:
+        """The same loop driven from Python: per iteration, launch the step graph, copy the state back to pinned
+        host memory, wait, and decide on the host. Returns the iterations run (enqueues and waits)."""
+        n = positive_int("iterations", iterations)
+        exe = self.step_exec()
+        launch, copy, sync = driver_fn("cuGraphLaunch"), driver_fn("cuMemcpyDtoHAsync"), driver_fn(
+            "cuStreamSynchronize")
+        h, s = exe.handle, self.chain.stream.handle
+        dst, src, nbytes, counter = self._host.ptr, self.state.handle, self._host.nbytes, self._host.count
+        cu("cuMemsetD32Async", src, 0, _STATE_WORDS, s)
+        count = 0
+        while count < n:  # the host's decision, from the counter the GPU wrote
+            r = launch(h, s)
+            if r[0]:
+                check(r, "cuGraphLaunch")
+            r = copy(dst, src, nbytes, s)
+            if r[0]:
+                check(r, "cuMemcpyDtoHAsync")
+            r = sync(s)
+            if r[0]:
+                check(r, "cuStreamSynchronize")
+            count = counter[0]
+        return count
+
+    def __repr__(self) -> str:
+        return f"<ConditionalGraphs over {self.chain.describe()}>"
+
+
+def conditional_graphs(chain: Chain) -> ConditionalGraphs:
+    """The ConditionalGraphs of ``chain``, made on first use and closed when the chain is closed (before its buffers,
+    which its executables use by address). Kept as an attribute of the chain: the two refer to each other, and the
+    garbage collector frees both together when both are forgotten."""
+    kit = chain.__dict__.get("_conditional")
+    if kit is None or kit.closed:
+        chain._require_open()
+        kit = ConditionalGraphs(chain)
+        chain._conditional = kit
+        chain._close_before_me(kit)
+    return kit
+
+
+def build_while_graph(chain: Chain | None = None, iterations: int = 1, *, device=None, ops=DEFAULT_OPS,
+                      size: int = 1 << 20) -> tuple[Graph, dict]:
+    """A new Graph (owned by the caller) whose WHILE node runs ``chain`` ``iterations`` times, and a description.
+
+    The info dict (plain values) has "kind", "iterations", "parent" and "body" (node lists), "stop" and "header".
+    After launching an instance, ``conditional_graphs(chain).read_state().count`` is the iterations that ran.
+    Without a chain, pass ``device`` (and optionally ``ops``, ``size``): a Chain is made for the graph and closed
+    with it.
+    """
+    if chain is not None:
+        return conditional_graphs(chain).build_while(iterations)
+    if device is None:
+        raise InvalidArgumentError("build_while_graph needs a chain, or a device to make one on")
+    chain = Chain(device, ops, size)
+    try:
+        graph, info = conditional_graphs(chain).build_while(iterations)
+    except BaseException:
+        chain.close()
+        raise
+    # The caller owns the graph only: closing it closes the chain made for it too.
+    graph._adopt(chain)
+    return graph, info

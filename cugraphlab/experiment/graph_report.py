@@ -1,0 +1,80 @@
+"""What ``cugraphlab graph`` looks at: the chain's graph made one way (captured, built, fork/join, WHILE loop),
+compared with the other way where there is one, run once on fresh inputs and checked. Returns a record; the text is
+report.graphs' job."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.device import Device
+from ..core.errors import InvalidArgumentError
+from ..graphs.inspect import GraphView, graph_view, same_topology, write_dot
+from .build import build_chain_graph
+from .chain import Chain
+from .conditional import build_while_graph
+from .forkjoin import ForkJoin
+
+__all__ = ["GRAPH_MODES", "GraphReport", "inspect_chain_graph", "run_graph_once"]
+
+GRAPH_MODES = ("capture", "explicit", "forkjoin", "while")
+
+
+@dataclass
+class GraphReport:
+    """One graph shown: title, its view (nodes in dependency order, edges), what was checked, and the DOT path."""
+
+    mode: str
+    title: str
+    view: GraphView
+    notes: list[str] = field(default_factory=list)
+    dot_path: str | None = None
+    ok: bool = True
+
+
+def run_graph_once(chain, graph):
+    """Fresh inputs, poisoned outputs, one launch of ``graph`` on the chain's stream, bit-exact check."""
+    chain.randomize()
+    chain.poison()
+    with graph.instantiate() as exe:
+        exe.upload(chain.stream)
+        exe.launch(chain.stream)
+        chain.stream.synchronize()
+    return chain.check_result("graph")
+
+
+def _dot(graph, dot) -> str | None:
+    return str(write_dot(graph, dot)) if dot else None
+
+
+def inspect_chain_graph(mode: str, ops, size: int, device: int = 0, unroll: int = 1,
+                        dot: str | None = None) -> GraphReport:
+    """The chain's graph in ``mode`` (capture, explicit, forkjoin, while), checked; ``dot``: also write the driver's
+    DOT file there (cuGraphDebugDotPrint). ``unroll``: chain iterations in the graph (the loop's iterations for
+    while)."""
+    if mode not in GRAPH_MODES:
+        raise InvalidArgumentError(f"unknown graph mode {mode!r}; modes: {', '.join(GRAPH_MODES)}")
+    with Device(device) as dev:
+        if mode == "forkjoin":
+            with ForkJoin(dev, ops1=ops, n=size) as fj, fj.capture() as graph:
+                check = fj.check(graph)
+                title = (f"cugraphlab graph: fork/join of {fj.describe()}, {fj.n:,} float32; captured on two "
+                         f"streams joined by events (cuEventRecord + cuStreamWaitEvent)")
+                notes = [f"branches joined: the join node has {check.join_predecessors} predecessors",
+                         f"run once on fresh inputs with poisoned outputs: {check.verification}"]
+                return GraphReport(mode, title, graph_view(graph), notes, _dot(graph, dot), check.ok)
+        if mode == "while":
+            graph, info = build_while_graph(device=dev, ops=ops, size=size, iterations=unroll)
+            with graph:
+                title = f"cugraphlab graph: WHILE conditional node, {unroll} iterations (graph_conditional)"
+                notes = ["  ".join(f"{k}: {v}" for k, v in info.items())]
+                return GraphReport(mode, title, graph_view(graph), notes, _dot(graph, dot), True)
+        with Chain(dev, ops, n=size) as chain, chain.capture(unroll) as captured, \
+                build_chain_graph(chain, unroll=unroll) as built:
+            shown = captured if mode == "capture" else built
+            how = ("stream capture (cuStreamBeginCapture ... cuStreamEndCapture)" if mode == "capture"
+                   else "explicit construction (cuGraphCreate + cuGraphAddKernelNode)")
+            title = f"cugraphlab graph: {chain.describe()}, unroll {unroll}, built by {how}"
+            same, diff = same_topology(captured, built)
+            v = run_graph_once(chain, shown)
+            notes = [f"captured vs explicitly built: {diff}",
+                     f"run once on fresh inputs with poisoned outputs: {v}"]
+            return GraphReport(mode, title, graph_view(shown), notes, _dot(shown, dot), same and v.ok)

@@ -1,0 +1,34 @@
+"""Floor 2, the CUDA graph API, one concept per module, in the order of the lessons in examples/:
+
+exec (a graph, its executable form, cached executables), capture (stream capture, fork/join across streams),
+build (explicit nodes), update (new parameters for an instantiated graph), conditional (WHILE/IF nodes),
+pdl (programmatic dependent launch), inspect (topology, text view, DOT). No workload and no timer here.
+"""
+from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
+from .capture import capture, capture_launches, fork, join
+from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
+from .exec import ExecCache, Graph, GraphExec, ready_exec
+from .inspect import (
+    GraphView,
+    Topology,
+    edge_kinds,
+    graph_view,
+    kernel_nodes_in_order,
+    node_kind,
+    render_text,
+    same_topology,
+    write_dot,
+)
+from .pdl import PDL_OPTIONS, programmatic_edge_count, require_pdl
+from .update import UpdateReport, set_kernel_params, try_exec_update
+
+__all__ = [
+    "add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params",
+    "capture", "capture_launches", "fork", "join",
+    "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",
+    "ExecCache", "Graph", "GraphExec", "ready_exec",
+    "GraphView", "Topology", "edge_kinds", "graph_view", "kernel_nodes_in_order", "node_kind", "render_text",
+    "same_topology", "write_dot",
+    "PDL_OPTIONS", "programmatic_edge_count", "require_pdl",
+    "UpdateReport", "set_kernel_params", "try_exec_update",
+]

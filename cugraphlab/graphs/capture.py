@@ -1,0 +1,81 @@
+"""Stream capture: work enqueued on a stream is recorded into a graph instead of run, and fork/join across streams.
+
+    with capture(stream) as cap:      # cuStreamBeginCapture ... cuStreamEndCapture
+        for launch in launches:
+            launch()                  # recorded as kernel nodes, each after the one before
+    graph = cap.graph
+
+A second stream joins a capture by waiting on an event recorded on the capturing stream (fork), and hands its work
+back the same way before the capture ends (join)::
+
+    cuEventRecord(fork, A);  cuStreamWaitEvent(B, fork)    # B is now part of A's capture
+    ... work on A ...        ... work on B ...              # no order between them: two branches
+    cuEventRecord(join, B);  cuStreamWaitEvent(A, join)    # B's branch flows back into A
+
+Nothing runs during capture; the events only draw edges. Ending the capture while B still has unjoined work fails
+with CUDA_ERROR_STREAM_CAPTURE_UNJOINED. CUDA Driver API, "Stream Management" and "Graph Management".
+"""
+from __future__ import annotations
+
+from ..core._calls import cu, driver_fn, driver_module
+from ..core.errors import InvalidArgumentError, check
+from .exec import Graph
+
+__all__ = ["capture", "capture_launches", "fork", "join", "CAPTURE_MODES"]
+
+CAPTURE_MODES = ("global", "thread_local", "relaxed")
+
+
+class capture:
+    """Context manager recording everything enqueued on ``stream`` into a Graph (``.graph`` after the block).
+
+    ``mode`` is "global", "thread_local" (default) or "relaxed" (CUstreamCaptureMode). If the block raises, the
+    capture is ended and the partial graph destroyed before the exception goes on; if the driver invalidated the
+    capture, CaptureError says so.
+    """
+
+    def __init__(self, stream, mode: str = "thread_local"):
+        if mode not in CAPTURE_MODES:
+            raise InvalidArgumentError(f"capture mode must be one of {', '.join(CAPTURE_MODES)}, got {mode!r}")
+        modes = driver_module().CUstreamCaptureMode
+        self.stream = stream
+        self.mode = getattr(modes, f"CU_STREAM_CAPTURE_MODE_{mode.upper()}")
+        self.graph: Graph | None = None
+
+    def __enter__(self) -> "capture":
+        cu("cuStreamBeginCapture", self.stream.handle, self.mode)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        result = driver_fn("cuStreamEndCapture")(self.stream.handle)
+        if exc_type is not None:
+            if result[0] == 0 and result[1] is not None and int(result[1]):
+                try:
+                    cu("cuGraphDestroy", result[1])
+                except Exception:
+                    pass
+            return False
+        check(result, "cuStreamEndCapture")  # CaptureError when the driver invalidated the capture
+        self.graph = Graph(self.stream.device, result[1])
+        return False
+
+
+def capture_launches(stream, launches, repeat: int = 1) -> Graph:
+    """A new Graph (owned by the caller) holding ``launches`` ``repeat`` times, captured on ``stream`` in order."""
+    with capture(stream) as cap:
+        for _ in range(repeat):
+            for launch in launches:
+                launch()
+    return cap.graph
+
+
+def fork(origin, other, event) -> None:
+    """Bring stream ``other`` into ``origin``'s capture: record ``event`` on origin, make other wait for it."""
+    event.record(origin)
+    other.wait(event)
+
+
+def join(origin, other, event) -> None:
+    """Hand ``other``'s captured work back to ``origin``: record ``event`` on other, make origin wait for it."""
+    event.record(other)
+    origin.wait(event)

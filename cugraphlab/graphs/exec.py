@@ -1,0 +1,128 @@
+"""CUDA graphs through the driver API: a graph, its executable form, and a cache of ready executables.
+
+    graph = capture_launches(stream, launches)   # or build it node by node (graphs.build)
+    exe = graph.instantiate()                    # cuGraphInstantiate: validate and prepare once
+    exe.upload(stream)                           # cuGraphUpload: the first launch's setup, out of the timed loop
+    exe.launch(stream)                           # cuGraphLaunch: the whole graph in one call
+
+An executable graph keeps what it needs of the graph it came from, so the graph can be destroyed once instantiated
+(``ready_exec`` does instantiate, destroy, upload). ``ExecCache`` keeps one ready executable per key (an unroll count,
+a loop's parameters) and owns them. CUDA Driver API, "Graph Management".
+"""
+from __future__ import annotations
+
+from typing import Callable, Hashable
+
+from ..core._calls import cu, driver_fn
+from ..core._resource import Resource
+from ..core.errors import check
+from .inspect import Topology, edge_pairs, graph_nodes, node_kind, topology, write_dot
+
+__all__ = ["Graph", "GraphExec", "ready_exec", "ExecCache"]
+
+
+class Graph(Resource):
+    """A CUDA graph (CUgraph), made empty (cuGraphCreate) or adopted from a capture; destroyed with the object."""
+
+    def __init__(self, device, handle=None):
+        self.device = device
+        device._require_open()
+        self.handle = handle if handle is not None else cu("cuGraphCreate", 0)
+        h = self.handle
+        self._own(lambda: cu("cuGraphDestroy", h))
+
+    def nodes(self) -> list:
+        """The graph's nodes (CUgraphNode handles) in the driver's order (cuGraphGetNodes)."""
+        self._require_open()
+        return graph_nodes(self.handle)
+
+    @property
+    def node_count(self) -> int:
+        return len(self.nodes())
+
+    def node_kinds(self) -> list[str]:
+        return [node_kind(n) for n in self.nodes()]
+
+    def edges(self) -> list[tuple]:
+        """Dependency edges as (from_node, to_node) handle pairs (cuGraphGetEdges)."""
+        self._require_open()
+        return edge_pairs(self.handle)
+
+    def topology(self) -> Topology:
+        """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs."""
+        self._require_open()
+        return topology(self.handle)
+
+    def instantiate(self, flags: int = 0) -> "GraphExec":
+        """cuGraphInstantiate: an executable graph, independent of this one afterwards."""
+        self._require_open()
+        return GraphExec(self.device, cu("cuGraphInstantiate", self.handle, flags))
+
+    def debug_dot(self, path: str, verbose: bool = True) -> None:
+        """Write the driver's own DOT description of the graph (cuGraphDebugDotPrint)."""
+        self._require_open()
+        write_dot(self.handle, path, verbose)
+
+
+class GraphExec(Resource):
+    """An instantiated, launchable graph (CUgraphExec)."""
+
+    def __init__(self, device, handle):
+        self.device, self.handle = device, handle
+        h = handle
+        self._own(lambda: cu("cuGraphExecDestroy", h))
+        self.fn = driver_fn("cuGraphLaunch")
+
+    def upload(self, stream) -> None:
+        """cuGraphUpload: do the one-time setup of a launch ahead of time, so the first launch is not slower."""
+        self._require_open()
+        cu("cuGraphUpload", self.handle, stream.handle)
+
+    def launch(self, stream) -> None:
+        """cuGraphLaunch on ``stream``."""
+        r = self.fn(self.handle, stream.handle)
+        if r[0]:
+            check(r, "cuGraphLaunch")
+
+
+def ready_exec(graph: Graph, stream) -> GraphExec:
+    """Instantiate ``graph``, destroy it (the executable no longer needs it) and upload the executable to ``stream``
+    so that its first launch costs no more than the others."""
+    try:
+        exe = graph.instantiate()
+    finally:
+        graph.close()
+    try:
+        exe.upload(stream)
+    except BaseException:
+        exe.close()
+        raise
+    return exe
+
+
+class ExecCache(Resource):
+    """Ready executables by key, made on first use from a graph builder and owned here (destroyed on close)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self._execs: dict[Hashable, GraphExec] = {}
+        execs = self._execs
+
+        def forget() -> None:  # the execs themselves are children, closed before this runs
+            execs.clear()
+
+        self._own(forget)
+
+    def get(self, key: Hashable, build: Callable[[], Graph]) -> GraphExec:
+        """The executable for ``key``; on a miss, ``build()`` makes a Graph that is instantiated, uploaded, kept."""
+        exe = self._execs.get(key)
+        if exe is None:
+            self._require_open()
+            exe = self._execs[key] = self._adopt(ready_exec(build(), self.stream))
+        return exe
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._execs
+
+    def __len__(self) -> int:
+        return len(self._execs)

@@ -1,0 +1,261 @@
+"""Looking inside a graph: its nodes and edges, a comparable topology, a plain-text view, and the driver's DOT file.
+
+Everything here walks a graph through its handle (``cuGraphGetNodes``, ``cuGraphGetEdges``, ``cuGraphNodeGetType``,
+``cuGraphKernelNodeGetParams``, ``cuFuncGetName``; CUDA Driver API, "Graph Management"), so it works as well on a
+graph owned by a ``Graph`` object as on a conditional node's body graph, which the node owns.
+
+The text view lists every node with its kind (and, for kernel nodes, the kernel and its grid x block), every edge as
+``[i] -> [j]``, and draws the nodes layer by layer: a node's depth is one more than its deepest predecessor, so nodes
+that may run at the same time (parallel branches) share a line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core._calls import cu, driver_module, graph_edges
+
+__all__ = [
+    "node_kind", "kernel_name", "node_label", "graph_nodes", "edge_pairs", "edge_kinds", "dependency_order",
+    "Topology", "topology", "NodeInfo", "GraphView", "graph_view", "depths", "render_text", "write_dot",
+    "kernel_nodes_in_order", "same_topology",
+]
+
+
+def _handle(graph):
+    return getattr(graph, "handle", graph)
+
+
+def node_kind(node) -> str:
+    """A node's type without the CU_GRAPH_NODE_TYPE_ prefix: KERNEL, MEMSET, MEMCPY, CONDITIONAL, ..."""
+    t = cu("cuGraphNodeGetType", node)
+    return getattr(t, "name", str(t)).replace("CU_GRAPH_NODE_TYPE_", "")
+
+
+def kernel_name(node) -> str:
+    """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say."""
+    try:
+        params = cu("cuGraphKernelNodeGetParams", node)
+        name = cu("cuFuncGetName", params.func)
+        return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # an older driver lacks cuFuncGetName; the kind alone still describes the node
+        return "?"
+
+
+def node_label(node) -> str:
+    """"KERNEL:add" for a kernel node, the kind ("MEMSET", ...) for others."""
+    kind = node_kind(node)
+    return f"KERNEL:{kernel_name(node)}" if kind == "KERNEL" else kind
+
+
+def graph_nodes(graph) -> list:
+    """The nodes (CUgraphNode) of a Graph or graph handle, in the driver's order."""
+    h = _handle(graph)
+    count = cu("cuGraphGetNodes", h, 0)[1]
+    if count == 0:
+        return []
+    nodes, _ = cu("cuGraphGetNodes", h, count)
+    return list(nodes[:count])
+
+
+def edge_pairs(graph) -> list[tuple]:
+    """Dependency edges of a Graph or graph handle as (from_node, to_node) pairs."""
+    return [(a, b) for a, b, _ in graph_edges(_handle(graph))]
+
+
+def edge_kinds(graph) -> list[tuple[int, int, int]]:
+    """(type, from_port, to_port) of every edge; type 1 is CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC. Edges whose
+    bindings report no edge data count as (0, 0, 0): a full dependency."""
+    out = []
+    for _a, _b, data in graph_edges(_handle(graph)):
+        out.append((0, 0, 0) if data is None else (int(data.type), int(data.from_port), int(data.to_port)))
+    return out
+
+
+def dependency_order(ids: list[int], edges: list[tuple[int, int]], key=None) -> list[int]:
+    """``ids`` so that every node comes after its predecessors; among ready nodes, by ``key`` (default: the given
+    order). A cycle cannot happen in a valid graph; should one appear, the rest keep the given order."""
+    preds = {i: set() for i in ids}
+    for a, b in edges:
+        preds[b].add(a)
+    rank = {i: k for k, i in enumerate(ids)}
+    sort_key = key or rank.__getitem__
+    order, placed = [], set()
+    while len(order) < len(ids):
+        ready = sorted((i for i in ids if i not in placed and preds[i] <= placed), key=sort_key)
+        if not ready:
+            ready = [i for i in ids if i not in placed]
+        order.append(ready[0])
+        placed.add(ready[0])
+    return order
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A graph reduced to what can be compared: node labels in a stable order and edges between their indices."""
+
+    nodes: tuple[str, ...]  # "KERNEL:add", "MEMSET", ...
+    edges: tuple[tuple[int, int], ...]
+
+    def describe(self) -> str:
+        lines = [f"{len(self.nodes)} nodes, {len(self.edges)} edges"]
+        for i, label in enumerate(self.nodes):
+            after = [str(a) for a, b in self.edges if b == i]
+            lines.append(f"  [{i}] {label}" + (f"  <- {', '.join(after)}" if after else ""))
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """One node as the text view shows it."""
+
+    label: str  # "KERNEL:add", "MEMSET", ...
+    detail: str = ""  # "grid 4096, block 256" for kernel nodes
+
+
+@dataclass(frozen=True)
+class GraphView:
+    """A graph reduced to its nodes (in dependency order) with details, and edges as index pairs."""
+
+    nodes: tuple[NodeInfo, ...]
+    edges: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def from_topology(cls, topo: Topology, details=None) -> "GraphView":
+        """A view from a Topology; ``details`` optionally maps node index -> text (grid/block)."""
+        details = details or {}
+        return cls(tuple(NodeInfo(label, details.get(i, "")) for i, label in enumerate(topo.nodes)),
+                   tuple(topo.edges))
+
+    @property
+    def topology(self) -> Topology:
+        return Topology(tuple(n.label for n in self.nodes), self.edges)
+
+
+def _kernel_detail(node) -> str:
+    try:
+        p = cu("cuGraphKernelNodeGetParams", node)
+        grid = (p.gridDimX, p.gridDimY, p.gridDimZ)
+        block = (p.blockDimX, p.blockDimY, p.blockDimZ)
+
+        def fmt(t):
+            return " x ".join(str(v) for v in t) if t[1:] != (1, 1) else str(t[0])
+
+        return f"grid {fmt(grid)}, block {fmt(block)}"
+    except Exception:  # the kind and name still describe the node
+        return ""
+
+
+def graph_view(graph) -> GraphView:
+    """The view of a Graph or graph handle: nodes in dependency order (ties by label), with kernel details."""
+    nodes = graph_nodes(graph)
+    ids = [int(n) for n in nodes]
+    labels, details = {}, {}
+    for n, i in zip(nodes, ids):
+        labels[i] = node_label(n)
+        details[i] = _kernel_detail(n) if labels[i].startswith("KERNEL") else ""
+    edges = [(int(a), int(b)) for a, b in edge_pairs(graph)]
+    order = dependency_order(ids, edges, key=lambda i: labels[i])
+    index = {i: k for k, i in enumerate(order)}
+    return GraphView(tuple(NodeInfo(labels[i], details[i]) for i in order),
+                     tuple(sorted((index[a], index[b]) for a, b in edges)))
+
+
+def topology(graph) -> Topology:
+    """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs."""
+    return graph_view(graph).topology
+
+
+def kernel_nodes_in_order(graph) -> list:
+    """The kernel nodes of a graph in dependency order (ties in driver order): a chain's ops, first to last."""
+    nodes = graph_nodes(graph)
+    ids = [int(n) for n in nodes]
+    by_id = dict(zip(ids, nodes))
+    order = dependency_order(ids, [(int(a), int(b)) for a, b in edge_pairs(graph)])
+    return [by_id[i] for i in order if node_kind(by_id[i]) == "KERNEL"]
+
+
+def same_topology(a, b) -> tuple[bool, str]:
+    """Whether two graphs (Graph, handle or Topology) have the same nodes, kinds and edges; and a short diff if not."""
+    ta = a if isinstance(a, Topology) else topology(a)
+    tb = b if isinstance(b, Topology) else topology(b)
+    if ta == tb:
+        return True, f"same topology: {len(ta.nodes)} nodes, {len(ta.edges)} edges"
+    lines = []
+    if len(ta.nodes) != len(tb.nodes):
+        lines.append(f"node count: {len(ta.nodes)} vs {len(tb.nodes)}")
+    for i in range(max(len(ta.nodes), len(tb.nodes))):
+        la = ta.nodes[i] if i < len(ta.nodes) else "-"
+        lb = tb.nodes[i] if i < len(tb.nodes) else "-"
+        if la != lb:
+            lines.append(f"node [{i}]: {la} vs {lb}")
+    only_a = sorted(set(ta.edges) - set(tb.edges))
+    only_b = sorted(set(tb.edges) - set(ta.edges))
+    if only_a:
+        lines.append("edges only in the first: " + ", ".join(f"[{x}] -> [{y}]" for x, y in only_a))
+    if only_b:
+        lines.append("edges only in the second: " + ", ".join(f"[{x}] -> [{y}]" for x, y in only_b))
+    return False, "different topology: " + "; ".join(lines)
+
+
+def depths(n_nodes: int, edges) -> list[int]:
+    """Each node's dependency depth: 0 for roots, else 1 + the deepest predecessor (edges as index pairs)."""
+    preds: dict[int, list[int]] = {i: [] for i in range(n_nodes)}
+    for a, b in edges:
+        preds[b].append(a)
+    memo: dict[int, int] = {}
+
+    def depth(i: int, seen=()) -> int:
+        if i in memo:
+            return memo[i]
+        if i in seen:  # a cycle cannot be in a valid graph; do not loop forever on a bad input
+            return 0
+        d = 1 + max((depth(p, seen + (i,)) for p in preds[i]), default=-1)
+        memo[i] = d
+        return d
+
+    return [depth(i) for i in range(n_nodes)]
+
+
+def _short(label: str) -> str:
+    return label.split(":", 1)[1] if label.startswith("KERNEL:") else label.lower()
+
+
+def render_text(view, title: str = "") -> str:
+    """The text view of a GraphView or Topology: nodes, edges, then the layers by depth."""
+    if isinstance(view, Topology):
+        view = GraphView.from_topology(view)
+    n = len(view.nodes)
+    lines = [title] if title else []
+    lines.append(f"{n} nodes, {len(view.edges)} edges")
+    width = max((len(node.label) for node in view.nodes), default=0)
+    for i, node in enumerate(view.nodes):
+        after = [f"[{a}]" for a, b in view.edges if b == i]
+        text = f"  [{i}] {node.label:<{width}}"
+        if node.detail:
+            text += f"  {node.detail}"
+        if after:
+            text += f"  after {', '.join(after)}"
+        lines.append(text.rstrip())
+    if view.edges:
+        lines.append("edges: " + "  ".join(f"[{a}] -> [{b}]" for a, b in view.edges))
+    if n:
+        lines.append("layers (nodes on one line may run at the same time):")
+        d = depths(n, view.edges)
+        cells = [f"[{i}] {_short(view.nodes[i].label)}" for i in range(n)]
+        cell_w = max(len(c) for c in cells)
+        for level in range(max(d) + 1):
+            row = [cells[i].ljust(cell_w) for i in range(n) if d[i] == level]
+            lines.append(f"  {level:>2} | " + "  ".join(row).rstrip())
+    return "\n".join(lines)
+
+
+def write_dot(graph, path, verbose: bool = True) -> Path:
+    """Write the driver's own DOT description of a Graph or handle (cuGraphDebugDotPrint) to ``path``."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    d = driver_module()
+    flags = d.CUgraphDebugDot_flags.CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE if verbose else 0
+    cu("cuGraphDebugDotPrint", _handle(graph), str(path).encode(), int(flags))
+    return path

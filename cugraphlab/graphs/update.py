@@ -1,0 +1,138 @@
+"""Pointing an instantiated graph at new data without building it again.
+
+An executable graph (CUgraphExec) keeps copies of every kernel's arguments. To run the same work on other buffers or
+with other scalars there are three ways, cheapest first:
+
+1. ``cuGraphExecKernelNodeSetParams(exec, node, params)`` per kernel node: new argument values for one node of the
+   executable graph. ``node`` is the node of the graph the exec was instantiated from (``set_kernel_params``).
+2. Capture (or build) a new graph with the new arguments and ``cuGraphExecUpdate(exec, graph)``: the driver pairs the
+   nodes of both graphs and copies the new parameters over. It refuses when the topology changed (another node
+   count, other edges, another node type) and says why in a CUgraphExecUpdateResultInfo (``try_exec_update``).
+3. ``cuGraphInstantiate`` the new graph: always works, costs the most (tens of microseconds for a few nodes).
+
+CUDA Driver API, "Graph Management".
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..core._calls import driver_fn, driver_module
+from ..core.errors import check
+from .build import kernel_node_params
+from .inspect import node_label
+
+__all__ = ["UpdateReport", "try_exec_update", "set_kernel_params", "UPDATE_REASONS"]
+
+
+@dataclass(frozen=True)
+class UpdateReport:
+    """Which way an update went: ``path`` is "set_params", "exec_update" or "reinstantiate".
+
+    ``result`` is the driver's CUgraphExecUpdateResult name for cuGraphExecUpdate (empty for set_params);
+    ``error_node`` names the node the driver blamed; ``reason`` says it in words; ``host_us`` is the host time
+    of the whole update (perf_counter_ns).
+    """
+
+    path: str
+    result: str = ""
+    error_node: str | None = None
+    reason: str = ""
+    host_us: float = 0.0
+
+    @property
+    def refused(self) -> bool:
+        return self.path == "reinstantiate"
+
+    def __str__(self) -> str:
+        text = f"{self.path} ({self.host_us:.1f} us host)"
+        if self.result:
+            text += f": {self.result}"
+        if self.error_node:
+            text += f" at {self.error_node}"
+        if self.reason:
+            text += f" -- {self.reason}"
+        return text
+
+
+def _label(node) -> str:
+    try:
+        return node_label(node)
+    except Exception:
+        return f"node {int(node):#x}"
+
+
+def _result_info_from_driver(exe_handle, graph_handle):
+    """(result name, error node label) straight from libcuda, for bindings that drop the info on failure.
+
+    cuda-bindings returns ``(CUresult, None)`` from a failing call, so the CUgraphExecUpdateResultInfo that the
+    driver filled in is lost. Asking again through ctypes (the update fails the same way and changes nothing)
+    recovers it. Returns None where libcuda cannot be opened this way.
+    """
+    import ctypes
+
+    class ResultInfo(ctypes.Structure):
+        _fields_ = [("result", ctypes.c_int), ("errorNode", ctypes.c_void_p), ("errorFromNode", ctypes.c_void_p)]
+
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        fn = lib.cuGraphExecUpdate_v2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ResultInfo)]
+    fn.restype = ctypes.c_int
+    info = ResultInfo()
+    fn(int(exe_handle), int(graph_handle), ctypes.byref(info))
+    d = driver_module()
+    try:
+        name = d.CUgraphExecUpdateResult(info.result).name
+    except ValueError:
+        name = f"CUgraphExecUpdateResult {info.result}"
+    node = _label(d.CUgraphNode(info.errorNode)) if info.errorNode else None
+    return name, node
+
+
+UPDATE_REASONS = {
+    "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED": "the new graph has other nodes or edges",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED": "a node changed type",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED": "a kernel node's function changed in a way not allowed",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE": "a kernel node's function changed in a way not allowed",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED": "a node's parameters changed in a way not allowed",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED": "a node's attributes changed in a way not allowed",
+    "CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED": "a node cannot be updated at all",
+}
+
+
+def try_exec_update(exe, graph) -> tuple[bool, str, str | None, str]:
+    """cuGraphExecUpdate; returns (updated, result name, error node label, reason). Other failures raise."""
+    d = driver_module()
+    r = driver_fn("cuGraphExecUpdate")(exe.handle, graph.handle)
+    if r[0] == 0:
+        return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
+    if r[0] != d.CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE:
+        check(r, "cuGraphExecUpdate")
+    info = r[1] if len(r) > 1 else None
+    if info is not None:
+        name = getattr(info.result, "name", str(info.result))
+        node = _label(info.errorNode) if int(info.errorNode) else None
+    else:
+        asked = _result_info_from_driver(exe.handle, graph.handle)
+        if asked is not None:
+            name, node = asked
+        else:  # no way to the driver's own account: the status code is all there is
+            name, node = "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", None
+    return False, name, node, UPDATE_REASONS.get(name, "the driver refused the update")
+
+
+def set_kernel_params(exe, nodes, launches) -> float:
+    """Give each kernel node of ``exe`` the arguments of the matching launch (cuGraphExecKernelNodeSetParams);
+    ``nodes`` are the nodes of the graph ``exe`` was made from, in the launches' order. Returns host µs spent in
+    the driver calls (perf_counter_ns)."""
+    fn = driver_fn("cuGraphExecKernelNodeSetParams")
+    params = [kernel_node_params(launch) for launch in launches]
+    t0 = time.perf_counter_ns()
+    for node, p in zip(nodes, params):
+        r = fn(exe.handle, node, p)
+        if r[0]:
+            check(r, "cuGraphExecKernelNodeSetParams")
+    return (time.perf_counter_ns() - t0) / 1e3

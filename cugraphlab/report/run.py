@@ -1,0 +1,68 @@
+"""The text of ``run``, ``info`` and ``compile``, built from their records (never touches the GPU)."""
+from __future__ import annotations
+
+from ..experiment.ops import FUSED_PER_GRAPH
+from .env import versions_line
+from .tables import fmt_count, format_table
+
+__all__ = ["render_run", "render_info", "render_compile"]
+
+
+def render_run(result) -> str:
+    """The run table, the environment line, the clocks used and how to read the figures."""
+    c = result.config
+    head = (f"cugraphlab run: {c['chain']}, {fmt_count(c['iters'])} iterations x {c['repeats']} repeats "
+            f"(grid {c['grid']} x {c['block']} threads)")
+    rows = []
+    for m in result.modes:
+        w, d = m.wall_us_per_iter, m.device_us_per_iter
+        rows.append([m.mode, m.kernels_per_iter, f"{m.total_s:.4f}", f"{w.median:.2f}", f"{w.p5:.2f}-{w.p95:.2f}",
+                     f"{d.median:.2f}", f"{m.us_per_kernel:.2f}", f"{m.speedup_vs_eager:.2f}x",
+                     "bit-exact" if m.verified else f"FAILED ({m.mismatches} bad)"])
+    table = format_table(["mode", "kernels/iter", "total s", "us/iter", "p5-p95", "device us/iter", "us/kernel",
+                          "speedup", "vs NumPy"], rows, align="llrrrrrrl")
+    eager, graph = result.mode("eager"), result.mode("graph")
+    fused = result.mode("fused")
+    notes = [
+        f"wall: {result.clocks['wall']}; device: {result.clocks['device']}.",
+        f"Medians of {c['repeats']} repeats; each repeat draws fresh random inputs and poisons the outputs first.",
+        (f"eager: {eager.kernels_per_iter} cuLaunchKernel calls per iteration, "
+         f"{eager.us_per_kernel:.2f} us each from Python; graph: one cuGraphLaunch per iteration "
+         f"({graph.speedup_vs_eager:.2f}x eager); fused: the same math in one kernel, replayed from graphs of "
+         f"{FUSED_PER_GRAPH} so the host is not the limit: the floor ({fused.wall_us_per_iter.median:.2f} us/iter)."),
+    ]
+    return "\n".join([head, "", table, "", versions_line(result.env), *notes])
+
+
+def render_info(info: dict) -> str:
+    """The devices table and the driver / versions / cache lines, from ``bench.environment.system_info()``."""
+    rows = [[d["index"], d["name"], d["arch"], d["sm_count"], f"{d['memory_bytes'] / 2**30:.1f} GiB",
+             f"{d['free_bytes'] / 2**30:.1f} GiB", f"{d['clock_khz'] / 1e6:.2f} GHz",
+             f"{d['l2_bytes'] / 2**20:.0f} MiB"] for d in info["devices"]]
+    p = info["packages"]
+    drv = info["driver"]
+    lines = [
+        format_table(["device", "name", "arch", "SMs", "memory", "free", "SM clock", "L2"], rows),
+        "",
+        f"driver: {drv['release'] or '?'} (CUDA {drv['cuda']}), {info['device_count']} device(s)",
+        f"cuda-bindings {p['cuda-bindings']}, NVRTC {info['nvrtc']} "
+        f"(archs: {', '.join(f'sm_{a}' for a in info['archs'])})",
+        f"numpy {p['numpy']}, cupy {p.get('cupy-cuda13x') or p.get('cupy-cuda12x') or 'not installed'}, "
+        f"torch {p['torch'] or 'not installed'}, cugraphlab {p['cugraphlab']}",
+        f"compile cache: {info['cache'] or 'off'}",
+    ]
+    return "\n".join(lines)
+
+
+def render_compile(report) -> str:
+    """The compile table (kind, arch, size, registers, cache hit, time per source) from a core CompileReport."""
+    rows, total_ms = [], 0.0
+    for c in report.compiled:
+        regs = ", ".join(f"{v}" for v in c.registers.values()) or "-"
+        rows.append([c.name, c.kind, c.arch, fmt_count(len(c.image)), regs, "hit" if c.cache_hit else "miss",
+                     f"{c.seconds * 1e3:.1f}"])
+        total_ms += c.seconds * 1e3
+    table = format_table(["kernel", "kind", "arch", "bytes", "registers", "cache", "ms"], rows)
+    foot = (f"NVRTC {report.nvrtc}, {len(rows)} kernels in {total_ms:.1f} ms; "
+            f"cache: {report.cache_folder or 'off'}")
+    return "\n".join((f"cugraphlab compile {report.note}".rstrip(), "", table, "", foot))
