@@ -52,3 +52,14 @@ def rng():
     import numpy as np
 
     return np.random.default_rng()
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    """cugraphlab talking to tests/fake_driver.FakeDriver instead of libcuda (no GPU needed)."""
+    from fake_driver import FakeDriver
+
+    fake = FakeDriver()
+    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    yield fake

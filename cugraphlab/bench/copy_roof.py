@@ -50,11 +50,11 @@ class CopyProbe(Resource):
             raise InvalidArgumentError("not enough free device memory to measure the copy bandwidth")
         self.nbytes, self.copies = nbytes, copies
         try:
-            self.src = self._adopt(device.array(nbytes // 4))
-            self.dst = self._adopt(device.array(nbytes // 4))
-            self.stream = self._adopt(device.create_stream())
-            self.start = self._adopt(device.create_event())
-            self.end = self._adopt(device.create_event())
+            self.src = self.adopt(device.array(nbytes // 4))
+            self.dst = self.adopt(device.array(nbytes // 4))
+            self.stream = self.adopt(device.create_stream())
+            self.start = self.adopt(device.create_event())
+            self.end = self.adopt(device.create_event())
             self.src.poison()  # defined contents; what is copied does not matter, that it is memory does
             self._fn = driver_fn("cuMemcpyDtoDAsync")
             self._copy(2)  # warm-up

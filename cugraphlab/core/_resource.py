@@ -69,7 +69,7 @@ class Resource:
     """Something that owns driver handles, or other resources, or both.
 
     Subclasses call ``_own(release)`` once a handle exists (``release`` must not reach the object: capture the
-    handle, not ``self``) and ``_adopt(child)`` for each resource they own. ``close()`` frees everything (checked:
+    handle, not ``self``) and ``adopt(child)`` for each resource they own. ``close()`` frees everything (checked:
     errors raise), a garbage-collected object is freed quietly, a second ``close()`` does nothing.
     """
 
@@ -92,18 +92,23 @@ class Resource:
                             "forgotten object could never be collected; capture the handle instead of self")
         self._holder_for_owning().releases.append(release)
 
-    def _adopt(self, child: "Resource") -> "Resource":
+    def adopt(self, child: "Resource") -> "Resource":
         """Own ``child``: it is closed with this object (before this object's own handles). Returns ``child``."""
         self._holder_for_owning().children.append(child)
         return child
 
-    def _close_before_me(self, dependent: "Resource") -> None:
+    def add_dependent(self, dependent: "Resource") -> None:
         """Close ``dependent`` first when this object is closed explicitly (it uses this object's memory).
 
         Kept on the object, not in the holder: ``dependent`` may refer back to this object, and the holder must not
         reach the object. When both are forgotten, the garbage collector frees them together.
         """
         self.__dict__.setdefault("_dependents", []).append(dependent)
+
+    @property
+    def dependents(self) -> tuple["Resource", ...]:
+        """The resources closed before this one (``add_dependent``)."""
+        return tuple(self.__dict__.get("_dependents", ()))
 
     @property
     def closed(self) -> bool:
@@ -119,7 +124,7 @@ class Resource:
         fin.detach()
         self._holder.release()
 
-    def _require_open(self) -> None:
+    def require_open(self) -> None:
         if self.closed:
             from .errors import CugraphlabError
 

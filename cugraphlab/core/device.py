@@ -113,12 +113,12 @@ class Device(Resource):
 
     def make_current(self) -> None:
         """Make this device's primary context current on the calling thread."""
-        self._require_open()
+        self.require_open()
         cu("cuCtxSetCurrent", self.context)
 
     def synchronize(self) -> None:
         """Wait for all work on this device's context."""
-        self._require_open()
+        self.require_open()
         cu("cuCtxSynchronize")
 
     def memory_info(self) -> tuple[int, int]:

@@ -30,7 +30,7 @@ class DeviceArray(Resource):
         self.dtype = np.dtype(dtype)
         self.nbytes = self.n * self.dtype.itemsize
         self.device = device
-        device._require_open()
+        device.require_open()
         self.handle = cu("cuMemAlloc", self.nbytes)
         self.ptr = int(self.handle)
         handle = self.handle
@@ -62,7 +62,7 @@ class DeviceArray(Resource):
     # (benchmarks/eager_then_graph.py). With ``stream`` the operation is ordered on it; without, it waits for the
     # whole context first and runs on the per-thread default stream. Either way it returns when it is done.
     def _begin(self, stream):
-        self._require_open()
+        self.require_open()
         if stream is None:
             cu("cuCtxSynchronize")  # work on other streams that uses this memory must be done first
             return driver_module().CU_STREAM_PER_THREAD
@@ -97,7 +97,7 @@ class DeviceArray(Resource):
 
     @property
     def __cuda_array_interface__(self) -> dict:
-        self._require_open()
+        self.require_open()
         return {"shape": (self.n,), "typestr": self.dtype.str, "data": (self.ptr, False), "version": 3,
                 "strides": None}
 

@@ -44,14 +44,14 @@ class Module(Resource):
 
     def __init__(self, device, image: bytes):
         self.device = device
-        device._require_open()
+        device.require_open()
         self.handle = cu("cuModuleLoadData", image)
         handle = self.handle
         self._own(lambda: cu("cuModuleUnload", handle))
 
     def kernel(self, name: str) -> Kernel:
         """The ``extern "C"`` kernel called ``name``."""
-        self._require_open()
+        self.require_open()
         return Kernel(self, name, cu("cuModuleGetFunction", self.handle, name.encode()))
 
 
@@ -67,7 +67,7 @@ class KernelSet(Resource):
         self.device, self.modules, self.kernels, self.compiled = device, modules, kernels, compiled
         self.load_seconds = load_seconds
         for m in modules.values():
-            self._adopt(m)
+            self.adopt(m)
 
     @classmethod
     def load(cls, device, *, names=None, cache: Cache | None = None, extra_sources: dict[str, str] | None = None,

@@ -13,7 +13,7 @@ class Stream(Resource):
     def __init__(self, device, non_blocking: bool = True):
         d = driver_module()
         self.device = device
-        device._require_open()
+        device.require_open()
         flags = d.CUstream_flags.CU_STREAM_NON_BLOCKING if non_blocking else d.CUstream_flags.CU_STREAM_DEFAULT
         self.handle = cu("cuStreamCreate", flags)
         handle = self.handle
@@ -37,7 +37,7 @@ class Event(Resource):
     def __init__(self, device, timing: bool = True):
         d = driver_module()
         self.device = device
-        device._require_open()
+        device.require_open()
         flags = d.CUevent_flags.CU_EVENT_DEFAULT if timing else d.CUevent_flags.CU_EVENT_DISABLE_TIMING
         self.handle = cu("cuEventCreate", flags)
         handle = self.handle

@@ -58,10 +58,10 @@ class Chain(Resource):
         self.rng = np.random.default_rng(seed)
         try:
             if kernels is None:
-                kernels = self._adopt(chain_kernels(device, self.ops))
+                kernels = self.adopt(chain_kernels(device, self.ops))
             self.kernels = kernels
             if stream is None:
-                stream = self._adopt(device.create_stream())
+                stream = self.adopt(device.create_stream())
             self.stream = stream
             self.x = self._buffer()
             self.y = self._buffer()
@@ -80,8 +80,8 @@ class Chain(Resource):
             self.launches = [self._prepare(name, sig, args) for name, sig, args in self.op_args()]
             self.fused = self._prepare("fused", FUSED_SIGNATURE, (self.out_fused, self.x, self.y, self.scalar,
                                                                   self.n))
-            self.runner = self._adopt(Runner(self.launches, self.stream))
-            self.fused_runner = self._adopt(Runner([self.fused], self.stream))
+            self.runner = self.adopt(Runner(self.launches, self.stream))
+            self.fused_runner = self.adopt(Runner([self.fused], self.stream))
             if inputs is None:
                 self.randomize()
             else:
@@ -92,7 +92,7 @@ class Chain(Resource):
 
     # --- construction ----------------------------------------------------------------------------------------
     def _buffer(self):
-        return self._adopt(self.device.array(self.n))
+        return self.adopt(self.device.array(self.n))
 
     @property
     def out(self):

@@ -129,14 +129,14 @@ class ConditionalGraphs(Resource):
         try:
             self.header_dir = cuda_include_dir()
             if kernels is None:
-                kernels = self._adopt(load_conditional_kernels(device))
+                kernels = self.adopt(load_conditional_kernels(device))
             self.kernels = kernels
-            self.state = self._adopt(device.array(_STATE_WORDS, "uint32"))
-            self.flag = self._adopt(device.array(1, "uint32"))
+            self.state = self.adopt(device.array(_STATE_WORDS, "uint32"))
+            self.flag = self.adopt(device.array(1, "uint32"))
             self.state.fill_bits(0)
             self.flag.fill_bits(0)
-            self._host = self._adopt(_PinnedWords(_STATE_WORDS))
-            self.execs = self._adopt(ExecCache(chain.stream))  # adopted last: closed first, before what they use
+            self._host = self.adopt(_PinnedWords(_STATE_WORDS))
+            self.execs = self.adopt(ExecCache(chain.stream))  # adopted last: closed first, before what they use
         except BaseException:
             self.close()
             raise
@@ -337,14 +337,14 @@ class ConditionalGraphs(Resource):
 
 def conditional_graphs(chain: Chain) -> ConditionalGraphs:
     """The ConditionalGraphs of ``chain``, made on first use and closed when the chain is closed (before its buffers,
-    which its executables use by address). Kept as an attribute of the chain: the two refer to each other, and the
+    which its executables use by address). The chain keeps it as a dependent: the two refer to each other, and the
     garbage collector frees both together when both are forgotten."""
-    kit = chain.__dict__.get("_conditional")
-    if kit is None or kit.closed:
-        chain._require_open()
-        kit = ConditionalGraphs(chain)
-        chain._conditional = kit
-        chain._close_before_me(kit)
+    for kit in chain.dependents:
+        if isinstance(kit, ConditionalGraphs) and kit.chain is chain and not kit.closed:
+            return kit
+    chain.require_open()
+    kit = ConditionalGraphs(chain)
+    chain.add_dependent(kit)
     return kit
 
 
@@ -368,5 +368,5 @@ def build_while_graph(chain: Chain | None = None, iterations: int = 1, *, device
         chain.close()
         raise
     # The caller owns the graph only: closing it closes the chain made for it too.
-    graph._adopt(chain)
+    graph.adopt(chain)
     return graph, info

@@ -58,24 +58,24 @@ class ForkJoin(Resource):
         self.ops1, self.ops2 = parse_ops(ops1), parse_ops(ops2)
         try:
             if kernels is None:
-                kernels = self._adopt(device.load_kernels(names=sorted({*self.ops1, *self.ops2, "add", "fused"})))
+                kernels = self.adopt(device.load_kernels(names=sorted({*self.ops1, *self.ops2, "add", "fused"})))
             if "add" not in kernels:
                 raise InvalidArgumentError("the join needs the 'add' kernel in the kernel set")
             self.kernels = kernels
             rng = np.random.default_rng(seed)
-            self.chain1 = self._adopt(Chain(device, self.ops1, n, scalar1, kernels=kernels,
+            self.chain1 = self.adopt(Chain(device, self.ops1, n, scalar1, kernels=kernels,
                                            seed=int(rng.integers(1 << 31))))
-            self.chain2 = self._adopt(Chain(device, self.ops2, n, scalar2, kernels=kernels,
+            self.chain2 = self.adopt(Chain(device, self.ops2, n, scalar2, kernels=kernels,
                                            seed=int(rng.integers(1 << 31))))
             self.n = self.chain1.n
-            self.final = self._adopt(device.array(self.n))
+            self.final = self.adopt(device.array(self.n))
             # The join runs on stream A after both branches: final = out1 + out2.
             c1 = self.chain1
             self.join = Launch(kernels["add"], PackedArgs(("ptr", "ptr", "ptr", "u64"),
                                                           (self.final, c1.out, self.chain2.out, self.n)),
                                c1.config, c1.stream)
-            self.fork_event = self._adopt(device.create_event(timing=False))
-            self.join_event = self._adopt(device.create_event(timing=False))
+            self.fork_event = self.adopt(device.create_event(timing=False))
+            self.join_event = self.adopt(device.create_event(timing=False))
         except BaseException:
             self.close()
             raise

@@ -39,15 +39,15 @@ class PdlChain(Resource):
         self.device = device
         try:
             if kernels is None:
-                kernels = self._adopt(load_pdl_kernels(device, ops))
+                kernels = self.adopt(load_pdl_kernels(device, ops))
             self.kernels = kernels
-            self.chain = self._adopt(Chain(device, ops, n, scalar, kernels=kernels, stream=stream, block=block,
+            self.chain = self.adopt(Chain(device, ops, n, scalar, kernels=kernels, stream=stream, block=block,
                                            seed=seed))
             self.stream = self.chain.stream
             # The Chain's packed arguments, same buffers and order; only the launch call differs.
             config = replace(self.chain.config, programmatic=True)
             self.launches = [launch.with_config(config) for launch in self.chain.launches]
-            self.runner = self._adopt(Runner(self.launches, self.stream))
+            self.runner = self.adopt(Runner(self.launches, self.stream))
         except BaseException:
             self.close()
             raise

@@ -30,7 +30,7 @@ class Runner(Resource):
         if not self.launches:
             raise InvalidArgumentError("a runner needs at least one launch")
         self.stream = stream
-        self.execs = self._adopt(ExecCache(stream))
+        self.execs = self.adopt(ExecCache(stream))
         fns = {launch.fn for launch in self.launches}
         # One binding function for all launches (the usual case) lets the loop keep it in a local.
         self._fn = fns.pop() if len(fns) == 1 else None

@@ -76,8 +76,8 @@ class ChainGraph(Resource):
         try:
             self.launches = self.make_launches(self.inputs, self.ops)
             graph, self.nodes = self._make_graph(self.launches)
-            self.graph = self._adopt(graph)
-            self.exec = self._adopt(self.graph.instantiate())
+            self.graph = self.adopt(graph)
+            self.exec = self.adopt(self.graph.instantiate())
             self.exec.upload(chain.stream)
         except BaseException:
             self.close()
@@ -120,7 +120,7 @@ class ChainGraph(Resource):
     # --- updates ---------------------------------------------------------------------------------------------
     def set_params(self, inputs: Inputs) -> UpdateReport:
         """Point every kernel node at ``inputs`` with cuGraphExecKernelNodeSetParams (same ops)."""
-        self._require_open()
+        self.require_open()
         launches = self.make_launches(inputs, self.ops)
         host_us = set_kernel_params(self.exec, self.nodes, launches)
         self.launches, self.inputs = launches, inputs  # the packed arguments now live as long as the graph uses them
@@ -129,7 +129,7 @@ class ChainGraph(Resource):
 
     def recapture(self, inputs: Inputs, ops=None) -> UpdateReport:
         """Capture the chain anew over ``inputs`` (and ``ops``) and cuGraphExecUpdate; re-instantiate if refused."""
-        self._require_open()
+        self.require_open()
         ops = self.ops if ops is None else parse_ops(ops)
         launches = self.make_launches(inputs, ops)
         t0 = time.perf_counter_ns()
@@ -150,7 +150,7 @@ class ChainGraph(Resource):
         self.exec.close()
         self.graph.close()
         # The new exec was made from the new graph: node handles for set_params now come from it.
-        self.exec, self.graph = self._adopt(exe), self._adopt(graph)
+        self.exec, self.graph = self.adopt(exe), self.adopt(graph)
         self.nodes = kernel_nodes_in_order(graph)
         self.exec.upload(self.chain.stream)
         self.launches, self.inputs, self.ops = launches, inputs, ops

@@ -26,14 +26,14 @@ class Graph(Resource):
 
     def __init__(self, device, handle=None):
         self.device = device
-        device._require_open()
+        device.require_open()
         self.handle = handle if handle is not None else cu("cuGraphCreate", 0)
         h = self.handle
         self._own(lambda: cu("cuGraphDestroy", h))
 
     def nodes(self) -> list:
         """The graph's nodes (CUgraphNode handles) in the driver's order (cuGraphGetNodes)."""
-        self._require_open()
+        self.require_open()
         return graph_nodes(self.handle)
 
     @property
@@ -45,22 +45,22 @@ class Graph(Resource):
 
     def edges(self) -> list[tuple]:
         """Dependency edges as (from_node, to_node) handle pairs (cuGraphGetEdges)."""
-        self._require_open()
+        self.require_open()
         return edge_pairs(self.handle)
 
     def topology(self) -> Topology:
         """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs."""
-        self._require_open()
+        self.require_open()
         return topology(self.handle)
 
     def instantiate(self, flags: int = 0) -> "GraphExec":
         """cuGraphInstantiate: an executable graph, independent of this one afterwards."""
-        self._require_open()
+        self.require_open()
         return GraphExec(self.device, cu("cuGraphInstantiate", self.handle, flags))
 
     def debug_dot(self, path: str, verbose: bool = True) -> None:
         """Write the driver's own DOT description of the graph (cuGraphDebugDotPrint)."""
-        self._require_open()
+        self.require_open()
         write_dot(self.handle, path, verbose)
 
 
@@ -75,7 +75,7 @@ class GraphExec(Resource):
 
     def upload(self, stream) -> None:
         """cuGraphUpload: do the one-time setup of a launch ahead of time, so the first launch is not slower."""
-        self._require_open()
+        self.require_open()
         cu("cuGraphUpload", self.handle, stream.handle)
 
     def launch(self, stream) -> None:
@@ -117,8 +117,8 @@ class ExecCache(Resource):
         """The executable for ``key``; on a miss, ``build()`` makes a Graph that is instantiated, uploaded, kept."""
         exe = self._execs.get(key)
         if exe is None:
-            self._require_open()
-            exe = self._execs[key] = self._adopt(ready_exec(build(), self.stream))
+            self.require_open()
+            exe = self._execs[key] = self.adopt(ready_exec(build(), self.stream))
         return exe
 
     def __contains__(self, key: Hashable) -> bool:

@@ -1,0 +1,187 @@
+"""A stand-in for cuda.bindings.driver that runs on a machine without a GPU and keeps a ledger of every handle.
+
+Functions return what the bindings return, ``(CUresult, *values)``; handles are plain ints; every type, enum and
+constant not faked here comes from the real module. The ledger says which handles were made and how often each was
+released, so a test can prove that every handle of a forgotten object was freed, exactly once. Install it with the
+``fake_driver`` fixture (conftest.py), which also resets cugraphlab's once-per-process cuInit.
+"""
+from __future__ import annotations
+
+import ctypes
+import itertools
+from collections import Counter
+
+from cuda.bindings import driver as _real
+
+OK = _real.CUresult.CUDA_SUCCESS
+_ATTRIBUTES = {"COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0, "MULTIPROCESSOR_COUNT": 132}
+
+
+class FakeDriver:
+    """The driver calls cugraphlab makes for chains, graphs and their owners, with a handle ledger."""
+
+    def __init__(self, driver_version: int = 13000, device_count: int = 1):
+        self._ids = itertools.count(0x1000, 0x100)
+        self.made: dict[int, str] = {}  # handle -> kind
+        self.released: Counter = Counter()
+        self.version = driver_version
+        self.count = device_count
+        self._host = {}  # page-locked host memory stand-ins, kept alive by address
+
+    def __getattr__(self, name):  # types, enums, constants: the real module's
+        return getattr(_real, name)
+
+    # --- the ledger -------------------------------------------------------------------------------------------
+    def _make(self, kind: str) -> int:
+        h = next(self._ids)
+        self.made[h] = kind
+        return h
+
+    def _release(self, h, kind: str):
+        h = int(h)
+        if self.made.get(h) != kind:
+            return (_real.CUresult.CUDA_ERROR_INVALID_HANDLE,)
+        self.released[h] += 1
+        return (OK,)
+
+    def live(self, kind: str | None = None) -> list[int]:
+        """Handles made and never released (of one kind)."""
+        return [h for h, k in self.made.items() if self.released[h] == 0 and (kind is None or k == kind)]
+
+    def released_twice(self) -> list[int]:
+        return [h for h, n in self.released.items() if n > 1]
+
+    # --- init, devices, contexts ------------------------------------------------------------------------------
+    def cuInit(self, flags):
+        return (OK,)
+
+    def cuDriverGetVersion(self):
+        return (OK, self.version)
+
+    def cuDeviceGetCount(self):
+        return (OK, self.count)
+
+    def cuDeviceGet(self, ordinal):
+        return (OK, int(ordinal))
+
+    def cuDevicePrimaryCtxRetain(self, dev):
+        return (OK, self._make("context"))
+
+    def cuDevicePrimaryCtxRelease(self, dev):
+        ctx = [h for h in self.live("context")]
+        return self._release(ctx[-1], "context") if ctx else (_real.CUresult.CUDA_ERROR_INVALID_CONTEXT,)
+
+    def cuCtxSetCurrent(self, ctx):
+        return (OK,)
+
+    def cuCtxSynchronize(self):
+        return (OK,)
+
+    def cuDeviceGetName(self, size, dev):
+        return (OK, b"Fake GPU\0")
+
+    def cuDeviceGetAttribute(self, attr, dev):
+        return (OK, _ATTRIBUTES.get(attr.name.replace("CU_DEVICE_ATTRIBUTE_", ""), 1))
+
+    def cuDeviceTotalMem(self, dev):
+        return (OK, 1 << 34)
+
+    def cuMemGetInfo(self):
+        return (OK, 1 << 33, 1 << 34)
+
+    # --- memory, streams, events --------------------------------------------------------------------------------
+    def cuMemAlloc(self, nbytes):
+        return (OK, self._make("memory"))
+
+    def cuMemFree(self, h):
+        return self._release(h, "memory")
+
+    def cuMemAllocHost(self, nbytes):
+        buf = ctypes.create_string_buffer(int(nbytes))
+        addr = ctypes.addressof(buf)
+        self._host[addr] = buf
+        self.made[addr] = "host memory"
+        return (OK, addr)
+
+    def cuMemFreeHost(self, addr):
+        return self._release(addr, "host memory")
+
+    def cuMemcpyHtoDAsync(self, dst, src, nbytes, stream):
+        return (OK,)
+
+    def cuMemcpyDtoHAsync(self, dst, src, nbytes, stream):
+        return (OK,)
+
+    def cuMemsetD32Async(self, dst, value, count, stream):
+        return (OK,)
+
+    def cuStreamCreate(self, flags):
+        return (OK, self._make("stream"))
+
+    def cuStreamDestroy(self, h):
+        return self._release(h, "stream")
+
+    def cuStreamSynchronize(self, h):
+        return (OK,)
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        return (OK,)
+
+    def cuEventCreate(self, flags):
+        return (OK, self._make("event"))
+
+    def cuEventDestroy(self, h):
+        return self._release(h, "event")
+
+    def cuEventRecord(self, event, stream):
+        return (OK,)
+
+    # --- modules and launches -----------------------------------------------------------------------------------
+    def cuModuleLoadData(self, image):
+        return (OK, self._make("module"))
+
+    def cuModuleUnload(self, h):
+        return self._release(h, "module")
+
+    def cuModuleGetFunction(self, module, name):
+        return (OK, next(self._ids))
+
+    def cuFuncGetAttribute(self, attr, func):
+        return (OK, 32)
+
+    def cuLaunchKernel(self, *args):
+        return (OK,)
+
+    def cuLaunchKernelEx(self, *args):
+        return (OK,)
+
+    # --- graphs ---------------------------------------------------------------------------------------------------
+    def cuStreamBeginCapture(self, stream, mode):
+        return (OK,)
+
+    def cuStreamEndCapture(self, stream):
+        return (OK, self._make("graph"))
+
+    def cuGraphCreate(self, flags):
+        return (OK, self._make("graph"))
+
+    def cuGraphAddKernelNode(self, graph, deps, count, params):
+        return (OK, next(self._ids))
+
+    def cuGraphAddMemsetNode(self, graph, deps, count, params, ctx):
+        return (OK, next(self._ids))
+
+    def cuGraphDestroy(self, h):
+        return self._release(h, "graph")
+
+    def cuGraphInstantiate(self, graph, flags):
+        return (OK, self._make("graph exec"))
+
+    def cuGraphExecDestroy(self, h):
+        return self._release(h, "graph exec")
+
+    def cuGraphUpload(self, exe, stream):
+        return (OK,)
+
+    def cuGraphLaunch(self, exe, stream):
+        return (OK,)
