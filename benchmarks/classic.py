@@ -7,7 +7,7 @@ bit for bit against NumPy, and the device-copy bandwidth is sampled between repe
 medians (perf_counter_ns from the first launch until the end event's synchronize returns), µs per iteration;
 device-event times are in the JSON and CSV. CuPy / PyTorch rows say "not installed" where they are missing.
 
-Usage: PYTHONPATH=. python3 benchmarks/classic.py [--out benchmarks/results] [--iters 5000] [--repeats 5]
+Usage (with the package installed, from the repo root): python3 benchmarks/classic.py [--out benchmarks/results] [--iters 5000] [--repeats 5]
 Writes <out>/<date>_<gpu>_classic.json (rows, copy roof, environment: commit, GPU, driver, package versions),
 <out>/<date>_<gpu>_classic.csv (one row per way and size) and <out>/<date>_<gpu>_classic.png/.svg.
 """
@@ -19,12 +19,10 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from cugraphlab.bench.sweep import DEFAULT_SIZES  # noqa: E402
-from cugraphlab.bench.compare import compare  # noqa: E402
-from cugraphlab.report.files import write_csv, write_json  # noqa: E402
-from cugraphlab.report.compare import classic_rows, render_classic, render_compare  # noqa: E402
+from cugraphlab.bench.compare import DEFAULT_SIZES
+from cugraphlab.bench.compare import compare
+from cugraphlab.report.files import write_csv, write_json
+from cugraphlab.report.compare import classic_rows, render_classic, render_compare
 
 
 def main(argv=None) -> int:

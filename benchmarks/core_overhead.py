@@ -3,9 +3,9 @@
 Measures, interleaved sample by sample so drift hits every variant alike (host clock: perf_counter_ns around a loop
 of N calls, divided by N; the stream is synchronized between samples, outside the timed region):
 
-* empty kernel: bare ``cuLaunchKernel`` with arguments packed by hand vs ``Launch()`` vs ``Chain.run_eager``
+* empty kernel: bare ``cuLaunchKernel`` with arguments packed by hand vs ``Launch()`` vs ``Chain.run("eager")``
   (the chain's four kernels, per launch);
-* the 4-kernel chain graph: bare ``cuGraphLaunch`` vs ``GraphExec.launch`` vs ``Chain.run_graph``;
+* the 4-kernel chain graph: bare ``cuGraphLaunch`` vs ``GraphExec.launch`` vs ``Chain.run("graph")``;
 * a warm-cache load of the whole kernel set (wall clock);
 * the classic experiment (``run_experiment``) at 1,048,576 and 1,024 floats.
 
@@ -21,18 +21,16 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from cuda.bindings import driver
 
-from cuda.bindings import driver  # noqa: E402
-
-from cugraphlab import Chain, Device  # noqa: E402
-from cugraphlab.bench.experiment import run_experiment  # noqa: E402
-from cugraphlab.bench.stats import summarize  # noqa: E402
-from cugraphlab.bench.environment import collect  # noqa: E402
-from cugraphlab.report.env import versions_line  # noqa: E402
-from cugraphlab.report.tables import format_table  # noqa: E402
-from cugraphlab.report.files import write_json  # noqa: E402
-from cugraphlab.report.run import render_run  # noqa: E402
+from cugraphlab import Chain, Device
+from cugraphlab.bench.experiment import run_experiment
+from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.environment import collect
+from cugraphlab.report.env import versions_line
+from cugraphlab.report.tables import format_table
+from cugraphlab.report.files import write_json
+from cugraphlab.report.run import render_run
 
 CLOCK = "perf_counter_ns around a loop of N calls / N (host)"
 
@@ -67,7 +65,7 @@ def main() -> int:
         f, s = ks["empty"].handle, stream.handle
         bare_params = (ctypes.c_void_p * 1)()  # no arguments: a valid, empty void** array
         bare_addr = ctypes.addressof(bare_params)
-        launch = ks["empty"].prepare((), (), 1, 32, stream)
+        launch = ks["empty"].prepare((), (), (1, 32), stream)
         lk = driver.cuLaunchKernel
 
         def bare_launch():
@@ -94,7 +92,7 @@ def main() -> int:
 
         def ours_chain():
             t0 = time.perf_counter_ns()
-            chain.run_eager(n_calls // 4)
+            chain.run("eager", n_calls // 4)
             return (time.perf_counter_ns() - t0) / 1e3 / (n_calls // 4 * 4)
 
         for fn in (bare_launch, ours_launch, bare_chain, ours_chain):  # warm-up
@@ -102,7 +100,7 @@ def main() -> int:
             sync()
         launches = interleaved({"bare cuLaunchKernel (empty)": bare_launch, "Launch() (empty)": ours_launch,
                                 "bare cuLaunchKernel (chain kernels)": bare_chain,
-                                "Chain.run_eager (per kernel)": ours_chain}, samples, sync)
+                                "Chain.run eager (per kernel)": ours_chain}, samples, sync)
 
         # --- one launch of the 4-kernel graph ------------------------------------------------------------------
         exe = chain.graph_exec()
@@ -123,14 +121,14 @@ def main() -> int:
 
         def ours_chain_graph():
             t0 = time.perf_counter_ns()
-            chain.run_graph(n_graph)
+            chain.run("graph", n_graph)
             return (time.perf_counter_ns() - t0) / 1e3 / n_graph
 
         for fn in (bare_graph, ours_exec, ours_chain_graph):
             fn()
             sync()
         graphs = interleaved({"bare cuGraphLaunch": bare_graph, "GraphExec.launch": ours_exec,
-                              "Chain.run_graph (per launch)": ours_chain_graph}, samples, sync)
+                              "Chain.run graph (per launch)": ours_chain_graph}, samples, sync)
 
         # --- warm-cache load of the kernel set -----------------------------------------------------------------
         dev.load_kernels().close()  # make sure the default cache holds the set
@@ -146,9 +144,9 @@ def main() -> int:
     for k, v in {**launches, **graphs}.items():
         rows.append([k, f"{v.median:.3f}", f"{v.p5:.3f}-{v.p95:.3f}", v.n])
     rows.append(["warm-cache kernel set load (ms)", f"{load.median:.3f}", f"{load.p5:.3f}-{load.p95:.3f}", load.n])
-    d_launch = launches["Chain.run_eager (per kernel)"].median - launches["bare cuLaunchKernel (chain kernels)"].median
+    d_launch = launches["Chain.run eager (per kernel)"].median - launches["bare cuLaunchKernel (chain kernels)"].median
     d_launch1 = launches["Launch() (empty)"].median - launches["bare cuLaunchKernel (empty)"].median
-    d_graph = graphs["Chain.run_graph (per launch)"].median - graphs["bare cuGraphLaunch"].median
+    d_graph = graphs["Chain.run graph (per launch)"].median - graphs["bare cuGraphLaunch"].median
     d_graph1 = graphs["GraphExec.launch"].median - graphs["bare cuGraphLaunch"].median
     print(format_table(["host us per call", "median", "p5-p95", "samples"], rows, align="lrrr"))
     print(f"\nadded by cugraphlab: eager loop {d_launch:+.3f} us/launch (Launch() {d_launch1:+.3f}); "

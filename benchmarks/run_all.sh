@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Everything this repo measures, in one go, on a machine with an NVIDIA GPU: the GPU tests, every command's output,
 # and the benchmark scripts. Writes logs, JSON, CSV and figures under DIR (default benchmarks/results/<date>_<gpu>).
-# Usage: bash benchmarks/run_all.sh [DIR]     (from the repo root; uses python3 and the source tree)
+# Usage: bash benchmarks/run_all.sh [DIR]     (from the repo root, with the package installed: pip install -e .)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1
+python3 -c 'import cugraphlab' || { echo 'install the package first: pip install -e .' >&2; exit 2; }
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 | sed 's/NVIDIA //; s/ /-/g')
 day=$(date +%F)
 dir=${1:-benchmarks/results/${day}_${gpu:-GPU}}

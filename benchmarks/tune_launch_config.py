@@ -2,7 +2,7 @@
 
 For each size and (block, blocks-per-SM cap): the chain captured once per iteration, replayed ITERS times; CUDA events
 around the loop (device clock), median of REPEATS loops, each on fresh random inputs and checked bit-exact after.
-Usage: PYTHONPATH=. python3 benchmarks/tune_launch_config.py [--out DIR]
+Usage (with the package installed, from the repo root): python3 benchmarks/tune_launch_config.py [--out DIR]
 """
 from __future__ import annotations
 
@@ -11,14 +11,12 @@ import datetime
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from cugraphlab import Chain, Device  # noqa: E402
-from cugraphlab.bench.experiment import time_mode  # noqa: E402
-from cugraphlab.bench.stats import summarize  # noqa: E402
-from cugraphlab.bench.environment import collect  # noqa: E402
-from cugraphlab.report.tables import format_table  # noqa: E402
-from cugraphlab.report.files import write_json  # noqa: E402
+from cugraphlab import Chain, Device
+from cugraphlab.bench.experiment import time_mode
+from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.environment import collect
+from cugraphlab.report.tables import format_table
+from cugraphlab.report.files import write_json
 
 ITERS, REPEATS = 2000, 5
 SIZES = (1024, 1 << 20, 1 << 22)

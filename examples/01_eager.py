@@ -4,8 +4,8 @@ The chain out = relu((x + y) * 2 - y) is four kernels. Eagerly, the host makes o
 
     cuLaunchKernel(func, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMem, stream, kernelParams, extra)
 
-where kernelParams is a void** to the argument values, packed once (cugraphlab.launch.PackedArgs).
-Run: PYTHONPATH=. python3 examples/01_eager.py
+where kernelParams is a void** to the argument values, packed once (cugraphlab.PackedArgs).
+Run (with the package installed): python3 examples/01_eager.py
 """
 import sys
 import time
@@ -13,8 +13,7 @@ import time
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.core._calls import driver_fn
-from cugraphlab.experiment.ops import compare_bits, reference
+from cugraphlab import compare_bits, reference
 
 N = 1 << 20
 ITERS = 1000
@@ -34,12 +33,12 @@ def main() -> int:
         grid = cgl.grid_for(N // 4, 256, dev.sm_count, 8)  # each thread handles a float4
         # Pack every argument list once; a launch then costs one binding call.
         launches = [
-            ks["add"].prepare(("ptr", "ptr", "ptr", "u64"), (t[0], x, y, N), grid, 256, stream),
-            ks["mul"].prepare(("ptr", "ptr", "f32", "u64"), (t[1], t[0], 2.0, N), grid, 256, stream),
-            ks["sub"].prepare(("ptr", "ptr", "ptr", "u64"), (t[2], t[1], y, N), grid, 256, stream),
-            ks["relu"].prepare(("ptr", "ptr", "u64"), (t[3], t[2], N), grid, 256, stream),
+            ks["add"].prepare(("ptr", "ptr", "ptr", "u64"), (t[0], x, y, N), (grid, 256), stream),
+            ks["mul"].prepare(("ptr", "ptr", "f32", "u64"), (t[1], t[0], 2.0, N), (grid, 256), stream),
+            ks["sub"].prepare(("ptr", "ptr", "ptr", "u64"), (t[2], t[1], y, N), (grid, 256), stream),
+            ks["relu"].prepare(("ptr", "ptr", "u64"), (t[3], t[2], N), (grid, 256), stream),
         ]
-        launch = driver_fn("cuLaunchKernel")
+        launch = launches[0].fn  # the binding's cuLaunchKernel itself
         calls = [l.call_args for l in launches]
         for c in calls * 10:  # warm up
             launch(*c)

@@ -7,13 +7,13 @@
     cuGraphUpload(exec, stream)          # one-time setup out of the timed loop
     cuGraphLaunch(exec, stream)          # the whole chain in one call
 
-Run: PYTHONPATH=. python3 examples/02_capture.py
+Run (with the package installed): python3 examples/02_capture.py
 """
 import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.graphs.inspect import graph_view, render_text
+from cugraphlab.graphs import graph_view, render_text
 
 ITERS = 1000
 

@@ -7,17 +7,15 @@
 
 The driver copies the argument values into the node when it is added. With memset and memcpy nodes in front
 (cuGraphAddMemsetNode, cuGraphAddMemcpyNode) one launch also poisons the outputs and copies staged inputs in.
-Run: PYTHONPATH=. python3 examples/03_explicit_build.py
+Run (with the package installed): python3 examples/03_explicit_build.py
 """
 import sys
 
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.experiment.ops import compare_bits, reference
-from cugraphlab.experiment.build import build_chain_graph
-from cugraphlab.graphs.inspect import same_topology
-from cugraphlab.graphs.inspect import graph_view, render_text
+from cugraphlab import build_chain_graph, compare_bits, reference
+from cugraphlab.graphs import graph_view, render_text, same_topology
 
 
 def run_once(chain, graph):

@@ -5,15 +5,14 @@
 (b) re-capture with the new arguments, then cuGraphExecUpdate(exec, new_graph) -> (CUresult, resultInfo): the
     driver copies parameters across when both graphs have the same shape, and refuses (resultInfo.result, e.g.
     CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) when they do not; then only cuGraphInstantiate helps.
-Run: PYTHONPATH=. python3 examples/04_update.py
+Run (with the package installed): python3 examples/04_update.py
 """
 import sys
 
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
-from cugraphlab.bench.update import measure_update_costs
+from cugraphlab import ChainGraph, demonstrate_refused_update, fresh_inputs, measure_update_costs
 
 
 def main() -> int:

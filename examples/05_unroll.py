@@ -4,7 +4,7 @@ so the host's cost per iteration falls by K while the device runs the same kerne
     chain.graph_exec(unroll=K): capture K iterations, cuGraphInstantiate, cuGraphUpload (before any timing:
     the first launch of a graph otherwise pays its upload)
     cuEventRecord(start) ... cuGraphLaunch x (ITERS / K) ... cuEventRecord(end); cuEventElapsedTime: device time
-Run: PYTHONPATH=. python3 examples/05_unroll.py
+Run (with the package installed): python3 examples/05_unroll.py
 """
 import sys
 import time

@@ -6,13 +6,13 @@
     cuEventRecord(join, B); cuStreamWaitEvent(A, join)   # B's work flows back into A
     add(final, out1, out2) on A                           # one node with two predecessors
     cuStreamEndCapture(A)
-Run: PYTHONPATH=. python3 examples/06_forkjoin.py
+Run (with the package installed): python3 examples/06_forkjoin.py
 """
 import sys
 
 import cugraphlab as cgl
-from cugraphlab.experiment.forkjoin import ForkJoin
-from cugraphlab.graphs.inspect import graph_view, render_text
+from cugraphlab import ForkJoin
+from cugraphlab.graphs import graph_view, render_text
 
 
 def main() -> int:

@@ -11,14 +11,14 @@ launching the second: a gap of about half a microsecond per kernel. With PDL:
 The results are exactly those of fully serialized launches (each kernel waits before touching memory); only the
 launch work overlaps. Captured into a graph, the launches become kernel nodes joined by programmatic edges.
 
-Run: PYTHONPATH=. python3 examples/07_pdl.py
+Run (with the package installed): python3 examples/07_pdl.py
 """
 import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.experiment.pdl import PdlChain
-from cugraphlab.graphs.pdl import programmatic_edge_count
+from cugraphlab import PdlChain
+from cugraphlab.graphs import programmatic_edge_count
 
 ITERS = 2000
 

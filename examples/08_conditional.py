@@ -8,14 +8,13 @@ cuGraphLaunch runs the chain N times. The same loop driven from Python needs, pe
 the counter back to the host and a wait. A second loop stops when a value the GPU computes crosses a threshold,
 where NumPy predicts; an IF node runs the chain only when a flag in device memory is set.
 
-Run: PYTHONPATH=. python3 examples/08_conditional.py
+Run (with the package installed): python3 examples/08_conditional.py
 """
 import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.experiment.ops import compare_bits
-from cugraphlab.experiment.conditional import conditional_graphs
+from cugraphlab import compare_bits, conditional_graphs
 
 N = 1000
 

@@ -59,7 +59,7 @@ class DeviceArray(Resource):
 
     # Transfers never touch the legacy default stream. Measured on the H200: a context in which cuMemsetD32 on the
     # legacy stream was followed by Python-fed launches on another stream replayed graphs ~7% slower from then on
-    # (benchmarks/eager_then_graph.py). With ``stream`` the operation is ordered on it; without, it waits for the
+    # (docs/studies/legacy-stream.md). With ``stream`` the operation is ordered on it; without, it waits for the
     # whole context first and runs on the per-thread default stream. Either way it returns when it is done.
     def _begin(self, stream):
         self.require_open()
