@@ -183,19 +183,25 @@ class ConditionalGraphs(Resource):
         info.update(extra)
         return graph, info
 
-    def build_while(self, iterations: int) -> tuple[Graph, dict]:
-        """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU)."""
-        n = positive_int("iterations", iterations)
+    def _while_graph(self, decide: str, signature, values) -> tuple[Graph, object]:
+        """(graph, body): reset node -> WHILE node whose body is the chain then the decision kernel ``decide``,
+        called with (handle, *values)."""
         graph = Graph(self.device)
         try:
             reset = self._reset_node(graph.handle)
             handle = self._handle(graph.handle, default=1)  # the body runs at least once per launch
             _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
             last = self._chain_nodes(body)[-1]
-            self._decide_node(body, [last], "conditional", ("u64", "ptr", "u64", "i32"), (int(handle), self.state, n, 1))
+            self._decide_node(body, [last], decide, ("u64", *signature), (int(handle), *values))
         except BaseException:
             graph.close()
             raise
+        return graph, body
+
+    def build_while(self, iterations: int) -> tuple[Graph, dict]:
+        """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU)."""
+        n = positive_int("iterations", iterations)
+        graph, body = self._while_graph("conditional", ("ptr", "u64", "i32"), (self.state, n, 1))
         return self._finish(graph, "WHILE", body, {
             "iterations": n,
             "stop": f"decide kernel `conditional` counts iterations in device memory; stops at {n}",
@@ -208,17 +214,8 @@ class ConditionalGraphs(Resource):
         thr = np.float32(threshold)
         if not np.isfinite(thr):
             raise InvalidArgumentError(f"threshold must be a finite float32, got {threshold!r}")
-        graph = Graph(self.device)
-        try:
-            reset = self._reset_node(graph.handle)
-            handle = self._handle(graph.handle, default=1)  # the body runs at least once per launch
-            _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
-            last = self._chain_nodes(body)[-1]
-            self._decide_node(body, [last], "cond_until", ("u64", "ptr", "ptr", "u64", "f32", "u64", "i32"),
-                              (int(handle), self.state, self.chain.out, probe, float(thr), limit, 1))
-        except BaseException:
-            graph.close()
-            raise
+        graph, body = self._while_graph("cond_until", ("ptr", "ptr", "u64", "f32", "u64", "i32"),
+                                        (self.state, self.chain.out, probe, float(thr), limit, 1))
         return self._finish(graph, "WHILE threshold", body, {
             "threshold": float(thr), "probe": probe, "max_iterations": limit,
             "stop": f"decide kernel `cond_until` adds sum(out[:{probe}]) to a total; stops once it reaches "

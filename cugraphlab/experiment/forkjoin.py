@@ -14,7 +14,7 @@ from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError
 from ..core.launch import Launch, PackedArgs
 from ..graphs.capture import capture, fork, join
-from ..graphs.exec import Graph
+from ..graphs.exec import Graph, run_once
 from .chain import Chain
 from .ops import DEFAULT_OPS, Verification, compare_bits, parse_ops, reference
 
@@ -121,10 +121,7 @@ class ForkJoin(Resource):
             topo = graph.topology()
             self.randomize()
             self.poison()
-            with graph.instantiate() as exe:
-                exe.upload(self.stream)
-                exe.launch(self.stream)
-                self.stream.synchronize()
+            run_once(graph, self.stream)
             got = self.final.to_numpy()
             return ForkJoinCheck(len(topo.nodes), len(topo.edges), branch_count(topo),
                                  compare_bits("forkjoin", got, self.expected()))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ..core.device import Device
 from ..core.errors import InvalidArgumentError
+from ..graphs.exec import run_once
 from ..graphs.inspect import GraphView, graph_view, same_topology, write_dot
 from .build import build_chain_graph
 from .chain import Chain
@@ -34,10 +35,7 @@ def run_graph_once(chain, graph):
     """Fresh inputs, poisoned outputs, one launch of ``graph`` on the chain's stream, bit-exact check."""
     chain.randomize()
     chain.poison()
-    with graph.instantiate() as exe:
-        exe.upload(chain.stream)
-        exe.launch(chain.stream)
-        chain.stream.synchronize()
+    run_once(graph, chain.stream)
     return chain.check_result("graph")
 
 

@@ -7,7 +7,7 @@ pdl (programmatic dependent launch), inspect (topology, text view, DOT). No work
 from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
 from .capture import capture, capture_launches, fork, join
 from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
-from .exec import ExecCache, Graph, GraphExec, ready_exec
+from .exec import ExecCache, Graph, GraphExec, ready_exec, run_once
 from .inspect import (
     GraphView,
     Topology,
@@ -26,7 +26,7 @@ __all__ = [
     "add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params",
     "capture", "capture_launches", "fork", "join",
     "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",
-    "ExecCache", "Graph", "GraphExec", "ready_exec",
+    "ExecCache", "Graph", "GraphExec", "ready_exec", "run_once",
     "GraphView", "Topology", "edge_kinds", "graph_view", "kernel_nodes_in_order", "node_kind", "render_text",
     "same_topology", "write_dot",
     "PDL_OPTIONS", "programmatic_edge_count", "require_pdl",

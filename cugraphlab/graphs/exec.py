@@ -18,7 +18,7 @@ from ..core._resource import Resource
 from ..core.errors import check
 from .inspect import Topology, edge_pairs, graph_nodes, node_kind, topology, write_dot
 
-__all__ = ["Graph", "GraphExec", "ready_exec", "ExecCache"]
+__all__ = ["Graph", "GraphExec", "ready_exec", "run_once", "ExecCache"]
 
 
 class Graph(Resource):
@@ -98,6 +98,14 @@ def ready_exec(graph: Graph, stream) -> GraphExec:
         exe.close()
         raise
     return exe
+
+
+def run_once(graph: Graph, stream) -> None:
+    """Instantiate ``graph``, upload, launch it once on ``stream`` and wait; the executable is destroyed after."""
+    with graph.instantiate() as exe:
+        exe.upload(stream)
+        exe.launch(stream)
+        stream.synchronize()
 
 
 class ExecCache(Resource):
