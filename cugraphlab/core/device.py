@@ -139,16 +139,19 @@ class Device(Resource):
         return DeviceArray.from_numpy(self, host)
 
     def create_stream(self, non_blocking: bool = True):
+        """A new Stream on this device (cuStreamCreate; non-blocking with respect to the legacy stream by default)."""
         from .stream import Stream
 
         return Stream(self, non_blocking)
 
     def create_event(self, timing: bool = True):
+        """A new Event (cuEventCreate); ``timing=False`` makes a cheaper event that only orders work."""
         from .stream import Event
 
         return Event(self, timing)
 
     def load_module(self, image: bytes):
+        """A cubin or PTX image loaded into this device's context (cuModuleLoadData)."""
         from .module import Module
 
         return Module(self, image)
@@ -160,6 +163,7 @@ class Device(Resource):
         return KernelSet.load(self, **kwargs)
 
     def describe(self) -> str:
+        """"NVIDIA H200 (sm_90, 132 SMs, 140 GiB)"."""
         major, minor = self.compute_capability
         return f"{self.name} (sm_{major}{minor}, {self.sm_count} SMs, {self.total_memory / 2**30:.0f} GiB)"
 

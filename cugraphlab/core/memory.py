@@ -38,6 +38,7 @@ class DeviceArray(Resource):
 
     @classmethod
     def from_numpy(cls, device, host: np.ndarray) -> "DeviceArray":
+        """A new device array holding a copy of the 1-D NumPy array ``host`` (cuMemAlloc + cuMemcpyHtoDAsync)."""
         host = np.ascontiguousarray(host)
         if host.ndim != 1:
             raise InvalidArgumentError(f"expected a 1-D array, got shape {host.shape}")

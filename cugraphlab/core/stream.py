@@ -44,9 +44,11 @@ class Event(Resource):
         self._own(lambda: cu("cuEventDestroy", handle))
 
     def record(self, stream: Stream) -> None:
+        """cuEventRecord: the event completes when the work queued on ``stream`` before it has completed."""
         cu("cuEventRecord", self.handle, stream.handle)
 
     def synchronize(self) -> None:
+        """cuEventSynchronize: wait on the host until the event has completed."""
         cu("cuEventSynchronize", self.handle)
 
     def elapsed_ms(self, end: "Event") -> float:
