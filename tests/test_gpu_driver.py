@@ -70,7 +70,7 @@ def test_exception_midway_in_construction_frees_what_was_made(device, kernels, m
     def boom(self):
         raise RuntimeError("injected")
 
-    monkeypatch.setattr(Chain, "_make_launches", boom)
+    monkeypatch.setattr(Chain, "op_args", boom)  # after the buffers exist, before the launches
     with pytest.raises(RuntimeError, match="injected"):
         Chain(device, n=8 << 20, kernels=kernels)
     assert abs(device.memory_info()[0] - free0) < 32 << 20
