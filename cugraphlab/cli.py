@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .core.errors import CompileError, CudaError, CugraphlabError, InvalidArgumentError, NoDeviceError
+from .core.errors import (
+    CompileError,
+    CudaError,
+    CugraphlabError,
+    InvalidArgumentError,
+    NoDeviceError,
+    UnsupportedError,
+)
 
 __all__ = ["main", "build_parser"]
 
@@ -85,6 +92,9 @@ def main(argv=None) -> int:
         print(f"cugraphlab {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
     except InvalidArgumentError as e:
+        print(f"cugraphlab {args.command}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except UnsupportedError as e:  # the GPU, driver or bindings lack a feature: say which, like bad input
         print(f"cugraphlab {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
     except CudaError as e:

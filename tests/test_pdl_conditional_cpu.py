@@ -29,7 +29,7 @@ def _compile(name, arch, kind, options=()):
 def test_conditional_source_compiles_with_the_toolkit_header():
     inc = cuda_include_dir()
     if inc is None:
-        pytest.skip("no CUDA include folder with cuda_device_runtime_api.h found (pip install "
+        pytest.skip("no CUDA include folder that matches the NVRTC in use (pip install "
                     "'cuda-toolkit[cudart]' or set CUDA_HOME)")
     opts = conditional_options()
     assert opts == (f"-I{inc}", "-DCGL_REQUIRE_CUDART_HEADER")
@@ -80,7 +80,7 @@ class _FakeDevice:
 def test_pdl_before_hopper_is_one_clear_error(cc):
     with pytest.raises(UnsupportedError) as e:
         require_pdl(_FakeDevice(cc))
-    assert str(e.value) == ("programmatic dependent launch needs sm_90 or newer; this device is sm_%d%d" % cc)
+    assert str(e.value) == ("programmatic dependent launch: needs sm_90 or newer; this GPU is sm_%d%d" % cc)
 
 
 @pytest.mark.parametrize("cc", [(9, 0), (10, 0), (12, 0)])

@@ -95,12 +95,16 @@ def collect(device=None) -> dict:
             "memory_bytes": device.total_memory,
         }
         env["driver"] = {"cuda": "%d.%d" % driver_version(), "release": driver_release()}
+        from ..core._calls import versions_fit
+
+        env["cuda"] = versions_fit()
     return env
 
 
 def system_info(ordinal: int | None = None) -> dict:
     """What ``cugraphlab info`` shows: every device (or one) with its attributes and free memory, the driver, the
     package versions, NVRTC and the archs it knows, and the compile cache folder."""
+    from ..core._calls import versions_fit
     from ..core.cache import default_cache
     from ..core.device import Device, device_count, driver_version
     from ..core.program import nvrtc_version, supported_archs
@@ -117,4 +121,4 @@ def system_info(ordinal: int | None = None) -> dict:
     return {"devices": devices, "device_count": count, "driver": {"release": driver_release(),
                                                                   "cuda": "%d.%d" % driver_version()},
             "packages": package_versions(), "nvrtc": "%d.%d" % nvrtc_version(), "archs": supported_archs(),
-            "cache": str(cache.folder) if cache.enabled else None}
+            "cache": str(cache.folder) if cache.enabled else None, "cuda": versions_fit()}

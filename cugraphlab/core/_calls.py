@@ -6,15 +6,18 @@ tracing is off. ``cu(name, *args)`` calls and checks in one step for everything 
 """
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
-from .errors import NoDeviceError, check, check_nvrtc
+from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check, check_nvrtc
 
 __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
-           "bindings_major", "graph_edges", "graph_add_node"]
+           "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
+           "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
+           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit"]
 
 _driver = None
 _nvrtc = None
@@ -151,38 +154,227 @@ def _short_args(args: tuple) -> str:
 
 
 # --- what differs between cuda-bindings 12.x and 13.x lives below this line, and nowhere else -----------------------
-def bindings_major() -> int:
-    """The CUDA major version the installed cuda-bindings were made for (12 or 13)."""
+# Checked in both 12.9.10 and 13.5.0 (tools/introspect.py, tools/structs.py): every other call and struct the
+# package uses has the same name, arguments, return tuple and fields in both. What differs:
+#   cuGraphAddNode    12: (graph, deps, n, params)            13: (graph, deps, edgeData, n, params)
+#                     12.x spells the 13 form cuGraphAddNode_v2 (driver 12.3+; plain form from driver 12.2).
+#   cuGraphGetEdges   12: (err, from, to, n)                  13: (err, from, to, edgeData, n)
+#                     12.x spells the 13 form cuGraphGetEdges_v2 (driver 12.3+; the plain form answers
+#                     CUDA_ERROR_LOSSY_QUERY where an edge carries data, e.g. a programmatic edge).
+#   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
+#   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
+def bindings_version() -> str:
+    """cuda-bindings' own version, e.g. "12.9.10" (the module's, which is the one imported)."""
     from cuda import bindings
 
-    return int(str(bindings.__version__).split(".")[0])
+    return str(getattr(bindings, "__version__", "0"))
+
+
+def bindings_cuda_version() -> tuple[int, int]:
+    """The CUDA version whose headers the installed bindings were generated from, e.g. (12, 9) or (13, 5)."""
+    v = getattr(driver_module(), "CUDA_VERSION", None)  # 12090 / 13050: present in every 12.x and 13.x
+    if isinstance(v, int) and v >= 1000:
+        return v // 1000, (v % 1000) // 10
+    m = re.match(r"(\d+)\.(\d+)", bindings_version())
+    return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+
+def bindings_major() -> int:
+    """12 or 13: which CUDA major the installed cuda-bindings speak."""
+    return bindings_cuda_version()[0]
+
+
+def driver_cuda_version() -> tuple[int, int]:
+    """The CUDA version the driver supports, (major, minor), e.g. (12, 4); needs cuInit to have run."""
+    v = cu("cuDriverGetVersion")
+    return v // 1000, (v % 1000) // 10
+
+
+def _fmt(v: tuple[int, int]) -> str:
+    return "%d.%d" % tuple(v)
+
+
+def extra_for_driver(driver: tuple[int, int]) -> str | None:
+    """The install extra that suits a driver: "cu13" for CUDA 13+, "cu12" for 12.x, None for older ones."""
+    return "cu13" if driver[0] >= 13 else "cu12" if driver[0] == 12 else None
+
+
+def check_driver_matches_bindings(driver: tuple[int, int] | None = None,
+                                  nvrtc: tuple[int, int] | None = None) -> None:
+    """DriverMismatchError when the driver cannot serve these bindings or this NVRTC (call right after cuInit).
+
+    Newer bindings than the driver (cu13 bindings on a 12.x driver) fail in odd places later, so stop at once with
+    the install that fits. Older bindings on a newer driver (cu12 on a 13 driver) are fine: drivers run older
+    CUDA majors. NVRTC is checked too: a venv switched from cu13 to cu12 keeps the nvidia-cuda-nvrtc 13 wheel, and
+    cuda.pathfinder prefers it, so cu12 bindings end up with NVRTC 13, whose code a 12.x driver cannot load.
+    """
+    driver = tuple(driver or driver_cuda_version())
+    have = bindings_cuda_version()
+    if driver[0] < 12:
+        raise DriverMismatchError(
+            f"this NVIDIA driver supports CUDA {_fmt(driver)}; cugraphlab needs a driver for CUDA 12 or newer "
+            f"(r525+): update the driver, then pip install 'cugraphlab[cu12]'")
+    if have[0] > driver[0]:
+        raise DriverMismatchError(
+            f"cuda-bindings {bindings_version()} (CUDA {have[0]}) needs a driver for CUDA {have[0]}.0 or newer, "
+            f"and this driver supports CUDA {_fmt(driver)}: pip install 'cugraphlab[{extra_for_driver(driver)}]' "
+            f"(or update the driver)")
+    if nvrtc is None:
+        try:
+            nvrtc = tuple(nv("nvrtcVersion"))
+        except Exception:  # no NVRTC at all: compiling will say so itself
+            return
+    if nvrtc[0] > driver[0]:
+        raise DriverMismatchError(
+            f"NVRTC {_fmt(nvrtc)} makes code that this driver (CUDA {_fmt(driver)}) cannot load, beside "
+            f"cuda-bindings {bindings_version()}: pip uninstall nvidia-cuda-nvrtc (left by a cu13 install), "
+            f"or use a fresh venv with pip install 'cugraphlab[{extra_for_driver(driver)}]'")
+
+
+# --- feature gates: UnsupportedError names the feature and what it needs -------------------------------------------
+def require_driver(feature: str, need: tuple[int, int], driver: tuple[int, int] | None = None) -> None:
+    driver = tuple(driver or driver_cuda_version())
+    if driver < tuple(need):
+        raise UnsupportedError(f"{feature}: needs a driver for CUDA {_fmt(need)} or newer; this one supports "
+                               f"CUDA {_fmt(driver)}")
+
+
+def require_bindings(feature: str, *names: str) -> None:
+    d = driver_module()
+    missing = [n for n in names if not hasattr(d, n)]
+    if missing:
+        raise UnsupportedError(f"{feature}: needs {', '.join(missing)}, which cuda-bindings {bindings_version()} "
+                               f"lacks: pip install -U 'cugraphlab[cu{bindings_major()}]'")
+
+
+CONDITIONAL_NEEDS = (12, 3)  # WHILE/IF nodes, cudaGraphSetConditional, CU_GRAPH_COND_ASSIGN_DEFAULT
+EDGE_DATA_NEEDS = (12, 3)  # cuGraphAddNode/GetEdges with edge data (programmatic edges in graphs)
+FUNC_NAME_NEEDS = (12, 3)  # cuFuncGetName
+PDL_ARCH = (9, 0)
+
+
+def require_conditional(driver: tuple[int, int] | None = None) -> None:
+    """UnsupportedError unless bindings and driver can build WHILE/IF conditional nodes."""
+    add = "cuGraphAddNode" if bindings_major() >= 13 else "cuGraphAddNode_v2"
+    require_bindings("conditional graph nodes", "cuGraphConditionalHandleCreate", add, "CUgraphConditionalNodeType",
+                     "CU_GRAPH_COND_ASSIGN_DEFAULT")
+    require_driver("conditional graph nodes", CONDITIONAL_NEEDS, driver)
+
+
+def require_pdl(compute_capability: tuple[int, int], arch: str = "", *, graphs: bool = False,
+                driver: tuple[int, int] | None = None) -> None:
+    """UnsupportedError unless the GPU (sm_90+) and, for graphs with programmatic edges, the driver can do PDL."""
+    if tuple(compute_capability) < PDL_ARCH:
+        arch = arch or "sm_%d%d" % tuple(compute_capability)
+        raise UnsupportedError(f"programmatic dependent launch: needs sm_90 or newer; this GPU is {arch}")
+    require_bindings("programmatic dependent launch", "cuLaunchKernelEx", "CUlaunchAttribute")
+    if graphs:
+        require_driver("programmatic dependent launch in graphs", EDGE_DATA_NEEDS, driver)
+
+
+# --- calls whose form differs -------------------------------------------------------------------------------------
+def _missing_in_driver(e: Exception) -> bool:
+    """True for the bindings' FunctionNotFoundError: the driver lacks the function (older than the bindings)."""
+    return type(e).__name__ == "FunctionNotFoundError"
+
+
+def graph_add_node(graph, deps, params, edge_data=None):
+    """cuGraphAddNode in the 13.x form (graph, dependencies, edge data, count, params); 12.x spells that form
+    cuGraphAddNode_v2 (driver 12.3+). ``edge_data``: one CUgraphEdgeData per dependency, or None for plain edges.
+    Returns the new node."""
+    deps = list(deps or ())
+    data = list(edge_data) if edge_data else None
+    if data is not None and len(data) != len(deps):
+        raise ValueError(f"edge_data has {len(data)} entries for {len(deps)} dependencies")
+    if bindings_major() >= 13:
+        return cu("cuGraphAddNode", graph, deps or None, data, len(deps), params)
+    if hasattr(driver_module(), "cuGraphAddNode_v2"):
+        try:
+            return cu("cuGraphAddNode_v2", graph, deps or None, data, len(deps), params)
+        except RuntimeError as e:
+            if not _missing_in_driver(e):
+                raise
+    if data is not None:  # bindings or driver older than 12.3: no edge data anywhere
+        raise UnsupportedError(f"graph edges with data: need a driver for CUDA {_fmt(EDGE_DATA_NEEDS)} or newer")
+    return cu("cuGraphAddNode", graph, deps or None, len(deps), params)  # the 12.2 form
+
+
+def _edges(fn_name: str, graph, with_data: bool) -> list[tuple]:
+    count = cu(fn_name, graph, 0)[-1]
+    if not count:
+        return []
+    r = cu(fn_name, graph, count)
+    count = r[-1]
+    data = list(r[2])[:count] if with_data else [None] * count
+    return list(zip(list(r[0])[:count], list(r[1])[:count], data))
 
 
 def graph_edges(graph) -> list[tuple]:
     """The edges of a graph handle as (from_node, to_node, edge_data or None), in the driver's order.
 
-    cuda-bindings 13's cuGraphGetEdges returns edge data (dependency type and ports); 12.x has that form as
-    cuGraphGetEdges_v2 and a plain cuGraphGetEdges without it.
+    edge_data is a CUgraphEdgeData (.type: 0 default, 1 programmatic; .from_port, .to_port); None where the driver
+    keeps none (before 12.3), which means a plain full dependency.
     """
-    d = driver_module()
-    name = "cuGraphGetEdges" if bindings_major() >= 13 or not hasattr(d, "cuGraphGetEdges_v2") else \
-        "cuGraphGetEdges_v2"
-    count = cu(name, graph, 0)[-1]
-    if not count:
-        return []
-    r = cu(name, graph, count)
-    src, dst = list(r[0])[:count], list(r[1])[:count]
-    data = list(r[2])[:count] if len(r) == 4 else [None] * count
-    return list(zip(src, dst, data))
-
-
-def graph_add_node(graph, deps, params, edge_data=None):
-    """cuGraphAddNode with the 13.x argument order (graph, dependencies, edge data, count, params); 12.x calls the
-    same form cuGraphAddNode_v2. Returns the new node."""
-    d = driver_module()
-    deps = list(deps)
     if bindings_major() >= 13:
-        return cu("cuGraphAddNode", graph, deps or None, edge_data, len(deps), params)
-    if hasattr(d, "cuGraphAddNode_v2"):
-        return cu("cuGraphAddNode_v2", graph, deps or None, edge_data, len(deps), params)
-    return cu("cuGraphAddNode", graph, deps or None, len(deps), params)
+        return _edges("cuGraphGetEdges", graph, True)
+    if hasattr(driver_module(), "cuGraphGetEdges_v2"):
+        try:  # the plain 12.x form would answer CUDA_ERROR_LOSSY_QUERY for a graph with programmatic edges
+            return _edges("cuGraphGetEdges_v2", graph, True)
+        except RuntimeError as e:  # FunctionNotFoundError: a 12.0-12.2 driver (r525-r535), which has no edge data
+            if not _missing_in_driver(e):
+                raise
+    return _edges("cuGraphGetEdges", graph, False)
+
+
+def func_name(func) -> str | None:
+    """A kernel's name from its CUfunction (cuFuncGetName, driver 12.3+), or None where the driver cannot say.
+
+    Only cosmetic (node labels): callers show "?" for None rather than fail.
+    """
+    try:
+        r = driver_fn("cuFuncGetName")(func)
+    except (AttributeError, RuntimeError):
+        return None
+    if r[0] != 0 or r[1] is None:
+        return None
+    name = r[1]
+    return name.decode(errors="replace") if isinstance(name, (bytes, bytearray)) else str(name)
+
+
+# --- the record `cugraphlab info` shows --------------------------------------------------------------------------
+def versions_fit(driver: tuple[int, int] | None = None, nvrtc: tuple[int, int] | None = None) -> dict:
+    """Which CUDA each piece speaks and whether they suit each other; never raises (a report field).
+
+    ``driver``/``nvrtc`` default to asking (driver: None when no driver answers, e.g. no GPU).
+    """
+    b = bindings_cuda_version()
+    if nvrtc is None:
+        try:
+            nvrtc = tuple(nv("nvrtcVersion"))
+        except Exception:
+            nvrtc = None
+    if driver is None:
+        try:
+            driver = driver_cuda_version()
+        except Exception:
+            driver = None
+    problems = []
+    if nvrtc is not None and nvrtc[0] != b[0]:
+        problems.append(f"NVRTC {_fmt(nvrtc)} is not the CUDA {b[0]} that cuda-bindings {bindings_version()} "
+                        f"expects (a venv switched between cu12 and cu13 keeps the other NVRTC wheel): use a fresh "
+                        f"venv with pip install 'cugraphlab[cu{b[0]}]'")
+    if driver is not None:
+        try:
+            check_driver_matches_bindings(driver, nvrtc or (0, 0))
+        except DriverMismatchError as e:
+            problems.append(str(e))
+    return {
+        "bindings": bindings_version(),
+        "bindings_cuda": _fmt(b),
+        "bindings_major": b[0],
+        "nvrtc": _fmt(nvrtc) if nvrtc else None,
+        "driver_cuda": _fmt(driver) if driver else None,
+        "extra_for_driver": extra_for_driver(driver) if driver else None,
+        "fit": (not problems) if driver is not None else None,  # None: no driver to judge against
+        "problems": problems,
+    }

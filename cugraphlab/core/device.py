@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from ._calls import cu, driver_fn, driver_module
+from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
 
@@ -41,6 +41,7 @@ def init() -> None:
                 raise NoDeviceError(f"cuInit: {name}: no CUDA device is visible; check nvidia-smi and "
                                     "CUDA_VISIBLE_DEVICES")
             check(result, "cuInit")
+        check_driver_matches_bindings()  # DriverMismatchError (a NoDeviceError): one line naming the install
         _initialised = True
 
 
@@ -53,8 +54,7 @@ def device_count() -> int:
 def driver_version() -> tuple[int, int]:
     """The CUDA version the driver supports, as (major, minor), e.g. (13, 0)."""
     init()
-    v = cu("cuDriverGetVersion")
-    return v // 1000, (v % 1000) // 10
+    return driver_cuda_version()
 
 
 def _attr(name: str):

@@ -11,6 +11,7 @@ __all__ = [
     "CompileError",
     "CaptureError",
     "NoDeviceError",
+    "DriverMismatchError",
     "InvalidArgumentError",
     "UnsupportedError",
     "check",
@@ -41,6 +42,13 @@ def positive_int(name: str, value, maximum: int | None = None) -> int:
 
 class NoDeviceError(CugraphlabError):
     """No NVIDIA driver library, or no CUDA device, or the asked-for device index does not exist."""
+
+
+class DriverMismatchError(NoDeviceError):
+    """The driver is older than the CUDA major the installed cuda-bindings speak (cu13 bindings on a 12.x driver).
+
+    A NoDeviceError, so the CLI prints its one line and exits 2; the message names the install that fits.
+    """
 
 
 class UnsupportedError(CugraphlabError):

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from .._version import __version__
 from ._calls import nv, nvrtc_fn
 from .cache import Cache, default_cache
-from .errors import CompileError, InvalidArgumentError, check_nvrtc
+from .errors import CompileError, InvalidArgumentError, UnsupportedError, check_nvrtc
 
 __all__ = [
     "Compiled",
@@ -67,6 +67,14 @@ def supported_archs() -> list[int]:
 _ARCH_RE = re.compile(r"^(?:(sm|compute)_)?(\d{2,3})([af]?)$")
 
 
+_CU12_HINT = "pip install 'cugraphlab[cu12]' (NVRTC 12.9 compiles for sm_50 to sm_121)"
+
+
+def _too_old_for_nvrtc(number: int, known: list[int]) -> bool:
+    """An arch that NVRTC 12.9 compiles for (sm_50+) but this NVRTC 13 no longer does (before sm_75)."""
+    return bool(known) and 50 <= number < known[0] and nvrtc_version()[0] >= 13
+
+
 def resolve_arch(requested: str | None = None, compute_capability: tuple[int, int] | None = None,
                  ptx: bool = False) -> tuple[str, str]:
     """Pick (arch, kind) for a compile.
@@ -75,16 +83,18 @@ def resolve_arch(requested: str | None = None, compute_capability: tuple[int, in
     capability decides; with neither, the newest arch NVRTC knows. ``ptx`` forces PTX output.
     """
     known = supported_archs()
+    nvrtc = ".".join(map(str, nvrtc_version()))
     if requested is not None:
         m = _ARCH_RE.match(str(requested).strip())
         if not m:
             raise InvalidArgumentError(f"arch must look like sm_90 or compute_90, got {requested!r}")
         number, suffix = int(m.group(2)), m.group(3)
         if number not in known:
-            raise InvalidArgumentError(
-                f"NVRTC {'.'.join(map(str, nvrtc_version()))} does not know arch {requested!r}; it knows: "
-                + ", ".join(f"sm_{a}" for a in known)
-            )
+            if _too_old_for_nvrtc(number, known):
+                raise InvalidArgumentError(f"{requested} needs cu12: NVRTC {nvrtc} (CUDA 13) compiles for sm_75 "
+                                           f"(Turing) and newer only; {_CU12_HINT}")
+            raise InvalidArgumentError(f"NVRTC {nvrtc} does not know arch {requested!r}; it knows: "
+                                       + ", ".join(f"sm_{a}" for a in known))
         as_ptx = ptx or m.group(1) == "compute"
         return (f"compute_{number}{suffix}" if as_ptx else f"sm_{number}{suffix}"), ("ptx" if as_ptx else "cubin")
     if compute_capability is None:
@@ -92,10 +102,14 @@ def resolve_arch(requested: str | None = None, compute_capability: tuple[int, in
     else:
         number = compute_capability[0] * 10 + compute_capability[1]
         if number not in known:
-            # A device newer than NVRTC: PTX for the newest arch NVRTC knows, JIT-compiled by the driver.
             older = [a for a in known if a <= number]
-            if not older:
-                raise InvalidArgumentError(f"NVRTC cannot target compute capability {compute_capability} at all")
+            if not older:  # a GPU older than NVRTC's range
+                if _too_old_for_nvrtc(number, known):
+                    raise UnsupportedError(f"this GPU (sm_{number}) needs cu12: NVRTC {nvrtc} (CUDA 13) compiles "
+                                           f"for sm_75 (Turing) and newer only; {_CU12_HINT}")
+                raise UnsupportedError(f"NVRTC {nvrtc} cannot compile for sm_{number}; it knows: "
+                                       + ", ".join(f"sm_{a}" for a in known))
+            # A device newer than NVRTC: PTX for the newest arch NVRTC knows, JIT-compiled by the driver.
             return f"compute_{older[-1]}", "ptx"
     return (f"compute_{number}", "ptx") if ptx else (f"sm_{number}", "cubin")
 

@@ -14,53 +14,15 @@ the header would give (same cubin). CUDA Driver API, "Graph Management".
 """
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
-
 from ..core._calls import cu, driver_module, graph_add_node
+from ..core._calls import require_conditional as gate
+from ..core.cuda_headers import HEADER, cuda_include_dir
 from ..core.errors import UnsupportedError
 
 __all__ = ["HEADER", "cuda_include_dir", "conditional_options", "require_conditional", "create_handle",
            "add_conditional_node", "CONDITIONAL_KINDS"]
 
-HEADER = "cuda_device_runtime_api.h"
 CONDITIONAL_KINDS = ("WHILE", "IF")
-
-
-# --- finding the toolkit header ----------------------------------------------------------------------------------
-def _header_candidates() -> list[Path]:
-    out: list[Path] = []
-    try:  # cuda.pathfinder knows the pip wheels, conda and CUDA_HOME/CUDA_PATH (newer releases only)
-        from cuda import pathfinder
-
-        find = getattr(pathfinder, "find_nvidia_header_directory", None)
-        if find is not None:
-            found = find("cudart")
-            if found:
-                out.append(Path(found))
-    except Exception:  # an old pathfinder, or one that refuses "cudart": fall through to the usual places
-        pass
-    for var in ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"):
-        if os.environ.get(var):
-            out.append(Path(os.environ[var]) / "include")
-    out.append(Path("/usr/local/cuda/include"))
-    for base in sys.path:  # pip wheels: nvidia/cu13/include (cuda-toolkit 13) or nvidia/cuda_runtime/include (12)
-        if base and base.endswith("-packages"):
-            out += [Path(base) / "nvidia" / "cu13" / "include", Path(base) / "nvidia" / "cuda_runtime" / "include"]
-    return out
-
-
-# The header and what it includes: some pip wheels (nvidia/cu13/include next to NVRTC) carry the header alone.
-_NEEDED = (HEADER, "driver_types.h", "crt/host_defines.h")
-
-
-def cuda_include_dir() -> str | None:
-    """A folder holding cuda_device_runtime_api.h and the headers it includes (a CUDA include folder), or None."""
-    for d in _header_candidates():
-        if all((d / f).is_file() for f in _NEEDED):
-            return str(d)
-    return None
 
 
 def conditional_options() -> tuple[str, ...]:
@@ -73,18 +35,11 @@ def conditional_options() -> tuple[str, ...]:
 
 
 def require_conditional(device=None) -> None:
-    """UnsupportedError unless the bindings and the driver can build WHILE/IF conditional nodes (CUDA 12.3+)."""
-    d = driver_module()
-    missing = [n for n in ("cuGraphConditionalHandleCreate", "cuGraphAddNode") if not hasattr(d, n)]
-    if missing or not hasattr(d, "CUgraphConditionalNodeType"):
-        raise UnsupportedError(f"these cuda-bindings lack {', '.join(missing) or 'CUgraphConditionalNodeType'}: "
-                               "conditional graph nodes need cuda-bindings 12.3 or newer")
-    if device is not None:
-        from ..core.device import driver_version
+    """UnsupportedError unless the bindings (and, with a device, the driver) can build WHILE/IF conditional nodes:
+    CUDA 12.3 or newer (core._calls.require_conditional)."""
+    from ..core.device import driver_version
 
-        if driver_version() < (12, 3):
-            raise UnsupportedError("conditional graph nodes need a driver for CUDA 12.3 or newer; this one "
-                                   "supports CUDA %d.%d" % driver_version())
+    gate(driver=driver_version() if device is not None else (99, 0))
 
 
 def create_handle(graph, ctx, default: int | None):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core._calls import cu, driver_module, graph_edges
+from ..core._calls import cu, driver_module, func_name, graph_edges
 
 __all__ = [
     "node_kind", "kernel_name", "node_label", "graph_nodes", "edge_pairs", "edge_kinds", "dependency_order",
@@ -35,10 +35,8 @@ def node_kind(node) -> str:
 def kernel_name(node) -> str:
     """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say."""
     try:
-        params = cu("cuGraphKernelNodeGetParams", node)
-        name = cu("cuFuncGetName", params.func)
-        return name.decode() if isinstance(name, bytes) else str(name)
-    except Exception:  # an older driver lacks cuFuncGetName; the kind alone still describes the node
+        return func_name(cu("cuGraphKernelNodeGetParams", node).func) or "?"
+    except Exception:  # the kind alone still describes the node
         return "?"
 
 

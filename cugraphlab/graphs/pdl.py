@@ -15,7 +15,7 @@ CUDA Driver API, "Execution Control" and "Graph Management".
 from __future__ import annotations
 
 from ..core._calls import driver_module
-from ..core.errors import UnsupportedError
+from ..core._calls import require_pdl as gate
 from .inspect import edge_kinds
 
 __all__ = ["PDL_OPTIONS", "require_pdl", "programmatic_edge_count"]
@@ -23,17 +23,10 @@ __all__ = ["PDL_OPTIONS", "require_pdl", "programmatic_edge_count"]
 PDL_OPTIONS = ("-DCGL_PDL",)
 
 
-def require_pdl(device) -> None:
-    """UnsupportedError unless ``device`` (and the bindings) can do programmatic dependent launch."""
-    major, _minor = device.compute_capability
-    if major < 9:
-        raise UnsupportedError(
-            f"programmatic dependent launch needs sm_90 or newer; this device is {device.arch}")
-    d = driver_module()
-    if not hasattr(d, "cuLaunchKernelEx") or not hasattr(
-            d.CUlaunchAttributeID, "CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION"):
-        raise UnsupportedError("these cuda-bindings lack cuLaunchKernelEx or the programmatic launch attribute: "
-                               "pip install -U 'cuda-bindings[all]'")
+def require_pdl(device, graphs: bool = False) -> None:
+    """UnsupportedError unless ``device`` is sm_90+ and the bindings have cuLaunchKernelEx (and, for graphs with
+    programmatic edges, the driver keeps edge data: CUDA 12.3+). See core._calls.require_pdl."""
+    gate(device.compute_capability, device.arch, graphs=graphs)
 
 
 def programmatic_edge_count(graph) -> int:

@@ -5,7 +5,7 @@ from ..experiment.ops import FUSED_PER_GRAPH
 from .env import versions_line
 from .tables import fmt_count, format_table
 
-__all__ = ["render_run", "render_info", "render_compile"]
+__all__ = ["render_run", "render_info", "render_compile", "render_versions_fit"]
 
 
 def render_run(result) -> str:
@@ -51,7 +51,26 @@ def render_info(info: dict) -> str:
         f"torch {p['torch'] or 'not installed'}, cugraphlab {p['cugraphlab']}",
         f"compile cache: {info['cache'] or 'off'}",
     ]
+    if info.get("cuda"):
+        lines += render_versions_fit(info["cuda"], drv["release"])
     return "\n".join(lines)
+
+
+def render_versions_fit(fit: dict, driver_release: str | None = None) -> list[str]:
+    """The CUDA lines of `cugraphlab info`: what each piece speaks, and whether they suit each other."""
+    driver = "none found" if fit.get("driver_cuda") is None else (
+        f"CUDA {fit['driver_cuda']}" + (f" (driver {driver_release})" if driver_release else ""))
+    head = (f"CUDA: cuda-bindings {fit['bindings']} (CUDA {fit['bindings_cuda']}, cu{fit['bindings_major']}), "
+            f"NVRTC {fit.get('nvrtc') or 'not found'}, driver {driver}")
+    if fit.get("fit") is None:
+        verdict = "fit: not judged (no driver)"
+    elif fit["fit"]:
+        verdict = f"fit: yes (for this driver cu{fit['bindings_major']} is right"
+        verdict += ")" if fit.get("extra_for_driver") == f"cu{fit['bindings_major']}" else \
+            f"; {fit['extra_for_driver']} would be too)"
+    else:
+        verdict = "fit: NO"
+    return [head, verdict] + [f"  - {p}" for p in fit.get("problems", [])]
 
 
 def render_compile(report) -> str:
