@@ -1,5 +1,7 @@
+"""``python -m cugraphlab``: the command line (cli.main)."""
 import sys
 
 from .cli import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

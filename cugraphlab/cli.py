@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .cli_args import device_index_arg, positive_int_arg, size_list_arg
+
 from .core.errors import (
     CompileError,
     CudaError,
@@ -20,26 +22,6 @@ EXIT_USAGE = 2  # bad input, no GPU, compile error: one clear line, like argpars
 EXIT_CUDA = 1  # the driver failed on good input
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text.replace("_", "").replace(",", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
-
-
-def _device_index(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a device index (0, 1, ...), got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"device index must be >= 0, got {v}")
-    return v
-
-
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--trace", action="store_true",
@@ -49,13 +31,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", parents=[common], help="the classic experiment: a 4-op chain eager vs graph vs fused")
-    run.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
-    run.add_argument("--iters", type=_positive_int, default=5000, help="iterations per timed loop (default 5000)")
+    run.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    run.add_argument("--iters", type=positive_int_arg, default=5000, help="iterations per timed loop (default 5000)")
     run.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
     run.add_argument("--scalar", type=float, default=2.0, help="the factor of mul (default 2.0)")
-    run.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
-    run.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per mode (default 5)")
-    run.add_argument("--unroll", type=_positive_int, default=1,
+    run.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
+    run.add_argument("--repeats", type=positive_int_arg, default=5, help="timed loops per mode (default 5)")
+    run.add_argument("--unroll", type=positive_int_arg, default=1,
                      help="also time a graph holding this many iterations (default 1: off)")
     run.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     run.add_argument("--json", metavar="PATH", help="write the full record (samples' statistics, environment)")
@@ -63,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="also time the same chain in CuPy and PyTorch (where installed) and show their rows")
 
     info = sub.add_parser("info", parents=[common], help="devices, driver, versions and the compile cache")
-    info.add_argument("--device", type=_device_index, default=None, help="only this device")
+    info.add_argument("--device", type=device_index_arg, default=None, help="only this device")
 
     comp = sub.add_parser("compile", parents=[common], help="compile the kernel set (no GPU needed)")
     comp.add_argument("--arch", default=None, help="sm_XY or compute_XY (default: the GPU's, else the newest known)")
@@ -73,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare_command(sub, common)
     _add_measure_commands(sub, common)
     _add_pdl_commands(sub, common)
+    from .cli_scale import add_scale_command
+
+    add_scale_command(sub, common)
     return p
 
 
@@ -111,7 +96,13 @@ def main(argv=None) -> int:
 def _handlers() -> dict:
     return {"run": _cmd_run, "info": _cmd_info, "compile": _cmd_compile, "latency": _cmd_latency,
             "timeline": _cmd_timeline, "sweep": _cmd_sweep, "compare": _cmd_compare, "graph": _cmd_graph,
-            "update": _cmd_update, "pdl": _cmd_pdl, "conditional": _cmd_conditional}
+            "update": _cmd_update, "pdl": _cmd_pdl, "conditional": _cmd_conditional, "scale": _cmd_scale}
+
+
+def _cmd_scale(args) -> int:
+    from .cli_scale import cmd_scale
+
+    return cmd_scale(args)
 
 
 def _cmd_run(args) -> int:
@@ -151,18 +142,18 @@ def _add_graph_commands(sub, common) -> None:
     g.add_argument("--mode", choices=GRAPH_MODES, default="capture",
                    help="how the graph is made: capture (default), explicit, forkjoin or while")
     g.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
-    g.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    g.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
     g.add_argument("--dot", metavar="PATH", help="also write the driver's DOT file there (and SVG if Graphviz)")
-    g.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
-    g.add_argument("--unroll", type=_positive_int, default=1,
+    g.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
+    g.add_argument("--unroll", type=positive_int_arg, default=1,
                    help="chain iterations in the graph; with --mode while, the loop's iterations (default 1)")
 
     u = sub.add_parser("update", parents=[common],
                        help="cost of updating an instantiated graph vs re-instantiating vs re-capturing")
-    u.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
-    u.add_argument("--repeats", type=_positive_int, default=200, help="timed updates per path (default 200)")
+    u.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    u.add_argument("--repeats", type=positive_int_arg, default=200, help="timed updates per path (default 200)")
     u.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
-    u.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    u.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     u.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
 
 
@@ -199,18 +190,18 @@ def _cmd_update(args) -> int:
 def _add_measure_commands(sub, common) -> None:
     lat = sub.add_parser("latency", parents=[common],
                          help="where a launch's time goes: host per API call, Python share, device gaps")
-    lat.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
+    lat.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
     lat.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
-    lat.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    lat.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     lat.add_argument("--time-cap", type=float, default=1.0, help="seconds at most per host row (default 1)")
     lat.add_argument("--json", metavar="PATH", help="write the full record")
 
     tl = sub.add_parser("timeline", parents=[common],
                         help="device timeline of the chain eager vs graph from %%globaltimer stamps, drawn")
-    tl.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
-    tl.add_argument("--iters", type=_positive_int, default=25, help="chain iterations recorded (default 25)")
+    tl.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    tl.add_argument("--iters", type=positive_int_arg, default=25, help="chain iterations recorded (default 25)")
     tl.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
-    tl.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    tl.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     tl.add_argument("--out", metavar="STEM", default="cugraphlab",
                     help="figure path stem: STEM_timeline.png/.svg and STEM_gaps.png/.svg (default ./cugraphlab)")
     tl.add_argument("--probe", action="store_true",
@@ -219,11 +210,11 @@ def _add_measure_commands(sub, common) -> None:
     tl.add_argument("--json", metavar="PATH", help="write every kernel's start and end")
 
     sw = sub.add_parser("sweep", parents=[common], help="sizes x chain lengths x modes, with plots and break-even")
-    sw.add_argument("--sizes", type=_size_list, default=None,
+    sw.add_argument("--sizes", type=size_list_arg, default=None,
                     help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
-    sw.add_argument("--lengths", type=_size_list, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
-    sw.add_argument("--repeats", type=_positive_int, default=3, help="timed loops per point (default 3)")
-    sw.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    sw.add_argument("--lengths", type=size_list_arg, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
+    sw.add_argument("--repeats", type=positive_int_arg, default=3, help="timed loops per point (default 3)")
+    sw.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")
     sw.add_argument("--no-plot", action="store_true", help="print the table only")
     sw.add_argument("--json", metavar="PATH", help="write the full record")
@@ -303,103 +294,44 @@ def _cmd_compile(args) -> int:
     return 0
 
 
-def _size_list(text: str) -> list[int]:
-    """A comma list of counts ("1048576,1024"), each an int (thousands may be written with ``_``) or ``2^K``."""
-    import re
-
-    if re.fullmatch(r"\s*\d{1,3}(,\d{3})+\s*", text):
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is ambiguous here (a list or thousands separators?): write sizes as 1048576,1024 or "
-            f"1_048_576, or repeat the option")
-    parts = [p.strip() for p in text.split(",")]
-    if not all(parts):
-        raise argparse.ArgumentTypeError(f"expected sizes separated by commas, got {text!r}")
-    return [_power_of_two(p[2:]) if p.startswith("2^") else _positive_int(p) for p in parts]
-
-
-def _power_of_two(exponent: str) -> int:
-    if not exponent.isdigit() or int(exponent) > 40:
-        raise argparse.ArgumentTypeError(f"expected 2^K with K in 0..40, got 2^{exponent}")
-    return 1 << int(exponent)
-
-
 def _add_compare_command(sub, common) -> None:
-    c = sub.add_parser("compare", parents=[common],
-                       help="the chain in cugraphlab, CuPy and PyTorch, eager and graph, timed interleaved")
-    c.add_argument("--size", type=_size_list, action="extend", default=None, metavar="N[,N...]",
-                   help="float32 elements; repeatable or a comma list (default 1048576 and 1024)")
-    c.add_argument("--iters", type=_positive_int, default=5000, help="iterations per timed loop (default 5000)")
-    c.add_argument("--ops", default="add,mul,sub,relu", help="comma-separated chain (default add,mul,sub,relu)")
-    c.add_argument("--scalar", type=float, default=2.0, help="the factor of mul (default 2.0)")
-    c.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
-    c.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
-    c.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
-    c.add_argument("--json", metavar="PATH", help="write the full record (rows, copy roof, environment)")
-    c.add_argument("--csv", metavar="PATH", help="write the rows as CSV")
-    c.add_argument("--plot", metavar="STEM", help="draw the comparison to STEM.png and STEM.svg (needs matplotlib)")
+    from .cli_compare import add_compare_command
+
+    add_compare_command(sub, common)
 
 
 def _cmd_compare(args) -> int:
-    import importlib.util
+    from .cli_compare import cmd_compare
 
-    from .bench.compare import DEFAULT_SIZES, compare
-    from .experiment.ops import parse_ops
-    from .report.compare import render_compare
-
-    ops = parse_ops(args.ops)  # fail on bad input before touching the GPU
-    if args.plot and importlib.util.find_spec("matplotlib") is None:
-        raise InvalidArgumentError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
-    sizes = list(dict.fromkeys(args.size)) if args.size else list(DEFAULT_SIZES)
-    result = compare(sizes, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
-    print(render_compare(result))
-    if args.json:
-        from .report.files import write_json
-
-        write_json(args.json, result.to_dict())
-        print(f"\nrecord written to {args.json}")
-    if args.csv:
-        from .report.files import write_csv
-
-        write_csv(args.csv, result.csv_rows())
-        print(f"rows written to {args.csv}")
-    if args.plot:
-        from .report.plots import plot_compare
-
-        paths = plot_compare(result.plot_rows(), args.plot)
-        print("figures written to " + ", ".join(str(p) for p in paths))
-    return 0 if result.ok else EXIT_CUDA
+    return cmd_compare(args)
 
 
 def _run_baselines(args, ops):
     """``run --compare``: the baselines at the run's size, printed under the run table; returns their record."""
-    from .bench.compare import compare
-    from .report.compare import render_baseline_rows
+    from .cli_compare import run_baselines
 
-    result = compare(args.size, args.iters, ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed)
-    print()
-    print(render_baseline_rows(result, args.size))
-    return result
+    return run_baselines(args, ops)
 
 
 def _add_pdl_commands(sub, common) -> None:
     pd = sub.add_parser("pdl", parents=[common],
                         help="programmatic dependent launch: the chain plain vs PDL, eager and as a graph (sm_90+)")
-    pd.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
-    pd.add_argument("--iters", type=_positive_int, default=5000, help="iterations per timed loop (default 5000)")
-    pd.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
-    pd.add_argument("--unroll", type=_positive_int, default=1, help="chain iterations per graph (default 1)")
-    pd.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    pd.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    pd.add_argument("--iters", type=positive_int_arg, default=5000, help="iterations per timed loop (default 5000)")
+    pd.add_argument("--repeats", type=positive_int_arg, default=5, help="timed loops per way (default 5)")
+    pd.add_argument("--unroll", type=positive_int_arg, default=1, help="chain iterations per graph (default 1)")
+    pd.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     pd.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     pd.add_argument("--json", metavar="PATH", help="write the full record")
 
     cd = sub.add_parser("conditional", parents=[common],
                         help="conditional graph nodes: a WHILE loop decided on the GPU vs in Python; IF; threshold")
-    cd.add_argument("--size", type=_positive_int, default=1 << 20, help="float32 elements (default 1,048,576)")
-    cd.add_argument("--iterations", type=_positive_int, default=1000, help="loop iterations (default 1000)")
-    cd.add_argument("--repeats", type=_positive_int, default=5, help="timed loops per way (default 5)")
+    cd.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    cd.add_argument("--iterations", type=positive_int_arg, default=1000, help="loop iterations (default 1000)")
+    cd.add_argument("--repeats", type=positive_int_arg, default=5, help="timed loops per way (default 5)")
     cd.add_argument("--threshold", type=float, default=1000.0,
                     help="stop value of the threshold loop's running total (default 1000)")
-    cd.add_argument("--device", type=_device_index, default=0, help="CUDA device index (default 0)")
+    cd.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     cd.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     cd.add_argument("--json", metavar="PATH", help="write the full record")
 

@@ -5,7 +5,7 @@ environment (what a measurement ran on), experiment (``run``), latency, timeline
 ways), update, pdl, conditional. Every measurement returns a plain record (a dataclass) that serializes to JSON with
 the environment.
 """
-from .compare import CompareResult, CompareRow
+from .compare import CompareResult, StackRow
 from .conditional import WhileResult, measure_while
 from .copy_roof import CopyBandwidth, copy_bandwidth
 from .environment import collect, system_info
@@ -19,7 +19,7 @@ from .timing import Timings, Variant, interleave, timed_loop
 from .update import UpdateCosts, measure_update_costs
 
 __all__ = [
-    "CompareResult", "CompareRow",
+    "CompareResult", "StackRow",
     "WhileResult", "measure_while",
     "CopyBandwidth", "copy_bandwidth",
     "collect", "system_info",

@@ -1,201 +1,212 @@
-"""What ``cugraphlab compare`` and ``cugraphlab run --compare`` show: text built from a ``CompareResult``.
+"""Text for ``cugraphlab compare`` and ``run --compare``, built from a ``CompareResult`` (or its JSON) alone.
 
-Works from the record alone (``CompareResult`` or ``CompareResult.from_dict`` of a saved JSON), so a result can be
-rendered again on a machine with no GPU.
+``leaderboard(result, size)`` folds the flat rows into one line per (stack, way): each figure is the median over
+rounds of that round's median over repeats; "rounds Δ%" is the largest spread between rounds over that line's
+figures, (max - min) / min, which is the repeatability across processes the issue asks for (goal: within 3%).
 """
 from __future__ import annotations
 
-from .env import versions_line
-from .tables import fmt_count, format_table
+from statistics import median
 
-__all__ = ["render_compare", "render_baseline_rows", "render_classic", "classic_rows", "speedups"]
+__all__ = ["leaderboard", "render_compare", "render_classic", "classic_rows", "render_baseline_rows",
+           "LEADERBOARD_HEADERS"]
 
-_HEADERS = ["library", "mode", "kernels/iter", "us/iter", "p5-p95", "device us/iter", "x cugraphlab eager",
-            "vs NumPy", "note"]
-_ALIGN = "llrrrrrll"
+LEADERBOARD_HEADERS = ["#", "stack", "way", "us/launch", "eager us/iter", "graph us/iter", "fused/jit us/iter",
+                       "device us/iter (eager|graph|fused)", "rounds d%", "vs NumPy", "note"]
+_ALIGN = "rllrrrrrrll"
+MODES = ("launch", "eager", "graph", "fused")
 
 
 def _f(v, digits: int = 2) -> str:
     return "-" if v is None else f"{v:.{digits}f}"
 
 
-def _check_text(row) -> str:
-    if not row.measured:
-        return ""
-    if row.verified:
-        return "bit-exact"
-    return f"FAILED ({row.mismatches:,} bad)" if row.mismatches is not None else "FAILED"
+def _figure(rows, key: str = "wall_us"):
+    vals = [getattr(r, key) for r in rows if r.measured and getattr(r, key) is not None]
+    return median(vals) if vals else None
 
 
-def _row_cells(row) -> list:
-    band = "-" if row.p5 is None else f"{row.p5:.2f}-{row.p95:.2f}"
-    ratio = "-" if row.ratio_vs_cugraphlab_eager is None else f"{row.ratio_vs_cugraphlab_eager:.2f}x"
-    kernels = "" if row.kernels_per_iter is None else row.kernels_per_iter
-    return [row.library, row.mode, kernels, _f(row.us_per_iter), band, _f(row.device_us_per_iter), ratio,
-            _check_text(row), row.note]
+def _spread_pct(rows) -> float | None:
+    by_round = {}
+    for r in rows:
+        if r.measured:
+            by_round.setdefault(r.round, []).append(r.wall_us)
+    vals = [median(v) for v in by_round.values()]
+    if len(vals) < 2 or min(vals) <= 0:
+        return None
+    return (max(vals) - min(vals)) / min(vals) * 100.0
 
 
-def _table(rows) -> str:
-    return format_table(_HEADERS, [_row_cells(r) for r in rows], align=_ALIGN)
-
-
-def speedups(result, size: int) -> dict[str, float]:
-    """Per library, eager time over graph time at ``size`` (wall clock), where both were measured."""
-    out = {}
-    for lib in dict.fromkeys(r.library for r in result.rows_for(size)):
-        try:
-            e, g = result.row(lib, "eager", size), result.row(lib, "graph", size)
-        except KeyError:
+def leaderboard(result, size: int) -> list[dict]:
+    """One record per (stack, way) at ``size``, sorted by host µs per launch (then eager µs per iteration)."""
+    groups: dict[tuple, list] = {}
+    for r in result.rows_for(size):
+        groups.setdefault((r.stack, r.way), []).append(r)
+    # a stack whose only rows are "-" (unavailable/failed as a whole) keeps one line; its ways' lines otherwise
+    out = []
+    for (stack, way), rows in groups.items():
+        if way == "-" and any(k[0] == stack and k[1] != "-" for k in groups):
             continue
-        if e.measured and g.measured and g.us_per_iter > 0:
-            out[lib] = e.us_per_iter / g.us_per_iter
+        rec = {"stack": stack, "way": way, "size": size}
+        spreads = []
+        for mode in MODES:
+            mrows = [r for r in rows if r.mode == mode]
+            rec[mode] = _figure(mrows)
+            rec[f"{mode}_device"] = _figure(mrows, "device_us")
+            s = _spread_pct(mrows)
+            if s is not None:
+                spreads.append(s)
+            rec[f"{mode}_status"] = next((r.status for r in mrows), None)
+            rec[f"{mode}_why"] = next((r.note for r in mrows if r.status != "ok"), "")
+        rec["rounds_spread_pct"] = max(spreads) if spreads else None
+        measured = [r for r in rows if r.measured]
+        bad = [(r.mode, r.mismatches) for r in measured if r.mismatches]
+        if not measured:
+            rec["check"] = "-"
+        elif bad:
+            rec["check"] = "; ".join(f"{m}: {n:,} differ" for m, n in dict(bad).items())
+        else:
+            rec["check"] = "bit-exact"
+        rec["same_cubin"] = any(r.same_cubin for r in rows)
+        notes = [r.note for r in rows if r.status in ("unavailable", "failed") and r.note]
+        notes += [r.note for r in measured if r.note]
+        g = [r for r in rows if r.mode == "graph" and r.status == "unsupported"]
+        if g and g[0].note:
+            notes.append(f"graph: {g[0].note}")
+        rec["note"] = "; ".join(dict.fromkeys(notes))
+        out.append(rec)
+    inf = float("inf")
+    out.sort(key=lambda d: (d["launch"] if d["launch"] is not None else inf,
+                            d["eager"] if d["eager"] is not None else inf,
+                            min((d[m] for m in ("graph", "fused") if d[m] is not None), default=inf)))
     return out
 
 
-def _copy_line(result) -> str | None:
-    if result.copy_gbps is None:
-        return None
-    c = result.copy or {}
-    g = c.get("gbps") or {}
-    band = f" (p5-p95 {g['p5']:,.0f}-{g['p95']:,.0f})" if g.get("p5") is not None else ""
-    size = f"{c['bytes'] / 2**20:,.0f} MiB copies, " if c.get("bytes") else ""
-    return (f"device copy roof: {result.copy_gbps:,.0f} GB/s{band}, cuMemcpyDtoDAsync, {size}bytes read + written "
-            f"over event time")
+def _cell(rec, mode) -> str:
+    if rec[mode] is not None:
+        return _f(rec[mode])
+    status = rec[f"{mode}_status"]
+    return {"unsupported": "n/a", "failed": "FAILED", "unavailable": "-"}.get(status, "-")
 
 
-def _baselines_line(env: dict) -> str:
-    b = env.get("baselines") or {}
-    parts = []
-    cp = b.get("cupy") or {}
-    if cp.get("version"):
-        parts.append(f"cupy {cp['version']}" + (f" (CUDA runtime {cp['cuda_runtime']})" if cp.get("cuda_runtime")
-                                                 else ""))
-    else:
-        parts.append(f"cupy: {cp.get('note') or 'not run'}")
-    t = b.get("torch") or {}
-    if t.get("version"):
-        parts.append(f"torch {t['version']}" + (f" (CUDA {t['cuda']})" if t.get("cuda") else ""))
-    else:
-        parts.append(f"torch: {t.get('note') or 'not run'}")
-    return " | ".join(parts)
+def _device_cell(rec) -> str:
+    vals = [rec[f"{m}_device"] for m in ("eager", "graph", "fused")]
+    if all(v is None for v in vals):
+        return "-"
+    return "|".join(_f(v) for v in vals)
 
 
-def _versions(result) -> list[str]:
-    return [versions_line(result.env), _baselines_line(result.env)]
+def _leaderboard_table(result, size: int) -> str:
+    from .tables import format_table
+
+    rows = []
+    for i, rec in enumerate(leaderboard(result, size), 1):
+        spread = rec["rounds_spread_pct"]
+        stack = rec["stack"] + (" *" if rec["same_cubin"] else "")
+        rows.append([i, stack, rec["way"], _cell(rec, "launch"), _cell(rec, "eager"), _cell(rec, "graph"),
+                     _cell(rec, "fused"), _device_cell(rec), "-" if spread is None else f"{spread:.1f}",
+                     rec["check"], rec["note"]])
+    return format_table(LEADERBOARD_HEADERS, rows, align=_ALIGN)
 
 
-def _clock_notes(result) -> list[str]:
-    c = result.config
-    clocks = result.clocks or {}
-    return [
-        f"wall: {clocks.get('wall', '?')}; device: {clocks.get('device', '?')}.",
-        (f"Medians of {c.get('repeats', '?')} repeats, the ways interleaved repeat by repeat; each repeat gives "
-         f"every way the same fresh random inputs and poisons its outputs first. 'x cugraphlab eager' is the "
-         f"wall time over cugraphlab eager's at the same size (below 1: faster)."),
-        ("CuPy and PyTorch: one library call (one kernel) per op into preallocated outputs, relu as their stock "
-         "maximum/clamp (bit-exact here: these inputs never make NaN or -0 before relu); graph: one iteration "
-         "captured, one launch/replay per iteration."),
-    ]
+def _fmt_count(n) -> str:
+    from .tables import fmt_count
+
+    return fmt_count(n)
+
+
+def _versions_lines(result) -> list[str]:
+    lines = []
+    try:
+        from .env import versions_line
+
+        lines.append(versions_line(result.env))
+    except Exception:
+        pass
+    gpu = (result.env or {}).get("gpu_seen_by_workers")
+    if gpu:
+        lines.append(f"GPU (as the workers saw it): {gpu.get('name')} (cc {gpu.get('compute_capability')}, "
+                     f"{gpu.get('sm_count')} SMs), driver CUDA {gpu.get('driver_cuda')}")
+    for stack, v in (result.versions or {}).items():
+        text = ", ".join(f"{k} {val}" for k, val in v.items() if val is not None)
+        lines.append(f"  {stack}: {text}")
+    return lines
 
 
 def render_compare(result) -> str:
-    """One table per size with ratios, graph-over-eager speedups, the copy roof, versions and clocks."""
+    """The leaderboard at each size, then how to read it, the clocks and every stack's versions."""
     c = result.config
-    head = (f"cugraphlab compare: {c.get('chain', '?')} on float32, {fmt_count(c.get('iters', 0))} iterations x "
-            f"{c.get('repeats', '?')} repeats, device {c.get('device', 0)}")
+    head = (f"cugraphlab compare: {c.get('chain', '?')} on float32; {_fmt_count(c.get('iters', 0))} iterations "
+            f"(launch rows: {_fmt_count(c.get('launches', c.get('iters', 0)))} launches of add) x "
+            f"{c.get('repeats', '?')} repeats x {c.get('rounds', '?')} rounds; device {c.get('device', 0)}; "
+            f"seed {c.get('seed')}")
     out = [head]
     for size in result.sizes:
-        out += ["", f"size {fmt_count(size)} floats", _table(result.rows_for(size))]
-        sp = speedups(result, size)
-        if sp:
-            out.append("graph over eager: " + ", ".join(f"{lib} {v:.2f}x" for lib, v in sp.items()))
-    out.append("")
-    line = _copy_line(result)
-    if line:
-        out.append(line)
-    out += _versions(result)
-    out += _clock_notes(result)
-    return "\n".join(out)
-
-
-def render_baseline_rows(result, size: int | None = None) -> str:
-    """The other libraries' rows at ``size`` (default: the first), for under the ``run`` table."""
-    size = result.sizes[0] if size is None else size
-    rows = [r for r in result.rows_for(size) if r.library != "cugraphlab"]
-    try:
-        base = result.row("cugraphlab", "eager", size)
-        anchor = (f"cugraphlab eager measured in that pass: {_f(base.us_per_iter)} us/iter"
-                  if base.measured else "cugraphlab eager was not measured in that pass")
-    except KeyError:
-        base, anchor = None, "cugraphlab eager was not part of that pass"
-    head = (f"baselines at {fmt_count(size)} floats (a second pass with cugraphlab's ways interleaved, "
-            f"{result.config.get('repeats', '?')} repeats; {anchor})")
-    out = [head, "", _table(rows)]
-    sp = {k: v for k, v in speedups(result, size).items() if k != "cugraphlab"}
-    if sp:
-        out.append("graph over eager: " + ", ".join(f"{lib} {v:.2f}x" for lib, v in sp.items()))
-    line = _copy_line(result)
-    if line:
-        out.append(line)
-    out.append(_baselines_line(result.env))
+        out += ["", f"size {_fmt_count(size)} floats (ranked by host us per launch)", _leaderboard_table(result, size)]
+    clocks = result.clocks or {}
+    out += ["",
+            "How to read it: us/launch is host wall time per launch of add (the launch cost); eager/graph/fused are "
+            "wall us per chain iteration. * = launches cugraphlab's own NVRTC cubin with cugraphlab's grid, so its "
+            "device time equals cugraphlab's and any wall difference is launch cost; other stacks run their own "
+            "kernels, so compare their device column before reading a slower wall time as launch cost.",
+            f"Each stack ran in its own fresh process ({c.get('process', 'spawned')}), on the same inputs "
+            "(same seed); 'rounds d%' is the largest difference between rounds (processes) over the line's figures.",
+            f"wall: {clocks.get('wall', '?')}; device: {clocks.get('device', '?')}.",
+            "Every measured mode is checked bit for bit against NumPy float32 on fresh random inputs with outputs "
+            "poisoned (0x7FC0DEAD) first."]
+    out += _versions_lines(result)
     return "\n".join(out)
 
 
 def classic_rows(result) -> list[dict]:
-    """The classic table as flat records: per library and size, eager and graph time and their ratio."""
+    """Per (stack, way) and size: eager and graph wall µs per iteration and their ratio."""
     out = []
     for size in result.sizes:
-        for lib in dict.fromkeys(r.library for r in result.rows_for(size)):
-            try:
-                e, g = result.row(lib, "eager", size), result.row(lib, "graph", size)
-            except KeyError:
-                continue
-            speed = (e.us_per_iter / g.us_per_iter) if (e.measured and g.measured and g.us_per_iter) else None
-            out.append({"library": lib, "size": size, "eager_us": e.us_per_iter, "graph_us": g.us_per_iter,
-                        "speedup": speed, "eager_device_us": e.device_us_per_iter,
-                        "graph_device_us": g.device_us_per_iter,
-                        "verified": (e.verified and g.verified) if (e.measured and g.measured) else None,
-                        "note": e.note or g.note})
+        for rec in leaderboard(result, size):
+            e, g = rec["eager"], rec["graph"]
+            out.append({"stack": rec["stack"], "way": rec["way"], "size": size, "eager_us": e, "graph_us": g,
+                        "speedup": (e / g) if (e and g) else None, "fused_us": rec["fused"]})
     return out
 
 
 def render_classic(result) -> str:
-    """Libraries side by side: eager, graph and speedup at each size (wall clock medians, µs per iteration)."""
-    sizes = result.sizes
-    recs = classic_rows(result)
-    libs = list(dict.fromkeys(r["library"] for r in recs))
-    headers = ["library"]
+    """The classic summary: eager, graph and speedup per stack at each size (wall medians, µs per iteration)."""
+    from .tables import format_table
+
+    sizes, recs = result.sizes, classic_rows(result)
+    keys = list(dict.fromkeys((r["stack"], r["way"]) for r in recs))
+    headers = ["stack", "way"]
     for s in sizes:
-        headers += [f"eager @{fmt_count(s)}", f"graph @{fmt_count(s)}", "speedup"]
-    headers.append("note")
+        headers += [f"eager @{_fmt_count(s)}", f"graph @{_fmt_count(s)}", "speedup"]
     rows = []
-    for lib in libs:
-        cells, notes = [lib], []
+    for stack, way in keys:
+        cells = [stack, way]
         for s in sizes:
-            r = next((x for x in recs if x["library"] == lib and x["size"] == s), None)
+            r = next((x for x in recs if (x["stack"], x["way"], x["size"]) == (stack, way, s)), None)
             if r is None:
                 cells += ["-", "-", "-"]
-                continue
-            cells += [_f(r["eager_us"]), _f(r["graph_us"]),
-                      "-" if r["speedup"] is None else f"{r['speedup']:.2f}x"]
-            if r["verified"] is False:
-                notes.append(f"NOT bit-exact @{fmt_count(s)}")
-            if r["note"]:
-                notes.append(r["note"])
-        cells.append("; ".join(dict.fromkeys(notes)))
-        rows.append(cells)
-    table = format_table(headers, rows, align="l" + "rrr" * len(sizes) + "l")
-    fused = []
-    for s in sizes:
-        try:
-            f = result.row("cugraphlab", "fused", s)
-        except KeyError:
-            continue
-        if f.measured:
-            fused.append(f"{_f(f.us_per_iter)} us @{fmt_count(s)}")
+            else:
+                cells += [_f(r["eager_us"]), _f(r["graph_us"]), "-" if r["speedup"] is None else f"{r['speedup']:.2f}x"]
+        if any(c not in ("-",) for c in cells[2:]):
+            rows.append(cells)
     c = result.config
-    lines = [f"classic table: {c.get('chain', '?')} on float32, {fmt_count(c.get('iters', 0))} iterations, "
-             f"wall-clock us per iteration (median of {c.get('repeats', '?')})", "", table]
-    if fused:
-        lines.append("cugraphlab fused (the whole chain in one kernel, the floor): " + ", ".join(fused))
-    return "\n".join(lines)
+    return "\n".join([f"classic table: {c.get('chain', '?')}, wall-clock us per iteration (median over "
+                      f"{c.get('repeats', '?')} repeats and {c.get('rounds', '?')} rounds)", "",
+                      format_table(headers, rows, align="ll" + "rrr" * len(sizes))])
+
+
+def render_baseline_rows(result, size: int | None = None) -> str:
+    """``run --compare``: the CuPy and PyTorch lines (and cugraphlab's from the same pass) at ``size``."""
+    from .tables import format_table
+
+    size = result.sizes[0] if size is None else size
+    rows = []
+    for rec in leaderboard(result, size):
+        e, g = rec["eager"], rec["graph"]
+        rows.append([rec["stack"], rec["way"], _cell(rec, "launch"), _cell(rec, "eager"), _cell(rec, "graph"),
+                     "-" if not (e and g) else f"{e / g:.2f}x", _device_cell(rec), rec["check"], rec["note"]])
+    head = (f"baselines at {_fmt_count(size)} floats (each library in its own process, "
+            f"{result.config.get('repeats', '?')} repeats)")
+    table = format_table(["stack", "way", "us/launch", "eager us/iter", "graph us/iter", "graph speedup",
+                          "device us/iter (eager|graph|fused)", "vs NumPy", "note"], rows, align="llrrrrrll")
+    return "\n".join([head, "", table])

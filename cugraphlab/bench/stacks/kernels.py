@@ -1,0 +1,75 @@
+"""What the stacks share: cugraphlab's own cubin, the chain's launch shape, the op steps, inputs and references.
+
+Stacks that can load a cubin (cuda.bindings, cugraphlab, cuda.core, CuPy RawModule, ctypes, PyCUDA) load THIS one,
+compiled by ``cugraphlab.core.program.compile_source`` for the device's arch with the same options and cache as
+``Device.load_kernels``, and launch it with the same grid and block as ``Chain``: their device time is then the
+same and the wall-clock difference is launch cost alone.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["KERNEL_NAMES", "BLOCK", "BLOCKS_PER_SM", "chain_grid", "compile_cubins", "op_steps", "make_inputs",
+           "expected_for", "LAUNCH_OPS"]
+
+KERNEL_NAMES = ("add", "mul", "sub", "relu", "fused")
+BLOCK = 256          # Chain's default block
+BLOCKS_PER_SM = 8    # Chain's default blocks_per_sm
+LAUNCH_OPS = ("add",)  # what a "launch" row launches: add on n floats
+
+
+def chain_grid(n: int, sm_count: int) -> int:
+    """Blocks per launch exactly as ``Chain`` picks them: one float4 per thread, at most 8 blocks of 256 per SM."""
+    from ...core.launch import grid_for
+
+    return grid_for(-(-n // 4), BLOCK, sm_count, BLOCKS_PER_SM)
+
+
+def compile_cubins(compute_capability: tuple[int, int], ops) -> tuple[dict[str, bytes], str]:
+    """cugraphlab's chain kernels and its fused kernel for ``ops``, compiled with NVRTC for one device.
+
+    Returns ({kernel name: image bytes}, kind) where kind is "cubin" (or "ptx" for a device newer than NVRTC).
+    Wraps ``nvrtcCreateProgram`` / ``nvrtcCompileProgram`` / ``nvrtcGetCUBIN`` through ``compile_source``
+    (answers from cugraphlab's compile cache when it can). Needs no GPU.
+    """
+    from ...core.program import compile_source, resolve_arch
+    from ...core.sources import read_headers, read_source
+    from ...experiment.ops import DEFAULT_OPS, fused_source
+
+    arch, kind = resolve_arch(None, tuple(compute_capability))
+    headers = read_headers()
+    images = {}
+    for name in KERNEL_NAMES:
+        if name == "fused" and tuple(ops) != tuple(DEFAULT_OPS):
+            text = fused_source(ops)
+        else:
+            text = read_source(name)
+        images[name] = compile_source(text, name, arch=arch, kind=kind, headers=headers).image
+    return images, kind
+
+
+def op_steps(ops, x, y, outs, scalar) -> list[tuple[str, object, object, object]]:
+    """(op, destination, first operand, second operand or scalar or None) for each op, in the chain's wiring:
+    the first op reads x, add/sub take y, mul takes the scalar, each op writes its own output."""
+    steps, src = [], x
+    for name, dst in zip(ops, outs):
+        second = y if name in ("add", "sub") else (scalar if name == "mul" else None)
+        steps.append((name, dst, src, second))
+        src = dst
+    return steps
+
+
+def make_inputs(seed: int, n: int, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``count`` pairs of standard-normal float32 inputs of ``n`` elements; the same in every process for the same
+    (seed, n), so every stack is checked and timed on the same data."""
+    rng = np.random.default_rng([int(seed), int(n)])
+    return [(rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32))
+            for _ in range(count)]
+
+
+def expected_for(mode: str, ops, inputs, scalar: float) -> list[np.ndarray]:
+    """NumPy float32 references: x + y for ``launch``, the whole chain otherwise."""
+    from ...experiment.ops import reference
+
+    chain = LAUNCH_OPS if mode == "launch" else tuple(ops)
+    return [reference(chain, x, y, scalar) for x, y in inputs]
