@@ -109,6 +109,17 @@ def _job_env(pairs):
                 os.environ[key] = old
 
 
+def _stack_path(stack: str) -> tuple:
+    """``CUGRAPHLAB_STACK_PYTHONPATH_<STACK>`` put in front of PYTHONPATH for that stack's worker process, so that
+    what it holds (e.g. a NumPy that numba-cuda supports, for the numba worker only) is imported before the
+    machine's own packages: the worker is a fresh interpreter, and PYTHONPATH comes before site-packages."""
+    extra = os.environ.get(f"CUGRAPHLAB_STACK_PYTHONPATH_{stack.upper()}")
+    if not extra:
+        return ()
+    rest = os.environ.get("PYTHONPATH")
+    return (("PYTHONPATH", extra + (os.pathsep + rest if rest else "")),)
+
+
 def _failure_rows(stack: str, variant: str, cfg: dict, round_index: int, why: str, seconds: float) -> list[StackRow]:
     way = f"({variant})" if variant else "-"
     return [StackRow(stack, way, "-", n, round_index, status="failed", note=f"worker: {why}",
@@ -149,7 +160,7 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
                           "launches": cfg["launches"], "repeats": cfg["repeats"], "warmup": cfg["warmup"],
                           "ops": cfg["ops"], "scalar": cfg["scalar"], "seed": cfg["seed"], "device": cfg["device"],
                           "round_index": r}
-                with _job_env(env):
+                with _job_env(tuple(env) + _stack_path(name)):
                     outcome = run_workers(target, [kwargs], cfg["timeout_s"], start_together=False)[0]
                 label = name + (f" ({variant})" if variant else "")
                 got = outcome.result if outcome.ok and isinstance(outcome.result, dict) else None

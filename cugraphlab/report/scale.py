@@ -176,7 +176,7 @@ def render_scale(record: dict, written=()) -> str:
     if gil and "error" not in gil:
         lines += ["", f"GIL probe ({gil['seconds']:g} s per phase): busy thread {gil['busy_alone'] / 1e6:.2f} M "
                       f"loops/s alone, {gil['busy_beside'] / 1e6:.2f} M beside launching; launching "
-                      f"{gil['launch_alone'] / 1e6:.3f} M/s alone, {gil['launch_beside'] / 1e6:.3f} M/s beside "
+                      f"{gil['launch_alone']:,.0f} launches/s alone, {gil['launch_beside']:,.0f} launches/s beside "
                       f"the busy thread"]
     lines += ["", "findings:"] + [f"- {s}" for s in findings(record)]
     clocks = record.get("clocks", {})

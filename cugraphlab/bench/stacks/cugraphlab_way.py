@@ -1,7 +1,7 @@
 """cugraphlab's own objects: ``Chain`` (eager, graph, fused) and a ``Launch`` of ``add``.
 
-``launch``: the chain's first ``Launch`` (``add`` on x, y) called k times (``Launch.__call__``: one
-``cuLaunchKernel`` binding call with its prebuilt argument tuple, one status test). ``eager`` / ``graph`` / ``fused``:
+``launch``: the chain's first ``Launch`` (``add`` on x, y) enqueued k times by a ``Runner`` (cugraphlab's one hot
+loop: one ``cuLaunchKernel`` binding call with its prebuilt argument tuple, one status test). ``eager`` / ``graph`` / ``fused``:
 ``Chain.run(mode, k)`` exactly as ``cugraphlab run`` times it (graph: one captured iteration per ``cuGraphLaunch``;
 fused: graphs of ``FUSED_PER_GRAPH`` fused launches).
 """
@@ -41,7 +41,10 @@ class CugraphlabWay(Way):
             self.add = self.chain.launches[0]
         else:
             self.add, self.extra = _add_launch(self.chain)
-        self.runners = {"launch": self._run_launch, "eager": self._mode("eager"), "graph": self._mode("graph"),
+        from ...experiment.runners import Runner
+
+        self.add_runner = Runner([self.add], self.chain.stream)
+        self.runners = {"launch": self.add_runner.eager, "eager": self._mode("eager"), "graph": self._mode("graph"),
                         "fused": self._mode("fused")}
         self.kernels = {"launch": 1, "eager": len(ops), "graph": len(ops), "fused": 1}
         from ...experiment.ops import FUSED_PER_GRAPH
@@ -51,11 +54,6 @@ class CugraphlabWay(Way):
     def _mode(self, mode):
         run = self.chain.run
         return lambda k: run(mode, k)
-
-    def _run_launch(self, k):
-        launch = self.add
-        for _ in range(k):
-            launch()
 
     def prepare(self, mode):
         if mode == "graph":
@@ -90,7 +88,7 @@ class CugraphlabWay(Way):
         return self.start.elapsed_ms(self.end)
 
     def close(self):
-        for r in (self.end, self.start, self.chain, self.extra):
+        for r in (self.end, self.start, self.add_runner, self.chain, self.extra):
             if r is None:
                 continue
             try:
