@@ -124,7 +124,7 @@ class TritonLauncherWay(_TritonBase):
         if self.fused_ok:
             self.runners["fused"] = self._run_fused
         note = f"device pointers passed as {self.pointer_args}"
-        self.notes = {"launch": note, "eager": note, "fused": note + "; one launch per iteration"}
+        self.notes = {"launch": note, "eager": note, "fused": "one launch per iteration"}
 
     def _compiled(self, name, args):
         """(launcher, full argument tuple) for ``name``: compile through kern[grid] once on the way's stream."""
