@@ -15,7 +15,7 @@ def fake_driver(monkeypatch, *, bindings=(13, 5), driver=(12, 4), nvrtc=None, **
     and NVRTC's version with ``nvrtc`` (default: the bindings' own)."""
     nvrtc = nvrtc or bindings
     monkeypatch.setattr(_calls, "nv", lambda name, *args: nvrtc if name == "nvrtcVersion" else 1 / 0)
-    mod = SimpleNamespace(CUDA_VERSION=bindings[0] * 1000 + bindings[1] * 10,
+    mod = SimpleNamespace(CUDA_VERSION=bindings[0] * 1000 + bindings[1] * 10, CUgraphEdgeData=lambda: "plain edge",
                           cuInit=lambda flags: (0,),
                           cuDriverGetVersion=lambda: (0, driver[0] * 1000 + driver[1] * 10), **fns)
     monkeypatch.setattr(_calls, "driver_module", lambda: mod)
@@ -131,7 +131,9 @@ def test_add_node_12_uses_v2(monkeypatch):
     fake_driver(monkeypatch, bindings=(12, 9), cuGraphAddNode=plain, cuGraphAddNode_v2=v2)
     assert _calls.graph_add_node("g", [], "p") == "n2"
     assert _calls.graph_add_node("g", ["a"], "p", ["e"]) == "n2"
-    assert v2.calls == [("g", None, None, 0, "p"), ("g", ["a"], ["e"], 1, "p")] and not plain.calls
+    assert _calls.graph_add_node("g", ["a", "b"], "p") == "n2"  # 12.x's binding wants data for every dependency
+    assert v2.calls == [("g", None, None, 0, "p"), ("g", ["a"], ["e"], 1, "p"),
+                        ("g", ["a", "b"], ["plain edge", "plain edge"], 2, "p")] and not plain.calls
 
 
 class FunctionNotFoundError(RuntimeError):  # how the bindings say the driver lacks a function
@@ -220,6 +222,8 @@ def test_real_add_node_and_get_edges_take_these_arguments():
     assert _reaches_the_driver(lambda: _calls.graph_add_node(d.CUgraph(0), [], p))
     data = [d.CUgraphEdgeData()]
     assert _reaches_the_driver(lambda: _calls.graph_add_node(d.CUgraph(0), [d.CUgraphNode(0)], p, data))
+    # a dependency without edge data (how conditional nodes are added): 12.x's binding refused None here
+    assert _reaches_the_driver(lambda: _calls.graph_add_node(d.CUgraph(0), [d.CUgraphNode(0)], p))
     assert _reaches_the_driver(lambda: _calls.graph_edges(d.CUgraph(0)))
 
 

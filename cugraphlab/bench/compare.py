@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import random
 from contextlib import contextmanager
 from typing import Callable, Sequence
@@ -109,6 +110,27 @@ def _job_env(pairs):
                 os.environ[key] = old
 
 
+def _stack_folder(stack: str) -> str | None:
+    return os.environ.get(f"CUGRAPHLAB_STACK_PYTHONPATH_{stack.upper()}") or None
+
+
+@contextmanager
+def _front_of_sys_path(folder: str | None):
+    """Put ``folder`` first in this process's sys.path while a worker is spawned: a spawned child takes its parent's
+    sys.path before it imports anything (multiprocessing's preparation data), so PYTHONPATH alone would not win."""
+    if not folder:
+        yield
+        return
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        try:
+            sys.path.remove(folder)
+        except ValueError:
+            pass
+
+
 def _stack_path(stack: str) -> tuple:
     """``CUGRAPHLAB_STACK_PYTHONPATH_<STACK>`` put in front of PYTHONPATH for that stack's worker process, so that
     what it holds (e.g. a NumPy that numba-cuda supports, for the numba worker only) is imported before the
@@ -160,7 +182,7 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
                           "launches": cfg["launches"], "repeats": cfg["repeats"], "warmup": cfg["warmup"],
                           "ops": cfg["ops"], "scalar": cfg["scalar"], "seed": cfg["seed"], "device": cfg["device"],
                           "round_index": r}
-                with _job_env(tuple(env) + _stack_path(name)):
+                with _job_env(tuple(env) + _stack_path(name)), _front_of_sys_path(_stack_folder(name)):
                     outcome = run_workers(target, [kwargs], cfg["timeout_s"], start_together=False)[0]
                 label = name + (f" ({variant})" if variant else "")
                 got = outcome.result if outcome.ok and isinstance(outcome.result, dict) else None

@@ -289,8 +289,10 @@ def graph_add_node(graph, deps, params, edge_data=None):
     if bindings_major() >= 13:
         return cu("cuGraphAddNode", graph, deps or None, data, len(deps), params)
     if hasattr(driver_module(), "cuGraphAddNode_v2"):
+        # 12.x's binding wants one CUgraphEdgeData per dependency (13's takes None): zeroed ones are plain edges
+        plain = data if data is not None else ([driver_module().CUgraphEdgeData() for _ in deps] or None)
         try:
-            return cu("cuGraphAddNode_v2", graph, deps or None, data, len(deps), params)
+            return cu("cuGraphAddNode_v2", graph, deps or None, plain, len(deps), params)
         except RuntimeError as e:
             if not _missing_in_driver(e):
                 raise
