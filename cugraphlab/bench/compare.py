@@ -164,49 +164,57 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
     """
     from .environment import collect
     from .stacks.worker import stack_job
-    from .workers import run_workers
 
     cfg = validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s)
     cfg["seed"] = int(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     cfg["chain"] = " -> ".join(f"mul {cfg['scalar']:g}" if o == "mul" else o for o in cfg["ops"])
-    cfg["process"] = "one spawned process per stack and round, one at a time"
+    cfg["process"] = "one spawned process per stack, size and round, one at a time"
     say = progress or (lambda _line: None)
     target = target or stack_job
     rows: list[StackRow] = []
     versions: dict = {}
     gpu = None
     for r in range(1, cfg["rounds"] + 1):
-        for name in cfg["stacks"]:
-            for variant, env in STACKS[name].jobs:
-                kwargs = {"stack": name, "variant": variant, "sizes": cfg["sizes"], "iters": cfg["iters"],
-                          "launches": cfg["launches"], "repeats": cfg["repeats"], "warmup": cfg["warmup"],
-                          "ops": cfg["ops"], "scalar": cfg["scalar"], "seed": cfg["seed"], "device": cfg["device"],
-                          "round_index": r}
-                with _job_env(tuple(env) + _stack_path(name)), _front_of_sys_path(_stack_folder(name)):
-                    outcome = run_workers(target, [kwargs], cfg["timeout_s"], start_together=False)[0]
-                label = name + (f" ({variant})" if variant else "")
-                got = outcome.result if outcome.ok and isinstance(outcome.result, dict) else None
-                if got is None:
-                    why = outcome.error if not outcome.ok else f"returned {type(outcome.result).__name__}"
-                    rows.extend(_failure_rows(name, variant, cfg, r, why, outcome.seconds))
-                    say(f"round {r}: {label}: FAILED ({why})")
-                    continue
-                try:
-                    new = [StackRow(**d) for d in got.get("rows", [])]
-                except TypeError as e:
-                    rows.extend(_failure_rows(name, variant, cfg, r, f"bad rows: {e}", outcome.seconds))
-                    continue
-                rows.extend(new)
-                if got.get("versions"):
-                    versions.setdefault(label, got["versions"])
-                gpu = gpu or got.get("gpu")
-                say(f"round {r}: {label}: {sum(x.measured for x in new)} rows measured in {outcome.seconds:.1f} s")
+        for n in cfg["sizes"]:  # a fresh process per size too: a chain made after another one ran reads slower
+            for name in cfg["stacks"]:
+                for variant, env in STACKS[name].jobs:
+                    got = _one_job(target, cfg, name, variant, env, n, r, rows, say)
+                    if got is not None:
+                        if got.get("versions"):
+                            versions.setdefault(name + (f" ({variant})" if variant else ""), got["versions"])
+                        gpu = gpu or got.get("gpu")
     env = collect(None)  # the parent never opens a device; the GPU is what the workers saw
     if gpu:
         env["gpu_seen_by_workers"] = gpu
         env["gpu"] = {k: gpu.get(k) for k in ("name", "compute_capability", "sm_count")}
         env["driver"] = {"cuda": gpu.get("driver_cuda"), "release": _driver_release()}
     return CompareResult(config=cfg, rows=rows, env=env, versions=versions)
+
+
+def _one_job(target, cfg: dict, name: str, variant: str, env, n: int, r: int, rows: list, say) -> dict | None:
+    """Run one stack's worker for size ``n`` in round ``r`` in a fresh process; add its rows (or rows saying why it
+    failed) to ``rows``; return what the worker reported, or None."""
+    from .workers import run_workers
+
+    kwargs = {"stack": name, "variant": variant, "sizes": [n], "iters": cfg["iters"], "launches": cfg["launches"],
+              "repeats": cfg["repeats"], "warmup": cfg["warmup"], "ops": cfg["ops"], "scalar": cfg["scalar"],
+              "seed": cfg["seed"], "device": cfg["device"], "round_index": r}
+    with _job_env(tuple(env) + _stack_path(name)), _front_of_sys_path(_stack_folder(name)):
+        outcome = run_workers(target, [kwargs], cfg["timeout_s"], start_together=False)[0]
+    label = f"round {r}: {name}" + (f" ({variant})" if variant else "") + f" at {n:,}"
+    got = outcome.result if outcome.ok and isinstance(outcome.result, dict) else None
+    try:
+        if got is None:
+            raise ValueError(outcome.error if not outcome.ok else f"returned {type(outcome.result).__name__}")
+        new = [StackRow(**d) for d in got.get("rows", [])]
+    except (TypeError, ValueError) as e:
+        why = str(e) if isinstance(e, ValueError) else f"bad rows: {e}"
+        rows.extend(_failure_rows(name, variant, {**cfg, "sizes": [n]}, r, why, outcome.seconds))
+        say(f"{label}: FAILED ({why})")
+        return None
+    rows.extend(new)
+    say(f"{label}: {sum(x.measured for x in new)} rows measured in {outcome.seconds:.1f} s")
+    return got
 
 
 def _driver_release():
