@@ -237,3 +237,16 @@ def test_plot_writes_png_and_svg(monkeypatch, tmp_path):
     assert [p.name for p in paths] == ["scale_h200.png", "scale_h200.svg"]
     assert all(p.stat().st_size > 1000 for p in paths)
     assert paths[0].read_bytes()[:4] == b"\x89PNG" and b"<svg" in paths[1].read_bytes()[:400]
+
+
+def test_gil_verdict_reads_a_starved_launcher_as_a_released_gil():
+    """Measured on the 2xH200 (2026-11-30): busy 11.9 M loops/s alone, 8.05 M beside; launching 199,001/s alone,
+    217/s beside: about one launch per 5 ms switch interval, so the GIL is given up at each call."""
+    from cugraphlab.bench.scale_gil import gil_verdict
+
+    v = gil_verdict({"busy_alone": 11.92e6, "busy_beside": 8.05e6, "launch_alone": 199001.0, "launch_beside": 217.0,
+                     "switch_interval_s": 0.005})
+    assert v["released"] is True and "switch interval" in v["text"]
+    # held through the call: the two would alternate slices, the launcher keeping about half its rate
+    held = gil_verdict({"busy_alone": 10e6, "busy_beside": 5e6, "launch_alone": 2e5, "launch_beside": 1e5})
+    assert held["released"] is False

@@ -16,6 +16,7 @@ __all__ = ["gil_probe_main", "gil_verdict", "RELEASE_THRESHOLD", "TURNS_MARGIN"]
 
 RELEASE_THRESHOLD = 0.7  # busy thread keeps at least this share of its rate: the call runs without the GIL
 TURNS_MARGIN = 0.15  # shares adding up to at most 1 + this: the threads take turns (the GIL is held)
+CONVOY_SLICES = 3  # launches per switch interval at most: the launcher waits a full slice for the GIL after each call
 
 
 def _busy(stop_ns: int, out: list, start: threading.Barrier | None) -> None:
@@ -96,6 +97,7 @@ def gil_probe_main(*, device: int = 0, seconds: float = 0.5) -> dict:
     if not (busy_alone and busy_beside and launch_alone and launch_beside):
         raise RuntimeError("a phase of the GIL probe did not finish")
     return {
+        "switch_interval_s": sys.getswitchinterval(),
         "busy_alone": _rate(busy_alone[0]),
         "busy_beside": _rate(busy_beside[0]),
         "launch_alone": _rate(launch_alone[0]),
@@ -116,7 +118,16 @@ def gil_verdict(gil: dict) -> dict:
     if busy is None or launch is None:
         return {"busy_kept": busy, "launch_kept": launch, "released": None, "text": "the GIL probe did not run"}
     pct = f"the busy Python thread kept {busy:.0%} of its rate beside a launching thread, which kept {launch:.0%}"
-    if busy >= RELEASE_THRESHOLD:
+    switch = gil.get("switch_interval_s") or 0.005  # CPython's default when the record does not say
+    if gil["launch_beside"] <= CONVOY_SLICES / switch:
+        # Held through the call, the launcher would keep about half its rate (the two would alternate slices).
+        # About one launch per switch interval means it gave the GIL up at every call and then waited a whole slice
+        # of the busy thread to get it back: the binding releases the GIL, and the busy thread starves the launcher.
+        released = True
+        text = (f"{pct}: about one launch per {switch * 1e3:g} ms switch interval ({gil['launch_beside']:,.0f}/s): the "
+                "binding releases the GIL at every driver call and the launching thread then waits a whole slice of "
+                "the busy thread to take it back, so any busy Python thread beside a launching one nearly stops it")
+    elif busy >= RELEASE_THRESHOLD:
         released = True
         text = (f"{pct}: the binding releases the GIL around the driver call (the busy thread runs while the "
                 "other is inside libcuda)")

@@ -80,16 +80,20 @@ def _limit_findings(points, kind, released) -> list[str]:
     out = []
     t_rows = [r for r in points if r["axis"] == "threads" and r["kind"] == kind and r["workers"] > 1 and
               r.get("speedup")]
+    gpus = _find(points, "gpus", kind)
+    same = _find(points, "threads", kind, gpus["workers"]) if gpus else None
+    per_context = bool(gpus and same and gpus.get("speedup") and same.get("speedup")
+                       and gpus["speedup"] > same["speedup"] * 1.1)
     if released is True and t_rows and max(r["speedup"] for r in t_rows) < 1.2:
+        where = ("the driver takes launches into one context one at a time (its own lock)" if per_context else
+                 "launches from one process are serialized, on one context or several (inside the driver, or in "
+                 "taking the GIL back after every call)")
         out.append(f"{kind}: the binding releases the GIL, yet more threads on one context gain at most "
-                   f"{max(r['speedup'] for r in t_rows):.2f}x: the driver takes launches into one context one at a "
-                   "time (its own lock), and threads waiting on it only add contention")
+                   f"{max(r['speedup'] for r in t_rows):.2f}x: {where}, and threads waiting only add contention")
     elif released is False and t_rows:
         out.append(f"{kind}: the GIL is held through the driver call, so threads of one process cannot launch "
                    "in parallel: the GIL is the first limit")
-    gpus = _find(points, "gpus", kind)
     procs = _find(points, "processes", kind)
-    same = _find(points, "threads", kind, gpus["workers"]) if gpus else None
     if gpus and same and gpus.get("speedup") and same.get("speedup"):
         if gpus["speedup"] > same["speedup"] * 1.1:
             out.append(f"{kind}: {gpus['workers']} threads on {gpus['workers']} contexts in one process reach "
