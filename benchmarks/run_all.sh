@@ -22,7 +22,9 @@ step "run 1024";    cgl run --size 1024 --unroll 50 --json "${p}_run_1024.json" 
 step "latency";     cgl latency --json "${p}_latency.json" > "${p}_latency.log" 2>&1
 step "timeline";    cgl timeline --out "${p}" --json "${p}_timeline.json" > "${p}_timeline.log" 2>&1
                     cgl timeline --probe --out "${p}_probe" --json "${p}_probe_timeline.json" > "${p}_probe_timeline.log" 2>&1
-step "compare";     cgl compare --json "${p}_compare.json" --csv "${p}_compare.csv" --plot "${p}_compare" > "${p}_compare.log" 2>&1
+step "compare";     cgl compare --classic --json "${p}_compare.json" --csv "${p}_compare.csv" --plot "${p}_compare" > "${p}_compare.log" 2>&1
+step "scale";       cgl scale --json "${p}_scale.json" --csv "${p}_scale.csv" --plot "${p}_scale" > "${p}_scale.log" 2>&1
+                    cgl scale --work chain --launch eager,graph,graphK --threads 1,2,4 --launches 5000 --json "${p}_scale_chain.json" --plot "${p}_scale_chain" > "${p}_scale_chain.log" 2>&1
 step "graph";       for m in capture explicit forkjoin while; do cgl graph --mode $m --size 4096 --dot "${p}_graph_$m.dot"; done > "${p}_graph.log" 2>&1
 step "update";      cgl update > "${p}_update.log" 2>&1
 step "pdl";         cgl pdl > "${p}_pdl.log" 2>&1
