@@ -76,19 +76,20 @@ class Way:
         """The output ``mode`` wrote last (``launch``: add's output), on the host; waits for it."""
         raise NotImplementedError
 
-    # timing ----------------------------------------------------------------------------------------------------
+    # timing: by default the way's ``stream`` and its two events ``start`` and ``end`` (every library's events
+    # have record(stream) and synchronize()); a way without them overrides these -------------------------------------
     def synchronize(self) -> None:
-        raise NotImplementedError
+        self.stream.synchronize()
 
     def record_start(self) -> None:
-        raise NotImplementedError
+        self.start.record(self.stream)
 
     def record_end(self) -> None:
-        raise NotImplementedError
+        self.end.record(self.stream)
 
     def wait_end(self) -> None:
         """Block until the end event (or the last output) is complete."""
-        raise NotImplementedError
+        self.end.synchronize()
 
     def elapsed_ms(self) -> float | None:
         """Device milliseconds between the two events, or None where the stack has no events."""

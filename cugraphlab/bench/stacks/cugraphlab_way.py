@@ -81,9 +81,6 @@ class CugraphlabWay(Way):
     def record_end(self):
         self.end.record(self.chain.stream)
 
-    def wait_end(self):
-        self.end.synchronize()
-
     def elapsed_ms(self):
         return self.start.elapsed_ms(self.end)
 

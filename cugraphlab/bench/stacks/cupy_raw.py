@@ -97,18 +97,6 @@ class CupyData(Way):
         self.stream.synchronize()
         return host
 
-    def synchronize(self):
-        self.stream.synchronize()
-
-    def record_start(self):
-        self.start.record(self.stream)
-
-    def record_end(self):
-        self.end.record(self.stream)
-
-    def wait_end(self):
-        self.end.synchronize()
-
     def elapsed_ms(self):
         return self.cp.cuda.get_elapsed_time(self.start, self.end)
 

@@ -57,18 +57,6 @@ class DriverData(Way):
         src = self.outs[0] if mode == "launch" else (self.out_fused if mode == "fused" else self.outs[-1])
         return src.to_numpy(stream=self.stream)
 
-    def synchronize(self):
-        self.stream.synchronize()
-
-    def record_start(self):
-        self.start.record(self.stream)
-
-    def record_end(self):
-        self.end.record(self.stream)
-
-    def wait_end(self):
-        self.end.synchronize()
-
     def elapsed_ms(self):
         return self.start.elapsed_ms(self.end)
 

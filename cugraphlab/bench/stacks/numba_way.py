@@ -133,17 +133,11 @@ class NumbaWay(Way):
         self.stream.synchronize()
         return host
 
-    def synchronize(self):
-        self.stream.synchronize()
-
     def record_start(self):
         self.start.record(stream=self.stream)
 
     def record_end(self):
         self.end.record(stream=self.stream)
-
-    def wait_end(self):
-        self.end.synchronize()
 
     def elapsed_ms(self):
         return self.cuda.event_elapsed_time(self.start, self.end)

@@ -71,18 +71,6 @@ class PycudaWay(Way):
         self.stream.synchronize()
         return out
 
-    def synchronize(self):
-        self.stream.synchronize()
-
-    def record_start(self):
-        self.start.record(self.stream)
-
-    def record_end(self):
-        self.end.record(self.stream)
-
-    def wait_end(self):
-        self.end.synchronize()
-
     def elapsed_ms(self):
         return self.start.time_till(self.end)
 

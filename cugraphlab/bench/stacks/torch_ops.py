@@ -97,18 +97,6 @@ class TorchData(Way):
             host = src.cpu().numpy()
         return host
 
-    def synchronize(self):
-        self.stream.synchronize()
-
-    def record_start(self):
-        self.start.record(self.stream)
-
-    def record_end(self):
-        self.end.record(self.stream)
-
-    def wait_end(self):
-        self.end.synchronize()
-
     def elapsed_ms(self):
         return self.start.elapsed_time(self.end)
 
