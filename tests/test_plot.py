@@ -14,7 +14,6 @@ from cugraphlab.report.plots import (  # noqa: E402
     PlotUnavailableError,
     break_even_size,
     plot_bandwidth,
-    plot_compare,
     plot_gap_histogram,
     plot_sweep_chain,
     plot_sweep_size,
@@ -114,19 +113,6 @@ def test_plot_sweep_chain(tmp_path):
 def test_plot_bandwidth(tmp_path):
     paths = plot_bandwidth(_sweep_rows(), tmp_path / "bw", copy_gbps=3900.0)
     _assert_outputs(paths, tmp_path, "bw")
-
-
-def test_plot_compare(tmp_path):
-    rows = []
-    for size in (1024, 1 << 20):
-        for lib in ("cupy", "torch", "cugraphlab"):
-            for mode in ("eager", "graph"):
-                us = _model_us(mode, size, 8) * (1.3 if lib == "torch" else 1.0)
-                rows.append({"library": lib, "mode": mode, "size": size,
-                             "us_per_iter": us, "p5": us * 0.9, "p95": us * 1.2})
-    paths = plot_compare(rows, tmp_path / "out" / "compare")
-    assert paths[0].parent == tmp_path / "out"
-    _assert_outputs(paths, tmp_path / "out", "compare")
 
 
 def test_missing_matplotlib_raises_helpful_error(monkeypatch, tmp_path):

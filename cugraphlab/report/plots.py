@@ -20,7 +20,6 @@ __all__ = [
     "PlotUnavailableError",
     "break_even_size",
     "plot_bandwidth",
-    "plot_compare",
     "plot_gap_histogram",
     "plot_sweep_chain",
     "plot_sweep_size",
@@ -412,60 +411,4 @@ def plot_bandwidth(
     ax.set_title("Achieved bandwidth vs size" + (f" (chain length {c})" if c is not None else ""))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    return _save(fig, out)
-
-
-def plot_compare(rows: Sequence[Mapping[str, Any]], out: str | Path) -> list[Path]:
-    """Grouped bars of time per iteration: groups are libraries, bars are modes.
-
-    One subplot per size (each with its own y scale, since sizes differ by
-    orders of magnitude); bars carry p5-p95 error bars and value labels.
-    """
-    plt = _pyplot()
-    sizes = sorted(_unique(float(r["size"]) for r in rows))
-    libs = _unique(r["library"] for r in rows)
-    modes = _unique(r["mode"] for r in rows)
-    colors = dict(zip(modes, _colors(len(modes))))
-    ncol = max(1, len(sizes))
-    panel_w = max(4.0, 1.0 + 0.6 * len(libs) * len(modes))
-    fig, axes = plt.subplots(1, ncol, figsize=(panel_w * ncol, 4.8), squeeze=False)
-    width = 0.8 / max(1, len(modes))
-    for ax, s in zip(axes[0], sizes or [None]):
-        top = 0.0
-        for j, mode in enumerate(modes):
-            xs, ys, err_lo, err_hi = [], [], [], []
-            for i, lib in enumerate(libs):
-                match = [r for r in rows if r["library"] == lib and r["mode"] == mode
-                         and float(r["size"]) == s]
-                if not match:
-                    continue
-                r = match[0]
-                y = float(r["us_per_iter"])
-                p5 = float(r["p5"]) if r.get("p5") is not None else y
-                p95 = float(r["p95"]) if r.get("p95") is not None else y
-                xs.append(i - 0.4 + width * (j + 0.5))
-                ys.append(y)
-                err_lo.append(max(0.0, y - p5))
-                err_hi.append(max(0.0, p95 - y))
-                top = max(top, y, p95)
-            if not xs:
-                continue
-            ax.bar(xs, ys, width=width * 0.95, color=colors[mode], label=mode,
-                   yerr=[err_lo, err_hi], capsize=3, ecolor="0.25")
-            for x, y, eh in zip(xs, ys, err_hi):
-                # Above the error bar so the label never sits on the whisker.
-                ax.annotate(fmt_us(y, unit=False), xy=(x, y + eh), xytext=(0, 2),
-                            textcoords="offset points", ha="center", va="bottom",
-                            fontsize="x-small")
-        ax.set_xticks(range(len(libs)))
-        ax.set_xticklabels(libs)
-        ax.set_ylim(0, top * 1.15 if top > 0 else 1)
-        ax.set_xlabel("library")
-        ax.set_ylabel("time per iteration (µs)")
-        ax.set_title(f"size {fmt_count(s)}" if s is not None else "no data")
-        ax.grid(axis="y", alpha=0.3)
-    if modes:
-        axes[0][-1].legend(title="mode", fontsize="small")
-    fig.suptitle("Library comparison (bars: median, whiskers: p5–p95)")
-    fig.tight_layout()
     return _save(fig, out)
