@@ -253,12 +253,14 @@ FUNC_NAME_NEEDS = (12, 3)  # cuFuncGetName
 PDL_ARCH = (9, 0)
 
 
-def require_conditional(driver: tuple[int, int] | None = None) -> None:
-    """UnsupportedError unless bindings and driver can build WHILE/IF conditional nodes."""
+def require_conditional(driver: tuple[int, int] | None = None, *, with_driver: bool = True) -> None:
+    """UnsupportedError unless the bindings (and, ``with_driver``, the driver) can build WHILE/IF conditional
+    nodes; ``driver`` defaults to asking it."""
     add = "cuGraphAddNode" if bindings_major() >= 13 else "cuGraphAddNode_v2"
     require_bindings("conditional graph nodes", "cuGraphConditionalHandleCreate", add, "CUgraphConditionalNodeType",
                      "CU_GRAPH_COND_ASSIGN_DEFAULT")
-    require_driver("conditional graph nodes", CONDITIONAL_NEEDS, driver)
+    if with_driver:
+        require_driver("conditional graph nodes", CONDITIONAL_NEEDS, driver)
 
 
 def require_pdl(compute_capability: tuple[int, int], arch: str = "", *, graphs: bool = False,

@@ -27,14 +27,30 @@ from .ops import (
 )
 from .runners import Runner
 
-__all__ = ["Chain", "chain_kernels"]
+__all__ = ["Chain", "chain_kernels", "chain_sources", "chain_grid", "BLOCK", "BLOCKS_PER_SM"]
+
+# One float4 per thread, at most 8 blocks of 256 per SM with the rest done by the grid-stride loop: the fastest shape
+# on the H200 (benchmarks/tune_launch_config.py and its results).
+BLOCK = 256
+BLOCKS_PER_SM = 8
+
+
+def chain_grid(n: int, sm_count: int, block: int = BLOCK, blocks_per_sm: int = BLOCKS_PER_SM) -> int:
+    """Blocks per launch of the chain's kernels over ``n`` floats (one float4 per thread, capped per SM)."""
+    return grid_for(-(-n // 4), block, sm_count, blocks_per_sm)
+
+
+def chain_sources(ops=DEFAULT_OPS) -> tuple[list[str], dict[str, str]]:
+    """(kernel source names, sources given as text) of a chain of ``ops``: its ops from kernels/, and its fused
+    kernel, generated when the ops are not the default chain."""
+    ops = parse_ops(ops)
+    return sorted({*ops, "fused"}), ({} if ops == DEFAULT_OPS else {"fused": fused_source(ops)})
 
 
 def chain_kernels(device, ops=DEFAULT_OPS, options: tuple[str, ...] = (), cache=None):
     """The KernelSet a chain of ``ops`` needs (its ops and its fused kernel), compiled with ``options``."""
-    ops = parse_ops(ops)
-    extra = {} if ops == DEFAULT_OPS else {"fused": fused_source(ops)}
-    return device.load_kernels(names=sorted({*ops, "fused"}), extra_sources=extra, options=options, cache=cache)
+    names, extra = chain_sources(ops)
+    return device.load_kernels(names=names, extra_sources=extra, options=options, cache=cache)
 
 
 class Chain(Resource):
@@ -46,7 +62,7 @@ class Chain(Resource):
     """
 
     def __init__(self, device, ops=DEFAULT_OPS, n: int = 1 << 20, scalar: float = 2.0, *, kernels=None,
-                 stream=None, block: int = 256, blocks_per_sm: int = 8, seed: int | None = None,
+                 stream=None, block: int = BLOCK, blocks_per_sm: int = BLOCKS_PER_SM, seed: int | None = None,
                  inputs: tuple[np.ndarray, np.ndarray] | None = None, pingpong: bool = False,
                  programmatic: bool = False):
         self.ops = parse_ops(ops)
@@ -72,9 +88,7 @@ class Chain(Resource):
             else:
                 self.outs = [self._buffer() for _ in self.ops]
             self.out_fused = self._buffer()
-            # One float4 per thread, at most 8 blocks of 256 per SM with the rest done by the grid-stride loop: the
-            # fastest shape on the H200 (benchmarks/tune_launch_config.py and its results).
-            self.grid = grid_for(-(-self.n // 4), block, device.sm_count, blocks_per_sm)
+            self.grid = chain_grid(self.n, device.sm_count, block, blocks_per_sm)
             self.block = block
             self.config = LaunchConfig(self.grid, block, programmatic=programmatic)
             self.launches = [self._prepare(name, sig, args) for name, sig, args in self.op_args()]

@@ -9,20 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...experiment.chain import BLOCK, BLOCKS_PER_SM, chain_grid, chain_sources
+
 __all__ = ["KERNEL_NAMES", "BLOCK", "BLOCKS_PER_SM", "chain_grid", "compile_cubins", "op_steps", "make_inputs",
            "expected_for", "LAUNCH_OPS"]
 
 KERNEL_NAMES = ("add", "mul", "sub", "relu", "fused")
-BLOCK = 256          # Chain's default block
-BLOCKS_PER_SM = 8    # Chain's default blocks_per_sm
 LAUNCH_OPS = ("add",)  # what a "launch" row launches: add on n floats
-
-
-def chain_grid(n: int, sm_count: int) -> int:
-    """Blocks per launch exactly as ``Chain`` picks them: one float4 per thread, at most 8 blocks of 256 per SM."""
-    from ...core.launch import grid_for
-
-    return grid_for(-(-n // 4), BLOCK, sm_count, BLOCKS_PER_SM)
 
 
 def compile_cubins(compute_capability: tuple[int, int], ops) -> tuple[dict[str, bytes], str]:
@@ -34,16 +27,13 @@ def compile_cubins(compute_capability: tuple[int, int], ops) -> tuple[dict[str, 
     """
     from ...core.program import compile_source, resolve_arch
     from ...core.sources import read_headers, read_source
-    from ...experiment.ops import DEFAULT_OPS, fused_source
 
     arch, kind = resolve_arch(None, tuple(compute_capability))
     headers = read_headers()
+    _names, extra = chain_sources(ops)
     images = {}
     for name in KERNEL_NAMES:
-        if name == "fused" and tuple(ops) != tuple(DEFAULT_OPS):
-            text = fused_source(ops)
-        else:
-            text = read_source(name)
+        text = extra.get(name) or read_source(name)
         images[name] = compile_source(text, name, arch=arch, kind=kind, headers=headers).image
     return images, kind
 
