@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import functools
+import sys
+from pathlib import Path
 
 import pytest
+
+# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name
+sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -56,7 +61,7 @@ def rng():
 
 @pytest.fixture
 def fake_driver(monkeypatch):
-    """cugraphlab talking to tests/fake_driver.FakeDriver instead of libcuda (no GPU needed)."""
+    """cugraphlab talking to tests/helpers/fake_driver.FakeDriver instead of libcuda (no GPU needed)."""
     from fake_driver import FakeDriver
 
     fake = FakeDriver()

@@ -1,17 +1,19 @@
 """Floor 4, measurement: every timer and every result record lives here.
 
-stats (robust summaries, adaptive sampling), timing (the one timed loop and the interleaved-repeats harness),
-environment (what a measurement ran on), experiment (``run``), latency, timeline, sweep, copy_roof, compare (and its
-ways), update, pdl, conditional. Every measurement returns a plain record (a dataclass) that serializes to JSON with
-the environment.
+The shared base: records (one record shape, the clock descriptions), stats (robust summaries, adaptive sampling),
+timing (the one timed loop and the interleaved-repeats harness), environment (what a measurement ran on), workers
+(worker processes with a start gate and a time limit), copy_roof (the device's copy bandwidth). Then one module per
+command family, named as its ``cli/`` and ``report/`` modules: run, latency / timeline / sweep (measure), update and
+conditional (graphs), pdl; and the wings compare/ and scale/, which never import each other. Every measurement
+returns a Record that serializes to JSON with its environment.
 """
-from .compare import CompareResult, StackRow
 from .conditional import WhileResult, measure_while
 from .copy_roof import CopyBandwidth, copy_bandwidth
 from .environment import collect, system_info
-from .experiment import ModeResult, RunResult, run_experiment
 from .latency import LatencyResult, measure_latency
 from .pdl import PdlResult, measure_pdl
+from .records import CLOCKS, Record, RecordError, load_record
+from .run import ModeResult, RunResult, run_experiment
 from .stats import STOP_REASONS, Summary, measure, median_ci_halfwidth, summarize
 from .sweep import SweepResult, run_sweep
 from .timeline import TimelineResult, record_timeline
@@ -19,13 +21,13 @@ from .timing import Timings, Variant, interleave, timed_loop
 from .update import UpdateCosts, measure_update_costs
 
 __all__ = [
-    "CompareResult", "StackRow",
     "WhileResult", "measure_while",
     "CopyBandwidth", "copy_bandwidth",
     "collect", "system_info",
-    "ModeResult", "RunResult", "run_experiment",
     "LatencyResult", "measure_latency",
     "PdlResult", "measure_pdl",
+    "CLOCKS", "Record", "RecordError", "load_record",
+    "ModeResult", "RunResult", "run_experiment",
     "STOP_REASONS", "Summary", "measure", "median_ci_halfwidth", "summarize",
     "SweepResult", "run_sweep",
     "TimelineResult", "record_timeline",

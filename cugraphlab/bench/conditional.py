@@ -1,7 +1,8 @@
 """Conditional nodes measured: a WHILE node deciding on the GPU against the same loop decided in Python."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core.device import Device
 from ..core.errors import positive_int
@@ -10,13 +11,12 @@ from ..experiment.chain import Chain
 from ..experiment.conditional import LoopCheck, conditional_graphs
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from ..graphs.conditional import require_conditional
+from .records import Record, clocks
 from .stats import Summary
-from .timing import Variant, interleave
+from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
 __all__ = ["LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK", "DEVICE_CLOCK"]
 
-WALL_CLOCK = "perf_counter_ns (host wall clock, first launch to end-event sync)"
-DEVICE_CLOCK = "cuEventElapsedTime (CUDA events on the chain's stream around the whole loop)"
 
 
 @dataclass
@@ -30,14 +30,12 @@ class LoopVariant:
     mismatches: int
 
 
-@dataclass
-class WhileResult:
-    config: dict
+@dataclass(kw_only=True)
+class WhileResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.conditional"
+
     variants: list[LoopVariant]
     checks: list[dict]  # threshold loop and IF node, each {"kind", "expected_iterations", "iterations", "ok", ...}
-    env: dict
-    clocks: dict = field(default_factory=lambda: {"wall": WALL_CLOCK, "device": DEVICE_CLOCK})
-    kind: str = "cugraphlab.conditional"
 
     def variant(self, name: str) -> LoopVariant:
         for v in self.variants:
@@ -49,8 +47,6 @@ class WhileResult:
     def verified(self) -> bool:
         return all(v.verified and v.iterations_ok for v in self.variants) and all(c["ok"] for c in self.checks)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def _check_dict(c: LoopCheck) -> dict:
@@ -131,7 +127,11 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
                       "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
                       "device": getattr(dev, "ordinal", device), "header": info["header"],
                       "while_parent": info["parent"], "while_body": info["body"]}
-            return WhileResult(config, variants, checks, env)
+            result = WhileResult(config=config, variants=variants, checks=checks, env=env,
+                                 clocks=clocks("wall", "device"))
+            for name, _how, _run, _counted in plan:
+                timings[name].keep(result, name)
+            return result
     finally:
         if own_device:
             dev.close()

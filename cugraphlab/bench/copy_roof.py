@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from ..core._calls import driver_fn
 from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError, check
+from .records import CLOCKS
 from .stats import Summary, summarize
 
 __all__ = ["CopyBandwidth", "CopyProbe", "copy_bandwidth", "COPY_CLOCK", "DEFAULT_COPY_BYTES"]
 
-COPY_CLOCK = "cuEventElapsedTime around back-to-back cuMemcpyDtoDAsync copies"
+COPY_CLOCK = CLOCKS["copy"]
 DEFAULT_COPY_BYTES = 256 << 20
 COPIES_PER_SAMPLE = 10
 

@@ -8,7 +8,8 @@ synchronized between samples, outside the timed region. Device gaps come from th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core._calls import cu, driver_fn
 from ..core.errors import check
@@ -17,14 +18,17 @@ from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from .environment import collect
-from .experiment import DEVICE_CLOCK, time_mode
+from .records import CLOCKS, Record, clocks
+from .run import time_mode
 from .stats import Summary, measure, summarize
-from .timeline import CLOCK as TIMELINE_CLOCK
 from .timeline import record_timeline
+from .timing import DEVICE_CLOCK
+
+_CLOCK_KEYS = {v: k for k, v in CLOCKS.items()}
 
 __all__ = ["LatencyRow", "LatencyResult", "measure_latency", "HOST_CLOCK"]
 
-HOST_CLOCK = "perf_counter_ns around K calls / K (host)"
+HOST_CLOCK = CLOCKS["host_call"]
 
 
 @dataclass
@@ -34,13 +38,12 @@ class LatencyRow:
     us: Summary
 
 
-@dataclass
-class LatencyResult:
-    config: dict
+@dataclass(kw_only=True)
+class LatencyResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.latency"
+
     rows: list[LatencyRow]
     decomposition: dict  # launch host cost split: python, binding, driver (µs)
-    env: dict = field(default_factory=dict)
-    kind: str = "cugraphlab.latency"
 
     def row(self, key: str) -> LatencyRow:
         return next(r for r in self.rows if r.key == key)
@@ -139,5 +142,9 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
                  "binding call minus the loop) + the driver (the launch minus a trivial binding call)"),
     }
     config = {"size": n, "ops": list(ops), "time_cap_s": time_cap_s, "timeline_iters": timeline_iters,
-              "host_clock": HOST_CLOCK, "device_clock": DEVICE_CLOCK, "gap_clock": TIMELINE_CLOCK}
-    return LatencyResult(config, rows, decomposition, collect(device))
+              "host_clock": "host_call", "device_clock": "device", "gap_clock": "globaltimer"}
+    result = LatencyResult(config=config, rows=rows, decomposition=decomposition, env=collect(device),
+                           clocks=clocks("host_call", "device", "globaltimer"))
+    for row in rows:
+        result.keep_samples(row.key, row.us.samples, clock=_CLOCK_KEYS.get(row.us.clock, row.us.clock))
+    return result

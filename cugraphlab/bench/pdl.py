@@ -1,7 +1,8 @@
 """Programmatic dependent launch measured: µs per chain iteration, plain vs PDL, eager and as a graph."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ..core.device import Device
 from ..core.errors import InvalidArgumentError, positive_int
@@ -10,13 +11,12 @@ from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from ..experiment.pdl import PDL_MODES, PdlChain
 from ..graphs.pdl import programmatic_edge_count, require_pdl
+from .records import Record, clocks
 from .stats import Summary
-from .timing import Variant, interleave
+from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
 __all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK"]
 
-WALL_CLOCK = "perf_counter_ns (host wall clock, loop start to end-event sync)"
-DEVICE_CLOCK = "cuEventElapsedTime (CUDA events on the chain's stream around the loop)"
 
 
 @dataclass
@@ -31,15 +31,13 @@ class PdlVariant:
     mismatches: int
 
 
-@dataclass
-class PdlResult:
-    config: dict
+@dataclass(kw_only=True)
+class PdlResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.pdl"
+
     variants: list[PdlVariant]
-    env: dict
     programmatic_edges: int  # in the captured PDL graph (of `unroll` iterations)
     plain_graph_edges: int
-    clocks: dict = field(default_factory=lambda: {"wall": WALL_CLOCK, "device": DEVICE_CLOCK})
-    kind: str = "cugraphlab.pdl"
 
     def variant(self, name: str) -> PdlVariant:
         for v in self.variants:
@@ -56,10 +54,8 @@ class PdlResult:
     def verified(self) -> bool:
         return all(v.verified for v in self.variants)
 
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["saving_us"] = {m: self.saving(m) for m in PDL_MODES}
-        return d
+    def _extra_dict(self) -> dict:
+        return {"saving_us": {m: self.saving(m) for m in PDL_MODES}}
 
 
 def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int = 5, *, ops=DEFAULT_OPS,
@@ -121,7 +117,11 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
             config = {"size": size, "iters": iters, "repeats": repeats, "unroll": unroll, "ops": list(ops),
                       "scalar": scalar, "grid": plain.grid, "block": plain.block, "chain": plain.describe(),
                       "device": getattr(dev, "ordinal", device)}
-            return PdlResult(config, variants, env, prog_edges, plain_edges)
+            result = PdlResult(config=config, variants=variants, env=env, programmatic_edges=prog_edges,
+                               plain_graph_edges=plain_edges, clocks=clocks("wall", "device"))
+            for name, _launch, _chain, _run in plan:
+                timings[name].keep(result, name)
+            return result
     finally:
         if own_device:
             dev.close()

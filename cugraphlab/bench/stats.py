@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -56,6 +56,7 @@ class Summary:
     clock: str
     stop_reason: str
     rel_spread: float
+    samples: tuple = field(default=(), repr=False, compare=False)  # the raw values (not in to_dict)
 
     @property
     def spread_pct(self) -> float:
@@ -71,6 +72,7 @@ class Summary:
         no Infinity; :meth:`from_dict` maps it back.
         """
         d = asdict(self)
+        d.pop("samples", None)
         if not math.isfinite(d["rel_spread"]):
             d["rel_spread"] = None
         return d
@@ -78,7 +80,7 @@ class Summary:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Summary":
         """Rebuild a Summary from :meth:`to_dict` output; extra keys are ignored."""
-        names = [f.name for f in fields(cls)]
+        names = [f.name for f in fields(cls) if f.name != "samples"]
         missing = [k for k in names if k not in d]
         if missing:
             raise ValueError(f"Summary.from_dict: missing keys {missing}")
@@ -160,6 +162,7 @@ def summarize(
         clock=clock,
         stop_reason=stop_reason,
         rel_spread=median_ci_halfwidth(arr),
+        samples=tuple(float(v) for v in arr),
     )
 
 

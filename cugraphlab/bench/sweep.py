@@ -9,7 +9,8 @@ device-to-device copy (bytes read + written).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,8 +18,11 @@ from ..core.errors import InvalidArgumentError
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, OPS
 from .copy_roof import copy_bandwidth
-from .experiment import DEVICE_CLOCK, time_mode
+from .environment import collect
+from .records import Record, clocks
+from .run import time_mode
 from .stats import summarize
+from .timing import DEVICE_CLOCK
 
 __all__ = ["SweepResult", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
            "DEFAULT_SIZES", "DEFAULT_LENGTHS", "SWEEP_MODES"]
@@ -46,13 +50,12 @@ def copy_bandwidth_gbps(device) -> float:
     return copy_bandwidth(device).gbps.median
 
 
-@dataclass
-class SweepResult:
-    config: dict
+@dataclass(kw_only=True)
+class SweepResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.sweep"
+
     rows: list[dict]
     copy_gbps: float
-    env: dict = field(default_factory=dict)
-    kind: str = "cugraphlab.sweep"
 
 
 def _iters_for(estimate_us: float, target_ms: float, unroll: int) -> int:
@@ -71,6 +74,7 @@ def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWE
         raise InvalidArgumentError("sizes and chain lengths must be non-empty and >= 1")
     copy_gbps = copy_bandwidth_gbps(device)
     rows, total, done = [], len(sizes) * len(lengths) * len(modes), 0
+    samples: dict[str, list[float]] = {}
     rng = np.random.default_rng()
     with device.load_kernels() as kernels, device.create_event() as e0, device.create_event() as e1:
         for n in sizes:
@@ -105,15 +109,20 @@ def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWE
                             "wall_us_per_iter": float(np.median(walls)),
                             "us_per_kernel": ds.median / kernels_per_iter,
                             "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
-                            "verified": ok, "clock": DEVICE_CLOCK,
+                            "verified": ok, "clock": "device",
                         })
+                        samples[f"{mode} n={n} len={length}"] = devs
                         done += 1
                         if progress:
                             progress(done, total, f"{mode} n={n} len={length}: {ds.median:.2f} us/iter")
     config = {"sizes": sizes, "lengths": lengths, "modes": list(modes), "repeats": repeats, "target_ms": target_ms,
-              "verify_limit": VERIFY_LIMIT, "clock": DEVICE_CLOCK,
+              "verify_limit": VERIFY_LIMIT,
               "bytes_rule": "binary op 12n, unary op 8n, fused 12n bytes per iteration"}
-    return SweepResult(config, rows, copy_gbps)
+    result = SweepResult(config=config, rows=rows, copy_gbps=copy_gbps, env=collect(device),
+                         clocks=clocks("device", "copy"))
+    for label, values in samples.items():
+        result.keep_samples(label, values, clock="device")
+    return result
 
 
 def log2_label(n: int) -> str:

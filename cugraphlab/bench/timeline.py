@@ -14,7 +14,8 @@ the pure cost of going from one kernel to the next, with no memory traffic to dr
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -24,12 +25,14 @@ from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from ..graphs.capture import capture_launches
+from .environment import collect
+from .records import CLOCKS, Record, clocks
 from .stats import Summary, summarize
 
 __all__ = ["TimelineResult", "ModeTimeline", "record_timeline", "TIMELINE_MODES", "CLOCK"]
 
 TIMELINE_MODES = ("eager", "graph", "graph (all)")
-CLOCK = "%globaltimer read in the kernels (ns, device clock)"
+CLOCK = CLOCKS["globaltimer"]
 _EMPTY_START = np.iinfo(np.uint64).max
 LEAD_IN_ITERATIONS = 2000
 
@@ -44,13 +47,15 @@ class ModeTimeline:
     verified: bool
 
 
-@dataclass
-class TimelineResult:
-    config: dict
+@dataclass(kw_only=True)
+class TimelineResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.timeline"
+
     modes: list[ModeTimeline]
-    env: dict = field(default_factory=dict)
-    clock: str = CLOCK
-    kind: str = "cugraphlab.timeline"
+
+    @property
+    def clock(self) -> str:
+        return self.clocks.get("globaltimer", CLOCK)
 
     def mode(self, name: str) -> ModeTimeline:
         return next(m for m in self.modes if m.mode == name)
@@ -155,4 +160,8 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
         what = f"empty kernel x {len(ops)} per iteration (probe)" if probe else chain.describe()
         config = {"size": n, "iters": iters, "ops": list(ops), "chain": what, "probe": probe,
                   "grid": 1 if probe else chain.grid, "block": 32 if probe else chain.block, "kernels": count}
-        return TimelineResult(config, results)
+        result = TimelineResult(config=config, modes=results, env=collect(device), clocks=clocks("globaltimer"))
+        for m in results:
+            result.keep_samples(f"{m.mode}: gap", m.gap_us.samples, clock="globaltimer")
+            result.keep_samples(f"{m.mode}: kernel", m.kernel_us.samples, clock="globaltimer")
+        return result

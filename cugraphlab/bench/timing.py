@@ -16,12 +16,13 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
+from .records import CLOCKS
 from .stats import Summary, summarize
 
 __all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "timed_loop", "Variant", "Timings", "interleave"]
 
-WALL_CLOCK = "perf_counter_ns (host wall clock, loop start to end-event sync)"
-DEVICE_CLOCK = "cuEventElapsedTime (CUDA events on the stream around the loop)"
+WALL_CLOCK = CLOCKS["wall"]
+DEVICE_CLOCK = CLOCKS["device"]
 
 
 def timed_loop(stream, run: Callable[[int], None], iters: int, start, end) -> tuple[float, float]:
@@ -68,6 +69,11 @@ class Timings:
     @property
     def verified(self) -> bool:
         return self.mismatches == 0
+
+    def keep(self, record, name: str) -> None:
+        """Keep both clocks' raw samples in ``record`` (a bench.records.Record) as rows "NAME: wall" and ": device"."""
+        record.keep_samples(f"{name}: wall", self.wall_us, clock="wall")
+        record.keep_samples(f"{name}: device", self.device_us, clock="device")
 
 
 def interleave(variants: list[Variant], iters: int, repeats: int, start, end, *, lead_in: int = 0,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -17,27 +18,53 @@ from ..graphs.build import kernel_node_params
 from ..graphs.capture import capture_launches
 from ..experiment.ops import compare_bits, reference
 from ..experiment.update import ChainGraph, Inputs, fresh_inputs
+from .records import CLOCKS, Record, clocks
 from .stats import Summary, summarize
 
-__all__ = ["UpdateCosts", "measure_update_costs", "UPDATE_PATHS", "HOST_CLOCK"]
+__all__ = ["UpdateCosts", "measure_update", "measure_update_costs", "UPDATE_PATHS", "HOST_CLOCK"]
 
-HOST_CLOCK = "time.perf_counter_ns around the driver calls (host)"
+HOST_CLOCK = CLOCKS["host_api"]
 UPDATE_PATHS = ("set_params", "exec_update", "recapture_update", "reinstantiate", "recapture_instantiate")
 
 
-@dataclass
-class UpdateCosts:
-    """Host time of each way to give an instantiated chain graph new arguments, and the checks after each."""
+@dataclass(kw_only=True)
+class UpdateCosts(Record):
+    """Host time of each way to give an instantiated chain graph new arguments, the checks after each, and the
+    demonstrations run first (label, the driver's answer, the bit-exact check), as plain dicts."""
 
-    config: dict
+    KIND: ClassVar[str] = "cugraphlab.update"
+
     costs: dict[str, Summary]  # path -> Summary in us (host clock)
     verified: dict[str, bool]
-    clock: str = HOST_CLOCK
-    env: dict = field(default_factory=dict)
+    demos: list[dict] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {"config": self.config, "clock": self.clock, "costs": {k: v.to_dict() for k, v in self.costs.items()},
-                "verified": self.verified, "env": self.env}
+    @property
+    def clock(self) -> str:
+        return self.clocks.get("host_api", HOST_CLOCK)
+
+    @property
+    def ok(self) -> bool:
+        """Every path and demonstration bit-exact, and every update meant to be refused refused."""
+        return all(self.verified.values()) and all(d["ok"] for d in self.demos)
+
+
+def measure_update(device: int, ops, size: int, repeats: int = 200, seed: int | None = None) -> UpdateCosts:
+    """``cugraphlab update``: the demonstrations (experiment.update.demonstrate_updates), then the cost of every
+    path (``measure_update_costs``), on one chain; one record."""
+    from ..core.device import Device
+    from ..experiment.chain import Chain
+    from ..experiment.update import demonstrate_updates
+
+    with Device(device) as dev, Chain(dev, ops, n=size, seed=seed) as chain:
+        demos = demonstrate_updates(chain, seed)
+        costs = measure_update_costs(chain, repeats, seed=seed)
+        costs.config["chain_text"] = chain.describe()
+    for d in demos:
+        must_refuse = d.report is not None and "dropped" in d.label
+        costs.demos.append({"label": d.label, "report": None if d.report is None else str(d.report),
+                            "verification": str(d.verification),
+                            "ok": d.verification.ok and (not must_refuse or d.report.refused)})
+    return costs
 
 
 def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int | None = None) -> UpdateCosts:
@@ -57,6 +84,7 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     perf = time.perf_counter_ns
     costs: dict[str, Summary] = {}
     verified: dict[str, bool] = {}
+    samples_by_path: dict[str, list[float]] = {}
     try:
         with ChainGraph(chain, "capture", sets[0]) as cg:
             launch_sets = [cg.make_launches(s, cg.ops) for s in sets]
@@ -116,6 +144,7 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
                         fn(i % 2)
                         samples.append((perf() - t0) / 1e3)
                     costs[name] = summarize(samples, unit="us", clock=HOST_CLOCK)
+                    samples_by_path[name] = samples
                     # Check what the path left: the last update used set (repeats - 1) % 2.
                     last = (repeats - 1) % 2
                     verified[name] = _check_path(cg, name, sets[last], graphs[last], stream)
@@ -127,7 +156,10 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
             s.close()
     config = {"chain": chain.describe(), "ops": list(chain.ops), "n": chain.n, "repeats": repeats,
               "warmup": warmup, "kernel_nodes": len(chain.ops)}
-    return UpdateCosts(config, costs, verified, env=collect(dev))
+    result = UpdateCosts(config=config, costs=costs, verified=verified, env=collect(dev), clocks=clocks("host_api"))
+    for name in costs:
+        result.keep_samples(name, samples_by_path[name], clock="host_api")
+    return result
 
 
 def _check_path(cg: ChainGraph, path: str, inputs: Inputs, graph, stream) -> bool:

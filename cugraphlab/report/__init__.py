@@ -1,6 +1,7 @@
 """Floor 5, output: pure functions from result records to text, files and figures. Never opens a Device.
 
-tables (aligned text tables, number formats), files (JSON/CSV, written atomically), env (the versions line), plots
-(matplotlib, imported lazily), and one module of text per family of commands: run (run, info, compile), measure
-(latency, timeline, sweep), graphs (graph, update), pdl (pdl, conditional), compare.
+The shared base: tables (aligned text tables, number formats, the 'vs NumPy' cell), files (JSON/CSV, written
+atomically), env (the versions line), plots/ (figures: one matplotlib loader, one module per family). Then one module
+of text per command family, named as its ``cli/`` and ``bench/`` modules: run (run, info, compile), measure (latency,
+timeline, sweep), graphs (graph, update, conditional), pdl, compare, scale.
 """

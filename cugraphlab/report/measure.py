@@ -54,14 +54,14 @@ def render_timeline(result, written=()) -> str:
 
 
 def plot_timeline_files(result, stem) -> list[Path]:
-    from .plots import plot_gap_histogram, plot_timeline
+    from .plots.measure import plot_gap_histogram, plot_timeline
 
     rec = result.plot_record()
     return plot_timeline(rec, f"{stem}_timeline") + plot_gap_histogram(rec, f"{stem}_gaps")
 
 
 def render_sweep(result, written=()) -> str:
-    from .plots import break_even_size
+    from .plots.measure import break_even_size
 
     rows = []
     for r in result.rows:
@@ -91,7 +91,7 @@ def render_sweep(result, written=()) -> str:
 
 
 def plot_sweep_files(result, stem) -> list[Path]:
-    from .plots import plot_bandwidth, plot_sweep_chain, plot_sweep_size
+    from .plots.measure import plot_bandwidth, plot_sweep_chain, plot_sweep_size
 
     length = 4 if 4 in result.config["lengths"] else result.config["lengths"][0]
     files = plot_sweep_size(result.rows, f"{stem}_size", chain_len=length)

@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 from .env import versions_line
+from .tables import bit_exact_cell as _status
 from .tables import fmt_count, format_table
 
-__all__ = ["render_pdl", "render_conditional"]
-
-
-def _status(ok: bool, mismatches: int) -> str:
-    return "bit-exact" if ok else f"FAILED ({mismatches} bad)"
+__all__ = ["render_pdl"]
 
 
 def render_pdl(result) -> str:
@@ -35,36 +32,3 @@ def render_pdl(result) -> str:
          f"and waits in griddepcontrol.wait for its results."),
     ]
     return "\n".join([head, "", table, "", versions_line(result.env), *notes])
-
-
-def render_conditional(result) -> str:
-    """The WHILE-node-vs-Python-loop table, then the threshold and IF checks."""
-    c = result.config
-    head = (f"cugraphlab conditional: {c['chain']}, a loop of {fmt_count(c['iterations'])} iterations x "
-            f"{c['repeats']} repeats")
-    rows = []
-    for v in result.variants:
-        w, d = v.wall_us_per_iter, v.device_us_per_iter
-        count = "yes" if v.iterations_ok else "NO"
-        rows.append([v.name, f"{w.median:.2f}", f"{w.p5:.2f}-{w.p95:.2f}", f"{d.median:.2f}", v.how,
-                     count if v.name != "graphs, no decision" else "-", _status(v.verified, v.mismatches)])
-    table = format_table(["loop", "us/iter", "p5-p95", "device us/iter", "driven by", "count ok", "vs NumPy"],
-                         rows, align="lrrrlll")
-    checks = [("ok   " if ch["ok"] else "FAIL ") + ch["text"] for ch in result.checks]
-    w = result.variant("WHILE node").wall_us_per_iter.median
-    p = result.variant("Python loop").wall_us_per_iter.median
-    notes = [
-        f"us/iter: {result.clocks['wall']}; device us/iter: {result.clocks['device']}; per loop iteration.",
-        (f"Deciding on the GPU: {w:.2f} us per iteration against {p:.2f} with a round trip to Python "
-         f"({p / w:.2f}x)." if w > 0 else ""),
-        f"cuda_device_runtime_api.h: {c['header']}",
-        "",
-        "WHILE graph:",
-        c["while_parent"],
-        "its body:",
-        c["while_body"],
-        "",
-        "Other conditional graphs, run once on fresh inputs:",
-        *checks,
-    ]
-    return "\n".join([head, "", table, "", versions_line(result.env), *[n for n in notes if n is not None]])

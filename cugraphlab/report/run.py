@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..experiment.ops import FUSED_PER_GRAPH
 from .env import versions_line
-from .tables import fmt_count, format_table
+from .tables import bit_exact_cell, fmt_count, format_table
 
 __all__ = ["render_run", "render_info", "render_compile", "render_versions_fit"]
 
@@ -18,7 +18,7 @@ def render_run(result) -> str:
         w, d = m.wall_us_per_iter, m.device_us_per_iter
         rows.append([m.mode, m.kernels_per_iter, f"{m.total_s:.4f}", f"{w.median:.2f}", f"{w.p5:.2f}-{w.p95:.2f}",
                      f"{d.median:.2f}", f"{m.us_per_kernel:.2f}", f"{m.speedup_vs_eager:.2f}x",
-                     "bit-exact" if m.verified else f"FAILED ({m.mismatches} bad)"])
+                     bit_exact_cell(m.verified, m.mismatches)])
     table = format_table(["mode", "kernels/iter", "total s", "us/iter", "p5-p95", "device us/iter", "us/kernel",
                           "speedup", "vs NumPy"], rows, align="llrrrrrrl")
     eager, graph = result.mode("eager"), result.mode("graph")

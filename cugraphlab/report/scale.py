@@ -4,7 +4,7 @@ Pure: a record (``bench.scale.run_scale``'s dict, or the same loaded from JSON) 
 """
 from __future__ import annotations
 
-from ..bench.scale_gil import gil_verdict
+from ..bench.scale.gil import gil_verdict
 from .tables import format_table
 
 __all__ = ["render_scale", "findings", "csv_rows", "LAUNCH_BOUND_IDLE", "SCALES_EFFICIENCY"]
@@ -184,7 +184,8 @@ def render_scale(record: dict, written=()) -> str:
                       f"the busy thread"]
     lines += ["", "findings:"] + [f"- {s}" for s in findings(record)]
     clocks = record.get("clocks", {})
-    lines += ["", f"host clock: {clocks.get('host', '?')}", f"device clock: {clocks.get('device', '?')}"]
+    lines += ["", f"host clock: {clocks.get('host_monotonic', clocks.get('host', '?'))}",
+              f"device clock: {clocks.get('globaltimer', clocks.get('device', '?'))}"]
     if written:
         lines.append("files: " + ", ".join(str(p) for p in written))
     return "\n".join(lines)

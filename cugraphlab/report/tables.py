@@ -9,7 +9,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["fmt_count", "fmt_us", "format_table"]
+__all__ = ["fmt_count", "fmt_us", "format_table", "bit_exact_cell"]
 
 # A cell that "looks numeric": plain numbers, thousands separators, an
 # optional short unit suffix ("12.5 µs", "3.1x", "97%"), or inf/nan.
@@ -155,3 +155,8 @@ def format_table(
     out = [line(headers), "  ".join("-" * w for w in widths)]
     out.extend(line(r) for r in text_rows)
     return "\n".join(out)
+
+
+def bit_exact_cell(ok: bool, mismatches: int) -> str:
+    """The 'vs NumPy' cell: bit-exact, or how many elements differ."""
+    return "bit-exact" if ok else f"FAILED ({mismatches} bad)"

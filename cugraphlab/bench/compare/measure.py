@@ -1,0 +1,233 @@
+"""``cugraphlab compare``: every Python way to launch the chain, each stack timed in its OWN fresh process.
+
+Why one process per stack: measured on the H200 (benchmarks/ANCHORS, "What slows cugraphlab inside a shared
+process"), kernels run ~7% slower on the device when PyTorch or CuPy launched kernels in the process before
+cugraphlab allocated its buffers; the same steps done afterwards slow nothing. Rather than order libraries inside one
+process (and still let each one's allocator, streams and module loads shape the others), every stack runs in a
+spawned worker of its own on the same inputs (the same seed), one worker at a time, so no two stacks share a
+process or the GPU while timed. ``rounds`` (default 2) runs every stack once per round, round after round, so each
+figure's repeatability across two processes is part of the result.
+
+``compare(...)`` validates everything before starting a worker (``InvalidArgumentError``), then for each round and
+stack runs ``bench.compare.worker.stack_job`` through ``bench.workers.run_workers``; a worker that raises, dies or
+runs past ``timeout_s`` becomes rows saying so.
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+import random
+from contextlib import contextmanager
+from typing import Callable, Sequence
+
+from .records import CompareResult, StackRow
+from .registry import BASELINE_STACKS, STACKS
+
+__all__ = ["DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "validate_compare", "CompareResult",
+           "StackRow"]
+
+DEFAULT_SIZES = (1 << 20, 1024)
+DEFAULT_TIMEOUT_S = 900.0  # per worker: Triton/JAX compiles plus 2 sizes x 4 modes x repeats of 5,000 iterations
+DEFAULT_WARMUP = 200
+
+
+def _int(name: str, value, minimum: int = 1) -> int:
+    from ...core.errors import InvalidArgumentError
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        try:
+            import numpy as np
+
+            if isinstance(value, np.integer) and int(value) >= minimum:
+                return int(value)
+        except ImportError:
+            pass
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s) -> dict:
+    """Every argument checked and normalised, or ONE ``InvalidArgumentError`` (nothing has touched a GPU yet)."""
+    from ...core.errors import InvalidArgumentError
+    from ...experiment.ops import parse_ops
+
+    sizes = tuple(size) if isinstance(size, (list, tuple, set, range)) else (size,)
+    if not sizes:
+        raise InvalidArgumentError("give at least one size")
+    sizes = tuple(dict.fromkeys(_int("size (elements)", s) for s in sizes))
+    ops = parse_ops(ops)
+    iters = _int("iterations", iters)
+    launches = iters if launches is None else _int("launches", launches)
+    repeats = _int("repeats", repeats)
+    rounds = _int("rounds", rounds)
+    device = _int("device", device, 0)
+    warmup = _int("warm-up", warmup, 0)
+    try:
+        import numpy as np
+
+        s32 = float(np.float32(scalar))
+    except (TypeError, ValueError):
+        s32 = float("nan")
+    if not math.isfinite(s32):
+        raise InvalidArgumentError(f"scalar must be a finite float32, got {scalar!r}")
+    if stacks is None:
+        names = list(STACKS)
+    else:
+        names = [s.strip() for s in stacks.split(",")] if isinstance(stacks, str) else [str(s).strip() for s in stacks]
+        names = [s for s in dict.fromkeys(names) if s]
+        unknown = [s for s in names if s not in STACKS]
+        if unknown or not names:
+            raise InvalidArgumentError(f"unknown stack {unknown[0] if unknown else '(none)'!r}; "
+                                       f"known: {', '.join(STACKS)}")
+    if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
+        raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout_s!r}")
+    return {"sizes": list(sizes), "iters": iters, "launches": launches, "ops": list(ops), "scalar": float(scalar),
+            "repeats": repeats, "rounds": rounds, "device": device, "warmup": warmup, "stacks": names,
+            "timeout_s": float(timeout_s)}
+
+
+@contextmanager
+def _job_env(pairs):
+    """Set environment variables for the worker about to be spawned (it inherits them), restore after.
+
+    ``("XLA_FLAGS", "+cmdbuf")`` appends JAX's command-buffer flags to any XLA_FLAGS already set."""
+    saved = {}
+    try:
+        for key, value in pairs:
+            saved[key] = os.environ.get(key)
+            if key == "XLA_FLAGS" and value == "+cmdbuf":
+                from .stacks.jax import COMMAND_BUFFER_FLAGS
+
+                value = " ".join(x for x in (saved[key] or "", COMMAND_BUFFER_FLAGS) if x)
+            os.environ[key] = value
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def _stack_folder(stack: str) -> str | None:
+    return os.environ.get(f"CUGRAPHLAB_STACK_PYTHONPATH_{stack.upper()}") or None
+
+
+@contextmanager
+def _front_of_sys_path(folder: str | None):
+    """Put ``folder`` first in this process's sys.path while a worker is spawned: a spawned child takes its parent's
+    sys.path before it imports anything (multiprocessing's preparation data), so PYTHONPATH alone would not win."""
+    if not folder:
+        yield
+        return
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        try:
+            sys.path.remove(folder)
+        except ValueError:
+            pass
+
+
+def _stack_path(stack: str) -> tuple:
+    """``CUGRAPHLAB_STACK_PYTHONPATH_<STACK>`` put in front of PYTHONPATH for that stack's worker process, so that
+    what it holds (e.g. a NumPy that numba-cuda supports, for the numba worker only) is imported before the
+    machine's own packages: the worker is a fresh interpreter, and PYTHONPATH comes before site-packages."""
+    extra = os.environ.get(f"CUGRAPHLAB_STACK_PYTHONPATH_{stack.upper()}")
+    if not extra:
+        return ()
+    rest = os.environ.get("PYTHONPATH")
+    return (("PYTHONPATH", extra + (os.pathsep + rest if rest else "")),)
+
+
+def _failure_rows(stack: str, variant: str, cfg: dict, round_index: int, why: str, seconds: float) -> list[StackRow]:
+    way = f"({variant})" if variant else "-"
+    return [StackRow(stack, way, "-", n, round_index, status="failed", note=f"worker: {why}",
+                     same_cubin=STACKS[stack].same_cubin, seconds=round(seconds, 3)) for n in cfg["sizes"]]
+
+
+def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "relu"), repeats: int = 5,
+            device: int = 0, *, scalar: float = 2.0, seed: int | None = None, stacks: Sequence[str] | str | None = None,
+            rounds: int = 2, launches: int | None = None, warmup: int = DEFAULT_WARMUP,
+            timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None,
+            target: Callable | None = None) -> CompareResult:
+    """Time every asked-for stack, each in its own process, ``rounds`` times; return the rows.
+
+    Parameters: ``size`` one element count or several; ``iters`` chain iterations per timed loop (``launches``
+    launches per ``launch`` loop, default ``iters``); ``ops`` the chain; ``repeats`` timed loops per mode;
+    ``device`` GPU ordinal; ``scalar`` mul's factor; ``seed`` of the inputs (drawn once if None, then the same in
+    every worker); ``stacks`` names from ``bench.compare.registry.STACKS`` (default all); ``rounds`` passes over all stacks;
+    ``timeout_s`` per worker; ``progress`` gets one line per finished worker; ``target`` replaces the worker function
+    (tests). Raises ``InvalidArgumentError`` on bad input before any worker starts.
+    """
+    from ..environment import collect
+    from .worker import stack_job
+
+    cfg = validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s)
+    cfg["seed"] = int(seed) if seed is not None else random.SystemRandom().randrange(2**32)
+    cfg["chain"] = " -> ".join(f"mul {cfg['scalar']:g}" if o == "mul" else o for o in cfg["ops"])
+    cfg["process"] = "one spawned process per stack, size and round, one at a time"
+    say = progress or (lambda _line: None)
+    target = target or stack_job
+    rows: list[StackRow] = []
+    versions: dict = {}
+    gpu = None
+    for r in range(1, cfg["rounds"] + 1):
+        for n in cfg["sizes"]:  # a fresh process per size too: a chain made after another one ran reads slower
+            for name in cfg["stacks"]:
+                for variant, env in STACKS[name].jobs:
+                    got = _one_job(target, cfg, name, variant, env, n, r, rows, say)
+                    if got is not None:
+                        if got.get("versions"):
+                            versions.setdefault(name + (f" ({variant})" if variant else ""), got["versions"])
+                        gpu = gpu or got.get("gpu")
+    env = collect(None)  # the parent never opens a device; the GPU is what the workers saw
+    if gpu:
+        env["gpu_seen_by_workers"] = gpu
+        env["gpu"] = {k: gpu.get(k) for k in ("name", "compute_capability", "sm_count")}
+        env["driver"] = {"cuda": gpu.get("driver_cuda"), "release": _driver_release()}
+    return CompareResult(config=cfg, rows=rows, env=env, versions=versions)
+
+
+def _one_job(target, cfg: dict, name: str, variant: str, env, n: int, r: int, rows: list, say) -> dict | None:
+    """Run one stack's worker for size ``n`` in round ``r`` in a fresh process; add its rows (or rows saying why it
+    failed) to ``rows``; return what the worker reported, or None."""
+    from ..workers import run_workers
+
+    kwargs = {"stack": name, "variant": variant, "sizes": [n], "iters": cfg["iters"], "launches": cfg["launches"],
+              "repeats": cfg["repeats"], "warmup": cfg["warmup"], "ops": cfg["ops"], "scalar": cfg["scalar"],
+              "seed": cfg["seed"], "device": cfg["device"], "round_index": r}
+    with _job_env(tuple(env) + _stack_path(name)), _front_of_sys_path(_stack_folder(name)):
+        outcome = run_workers(target, [kwargs], cfg["timeout_s"], start_together=False)[0]
+    label = f"round {r}: {name}" + (f" ({variant})" if variant else "") + f" at {n:,}"
+    got = outcome.result if outcome.ok and isinstance(outcome.result, dict) else None
+    try:
+        if got is None:
+            raise ValueError(outcome.error if not outcome.ok else f"returned {type(outcome.result).__name__}")
+        new = [StackRow(**d) for d in got.get("rows", [])]
+    except (TypeError, ValueError) as e:
+        why = str(e) if isinstance(e, ValueError) else f"bad rows: {e}"
+        rows.extend(_failure_rows(name, variant, {**cfg, "sizes": [n]}, r, why, outcome.seconds))
+        say(f"{label}: FAILED ({why})")
+        return None
+    rows.extend(new)
+    say(f"{label}: {sum(x.measured for x in new)} rows measured in {outcome.seconds:.1f} s")
+    return got
+
+
+def _driver_release():
+    try:
+        from ..environment import driver_release
+
+        return driver_release()
+    except Exception:
+        return None
+
+
+def compare_baselines(size: int, iters: int, ops, repeats: int, device: int, *, scalar: float = 2.0,
+                      seed: int | None = None, progress=None) -> CompareResult:
+    """What ``cugraphlab run --compare`` shows: cugraphlab, CuPy ufuncs and PyTorch at the run's size, one round."""
+    return compare([size], iters, ops, repeats, device, scalar=scalar, seed=seed, stacks=BASELINE_STACKS, rounds=1,
+                   progress=progress)

@@ -1,0 +1,137 @@
+"""The records of ``cugraphlab compare``: one flat row per (stack, way, mode, size, round), and the whole result.
+
+Rows are plain dataclasses (JSON and CSV ready through ``cugraphlab.report.files``); ``CompareResult.from_dict``
+rebuilds a result from its JSON so it can be rendered or plotted again on a machine with no GPU.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import ClassVar
+
+from ..records import Record, clocks, load_record
+
+__all__ = ["StackRow", "CompareResult", "STATUSES"]
+# ok: measured; unsupported: the stack has no such mode (the note says why); unavailable: the stack could not be
+# imported or started; failed: it started but this mode raised, or its worker failed or hung.
+STATUSES = ("ok", "unsupported", "unavailable", "failed")
+
+
+@dataclass
+class StackRow:
+    """One mode of one way of one stack at one size in one round (one worker process).
+
+    ``wall_*`` µs per repetition (a launch for ``launch``, a chain iteration otherwise) from the wall clock,
+    ``device_*`` from CUDA events (None where the stack has no events); medians and p5-p95 over the repeats.
+    ``mismatches`` counts elements that differ in bits from NumPy, summed over the repeats' checks.
+    """
+
+    stack: str
+    way: str
+    mode: str
+    size: int
+    round: int
+    status: str = "ok"
+    count: int = 0                 # launches (launch) or chain iterations per timed loop
+    repeats: int = 0
+    kernels: int | None = None     # kernels per repetition
+    wall_us: float | None = None
+    wall_p5: float | None = None
+    wall_p95: float | None = None
+    device_us: float | None = None
+    device_p5: float | None = None
+    device_p95: float | None = None
+    same_cubin: bool = False       # launches cugraphlab's own NVRTC cubin
+    checked: int = 0               # outputs compared with NumPy
+    mismatches: int | None = None
+    version: str = ""
+    note: str = ""
+    seconds: float | None = None   # the worker's wall time (the same for every row of one worker)
+    wall_samples: list = field(default_factory=list, repr=False)  # raw wall µs of each repeat (moved to samples)
+
+    @property
+    def label(self) -> str:
+        """The row's name across rounds: stack/way mode n=size (what ``samples`` and ``cugraphlab diff`` key on)."""
+        return f"{self.stack}/{self.way} {self.mode} n={self.size}"
+
+    @property
+    def measured(self) -> bool:
+        return self.status == "ok" and self.wall_us is not None
+
+    @property
+    def bit_exact(self) -> bool | None:
+        if not self.measured or self.mismatches is None:
+            return None
+        return self.mismatches == 0
+
+
+@dataclass(kw_only=True)
+class CompareResult(Record):
+    """A comparison: its configuration, every row, the environment, the clocks and each stack's versions; raw wall
+    samples per stack/way/mode/size, all rounds pooled."""
+
+    KIND: ClassVar[str] = "cugraphlab.compare"
+
+    rows: list[StackRow] = field(default_factory=list)
+    versions: dict = field(default_factory=dict)  # stack -> {package: version, ...} as its worker saw them
+
+    def __post_init__(self) -> None:
+        if not self.clocks:
+            self.clocks = clocks("wall", "device")
+        for r in self.rows:  # raw samples live in the record's samples, pooled over rounds, not in each row
+            if r.wall_samples:
+                entry = self.samples.setdefault(r.label, {"unit": "us", "values": [], "clock": "wall"})
+                entry["values"].extend(r.wall_samples)
+                r.wall_samples = []
+
+    @property
+    def sizes(self) -> list[int]:
+        return list(dict.fromkeys(r.size for r in self.rows))
+
+    @property
+    def rounds(self) -> list[int]:
+        return sorted({r.round for r in self.rows})
+
+    def rows_for(self, size: int | None = None, stack: str | None = None, mode: str | None = None) -> list[StackRow]:
+        return [r for r in self.rows if (size is None or r.size == size) and (stack is None or r.stack == stack)
+                and (mode is None or r.mode == mode)]
+
+    @property
+    def measured_rows(self) -> list[StackRow]:
+        return [r for r in self.rows if r.measured]
+
+    @property
+    def ok(self) -> bool:
+        """At least one row measured, and every measured row matched NumPy bit for bit, except rows whose note
+        explains why they cannot (a result that measured nothing is never ok)."""
+        measured = self.measured_rows
+        return bool(measured) and all(r.mismatches == 0 for r in measured if "cannot be bit-exact" not in r.note)
+
+    def failure_summary(self, limit: int = 3) -> str:
+        """Why rows were not measured, most common reasons first (for the one line of a run that measured nothing)."""
+        reasons: dict[str, int] = {}
+        for r in self.rows:
+            if not r.measured:
+                reasons[f"{r.stack}: {r.note or r.status}"] = reasons.get(f"{r.stack}: {r.note or r.status}", 0) + 1
+        top = sorted(reasons, key=lambda k: -reasons[k])[:limit]
+        more = len(reasons) - len(top)
+        return "; ".join(top) + (f"; and {more} more" if more > 0 else "") if top else "no rows"
+
+    def csv_rows(self) -> list[dict]:
+        return [{k: v for k, v in asdict(r).items() if k != "wall_samples"} for r in self.rows]
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d["rows"] = self.csv_rows()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "CompareResult":
+        """Rebuild from ``to_dict()`` output (a JSON file); unknown row keys are ignored. Records made before the
+        record schema (no ``schema`` key) are read too, for re-rendering old results."""
+        if "schema" in d:
+            load_record(d, kind=cls.KIND, schema=cls.SCHEMA)
+        names = {f.name for f in fields(StackRow)}
+        rows = [StackRow(**{k: v for k, v in r.items() if k in names}) for r in d.get("rows", [])]
+        return cls(config=dict(d.get("config") or {}), rows=rows, env=dict(d.get("env") or {}),
+                   clocks=dict(d.get("clocks") or {}), versions=dict(d.get("versions") or {}),
+                   samples=dict(d.get("samples") or {}))

@@ -1,0 +1,55 @@
+"""Every Python stack ``cugraphlab compare`` times: its key, its label and the worker jobs it needs.
+
+A stack's code is ``cugraphlab.bench.compare.stacks.<key>``, named exactly as the key ``--stacks`` takes, and is
+imported only inside its own worker process. Most stacks need one worker job; JAX needs two because XLA reads
+``XLA_FLAGS`` once per process (default flags; command buffers forced). Importing this module imports no stack
+library.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["StackSpec", "STACKS", "stack_names", "BASELINE_STACKS", "STACKS_PACKAGE"]
+
+STACKS_PACKAGE = __name__.rsplit(".", 1)[0] + ".stacks"
+
+
+@dataclass(frozen=True)
+class StackSpec:
+    """A stack: ``name`` (the ``--stacks`` key and its module's name); ``label`` for tables; ``jobs`` = (variant,
+    extra environment for that worker process) per worker; ``same_cubin`` when it launches cugraphlab's own cubin."""
+
+    name: str
+    label: str
+    same_cubin: bool
+    jobs: tuple = field(default=(("", ()),))
+
+    @property
+    def module(self) -> str:
+        """The stack's module, derived from its key."""
+        return f"{STACKS_PACKAGE}.{self.name}"
+
+
+_JAX_ENV = (("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),)
+
+STACKS: dict[str, StackSpec] = {s.name: s for s in (
+    StackSpec("cugraphlab", "cugraphlab", True),
+    StackSpec("bindings", "cuda.bindings (by hand)", True),
+    StackSpec("cuda_core", "cuda.core", True),
+    StackSpec("cupy_raw", "CuPy RawModule", True),
+    StackSpec("ctypes", "ctypes -> libcuda", True),
+    StackSpec("pycuda", "PyCUDA", True),
+    StackSpec("cupy_ufunc", "CuPy ufuncs", False),
+    StackSpec("torch", "PyTorch ops", False),
+    StackSpec("triton", "Triton", False),
+    StackSpec("numba", "numba-cuda", False),
+    StackSpec("jax", "JAX", False,
+              jobs=(("", _JAX_ENV), ("cmdbuf", _JAX_ENV + (("XLA_FLAGS", "+cmdbuf"),)))),
+)}
+
+# What ``cugraphlab run --compare`` shows under the run table.
+BASELINE_STACKS = ("cugraphlab", "cupy_ufunc", "torch")
+
+
+def stack_names() -> list[str]:
+    return list(STACKS)

@@ -1,0 +1,118 @@
+"""The classic experiment behind ``cugraphlab run``: the chain eager, as a graph and fused, timed and verified.
+
+Each repeat, for each mode in turn (interleaved, so drift hits every mode alike): fresh random inputs, poisoned
+outputs, then ``iters`` iterations timed two ways: the host wall clock (``perf_counter_ns`` from before the first
+launch until ``cuEventSynchronize`` on the end event returns) and the device clock (CUDA events recorded on the
+chain's stream around the loop). The mode's output is then compared bit for bit with NumPy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..core.device import Device
+from ..core.errors import InvalidArgumentError, positive_int
+from ..core.memory import validate_size
+from ..experiment.chain import Chain
+from ..experiment.ops import DEFAULT_OPS, parse_ops
+from .environment import collect
+from .records import Record, clocks
+from .stats import Summary
+from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, timed_loop
+
+__all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK"]
+
+
+
+@dataclass
+class ModeResult:
+    mode: str
+    kernels_per_iter: int
+    wall_us_per_iter: Summary
+    device_us_per_iter: Summary
+    total_s: float  # median wall seconds for all iterations of one repeat
+    verified: bool
+    mismatches: int
+    speedup_vs_eager: float | None = None
+    unroll: int = 1
+
+    @property
+    def us_per_kernel(self) -> float:
+        return self.wall_us_per_iter.median / self.kernels_per_iter
+
+
+@dataclass(kw_only=True)
+class RunResult(Record):
+    """``cugraphlab run``: one ModeResult per mode; ``compare``: the ``run --compare`` baselines' record, if asked."""
+
+    KIND: ClassVar[str] = "cugraphlab.run"
+
+    modes: list[ModeResult]
+    compare: dict | None = None
+
+    def mode(self, name: str) -> ModeResult:
+        for m in self.modes:
+            if m.mode == name:
+                return m
+        raise KeyError(name)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        for m, md in zip(self.modes, d["modes"]):
+            md["us_per_kernel"] = m.us_per_kernel
+        return d
+
+
+def time_mode(chain: Chain, mode: str, iters: int, start, end, unroll: int = 1) -> tuple[float, float]:
+    """(wall µs, device µs) per iteration for one timed loop of ``iters`` iterations of ``mode``."""
+    return timed_loop(chain.stream, lambda k: chain.run(mode, k, unroll), iters, start, end)
+
+
+def _mode_name(mode: str, unroll: int) -> str:
+    return mode if unroll == 1 else f"graph x{unroll}"
+
+
+def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
+                   device: int = 0, repeats: int = 5, unroll: int = 1, seed: int | None = None,
+                   progress=None) -> RunResult:
+    """Run the experiment and return its record. ``unroll`` > 1 adds a mode with that many iterations per graph."""
+    ops = parse_ops(ops)
+    size = validate_size(size)
+    for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll)):
+        positive_int(name, v)
+    plan = [("eager", 1), ("graph", 1)] + ([("graph", unroll)] if unroll > 1 else []) + [("fused", 1)]
+    if unroll > 1 and iters % unroll:
+        raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of --unroll ({unroll})")
+    with Device(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
+            dev.create_event() as start, dev.create_event() as end:
+        env = collect(dev)
+        warm = max(unroll, min(iters, 200) // unroll * unroll)
+        for mode, k in plan:  # warm-up: graph instantiate + upload, module load, clocks up
+            chain.run(mode, warm, k)
+        chain.stream.synchronize()
+
+        def variant(mode: str, k: int) -> Variant:
+            return Variant(_mode_name(mode, k), chain.stream, lambda n: chain.run(mode, n, k),
+                           lambda: (chain.randomize(), chain.poison()),
+                           lambda: chain.check_result(mode).mismatches)
+
+        # an untimed lead-in of the same mode before each timed loop: the GPU's clocks settle at this mode's load
+        timings = interleave([variant(m, k) for m, k in plan], iters, repeats, start, end, lead_in=warm,
+                             progress=progress)
+        results = []
+        for (mode, k) in plan:
+            t = timings[_mode_name(mode, k)]
+            w, d = t.wall(WALL_CLOCK), t.device(DEVICE_CLOCK)
+            kernels = 1 if mode == "fused" else len(ops)
+            results.append(ModeResult(_mode_name(mode, k), kernels, w, d, w.median * iters / 1e6,
+                                      t.verified, t.mismatches, unroll=k))
+        eager = results[0].wall_us_per_iter.median
+        for m in results:
+            m.speedup_vs_eager = eager / m.wall_us_per_iter.median
+        config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar, "device": device,
+                  "repeats": repeats, "unroll": unroll, "grid": chain.grid, "block": chain.block,
+                  "chain": chain.describe()}
+        result = RunResult(config=config, modes=results, env=env, clocks=clocks("wall", "device"))
+        for mode, k in plan:
+            timings[_mode_name(mode, k)].keep(result, _mode_name(mode, k))
+        return result

@@ -1,0 +1,93 @@
+"""Command line: argparse only. Each command parses, calls a measurement (bench, experiment or core), hands its record
+to a renderer (report), prints, and returns an exit code.
+
+One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
+(latency, timeline, sweep), graphs (graph, update, conditional), pdl, compare, scale. ``main`` is the one funnel from
+errors to exit codes, so no command ends in a traceback:
+
+- 0: measured, and every check passed;
+- 1: the driver failed on good input, or a result did not match NumPy;
+- 2: bad input (an option, a size this GPU cannot hold, an output path that cannot be written, a record of another
+  kind), no usable GPU, a compile error, a feature this GPU or driver lacks, or nothing could be measured: one line.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .._version import __version__
+from ..core.errors import (CompileError, CudaError, CugraphlabError, InvalidArgumentError, NoDeviceError,
+                           UnsupportedError)
+from .args import check_output_paths
+
+__all__ = ["main", "build_parser", "FAMILIES", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1  # the driver failed on good input, or a check failed
+EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
+
+#: The command families, in the order ``cugraphlab --help`` lists their commands.
+FAMILIES = ("run", "measure", "graphs", "pdl", "compare", "scale")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors in one line like every other bad input: ``cugraphlab X: message`` and exit 2."""
+
+    def error(self, message: str):
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--trace", action="store_true",
+                        help="print every driver and NVRTC call made (arguments, result, duration) to stderr")
+    p = _Parser(prog="cugraphlab",
+                                description="What a kernel launch costs from Python, and what a CUDA graph saves.")
+    p.add_argument("--version", action="version", version=f"cugraphlab {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for family in FAMILIES:
+        importlib.import_module(f"{__name__}.{family}").add_commands(sub, common)
+    return p
+
+
+def _say(command: str, text: str) -> None:
+    print(f"cugraphlab {command}: {text}", file=sys.stderr)
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # argparse: --help, --version (0) or a bad option (2, one line already printed)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    command = args.command
+    tracer = None
+    if getattr(args, "trace", False):
+        from ..core._calls import tracing
+
+        tracer = tracing(sys.stderr)
+    try:
+        check_output_paths(args)
+        return args.handler(args)
+    except NoDeviceError as e:
+        _say(command, f"no usable GPU: {e}")
+        return EXIT_USAGE
+    except (CompileError, InvalidArgumentError, UnsupportedError) as e:
+        _say(command, str(e))
+        return EXIT_USAGE
+    except CudaError as e:
+        _say(command, f"CUDA driver error: {e}")
+        return EXIT_FAILED
+    except CugraphlabError as e:
+        _say(command, str(e))
+        return EXIT_FAILED
+    except OSError as e:  # writing a result file failed after all (disk full, removed folder, ...)
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        _say(command, f"could not write{where}: {e.strerror or e}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        _say(command, "interrupted")
+        return 130
+    finally:
+        if tracer is not None:
+            tracer.stop()

@@ -1,0 +1,179 @@
+"""Options every command family shares, declared once, and the checks made before anything is measured.
+
+Sizes and counts are parsed one way everywhere: ``1048576``, ``1_048_576`` and ``2^20`` are accepted; ``1,024`` is
+refused as ambiguous (a list or a thousands separator?). Output paths (``--json``, ``--csv``, ``--plot``, ``--out``,
+``--dot``) are checked to be writable before any GPU work (``check_output_paths``), so a typo costs one line, not a
+whole measurement.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from ..core.errors import InvalidArgumentError
+
+__all__ = ["count_arg", "size_arg", "size_list_arg", "device_index_arg", "threshold_arg", "add_size",
+           "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv", "add_plot",
+           "add_scalar", "check_output_paths", "save_json", "nothing_measured", "OUTPUT_FILE_OPTIONS", "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
+
+DEFAULT_OPS_TEXT = "add,mul,sub,relu"
+#: Options holding a file path, and options holding a stem (suffixes are appended), that commands write to.
+OUTPUT_FILE_OPTIONS = ("json", "csv", "dot")
+OUTPUT_STEM_OPTIONS = ("plot", "out")
+
+
+def _count(text: str) -> int:
+    t = text.strip()
+    if t.startswith("2^"):
+        k = t[2:]
+        if not k.isdigit() or int(k) > 40:
+            raise argparse.ArgumentTypeError(f"expected 2^K with K in 0..40, got {text!r}")
+        return 1 << int(k)
+    if "," in t:
+        raise argparse.ArgumentTypeError(f"{text!r} is ambiguous (a list or a thousands separator?): write 1024, "
+                                         f"1_024 or 2^10")
+    if not re.fullmatch(r"\d+(_\d+)*", t):
+        raise argparse.ArgumentTypeError(f"expected a whole number (like 1024, 1_048_576 or 2^20), got {text!r}")
+    return int(t.replace("_", ""))
+
+
+def count_arg(text: str) -> int:
+    """A count >= 1: ``1000``, ``1_000`` or ``2^10``."""
+    v = _count(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+size_arg = count_arg  # float32 elements: the same rules
+
+
+def size_list_arg(text: str) -> list[int]:
+    """A comma list of counts (``1048576,1024`` or ``2^20,2^10``); ``1,024`` alone is refused as ambiguous."""
+    if re.fullmatch(r"\s*\d{1,3}(,\d{3})+\s*", text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is ambiguous here (a list or thousands separators?): write sizes as 1048576,1024 or "
+            f"1_048_576, or repeat the option")
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"expected sizes separated by commas, got {text!r}")
+    return [count_arg(p) for p in parts]
+
+
+def device_index_arg(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a device index (0, 1, ...), got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"device index must be >= 0, got {v}")
+    return v
+
+
+def threshold_arg(text: str) -> float:
+    """A relative threshold: ``5%`` or ``0.05`` (0 < t < 1)."""
+    t = text.strip()
+    try:
+        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a threshold like 5% or 0.05, got {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"the threshold must be between 0 and 100%, got {text!r}")
+    return v
+
+
+def add_size(p, default: int = 1 << 20, what: str = "float32 elements") -> None:
+    p.add_argument("--size", type=size_arg, default=default, help=f"{what} (default {default:,}; 2^K accepted)")
+
+
+def add_iters(p, default: int = 5000, what: str = "iterations per timed loop") -> None:
+    p.add_argument("--iters", type=count_arg, default=default, help=f"{what} (default {default})")
+
+
+def add_repeats(p, default: int = 5, what: str = "timed loops per mode") -> None:
+    p.add_argument("--repeats", type=count_arg, default=default, help=f"{what} (default {default})")
+
+
+def add_ops(p) -> None:
+    p.add_argument("--ops", default=DEFAULT_OPS_TEXT, help=f"comma-separated chain (default {DEFAULT_OPS_TEXT})")
+
+
+def add_scalar(p) -> None:
+    p.add_argument("--scalar", type=float, default=2.0, help="the factor of mul (default 2.0)")
+
+
+def add_device(p, default: int | None = 0) -> None:
+    p.add_argument("--device", type=device_index_arg, default=default,
+                   help="CUDA device index" + (f" (default {default})" if default is not None else ""))
+
+
+def add_seed(p) -> None:
+    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: drawn anew)")
+
+
+def add_json(p, what: str = "write the full record (samples, statistics, environment)") -> None:
+    p.add_argument("--json", metavar="PATH", help=what)
+
+
+def add_csv(p, what: str = "write one row per point as CSV") -> None:
+    p.add_argument("--csv", metavar="PATH", help=what)
+
+
+def add_plot(p, what: str = "draw the figure to STEM.png and STEM.svg (needs matplotlib)") -> None:
+    p.add_argument("--plot", metavar="STEM", help=what)
+
+
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not p.exists():
+        if p.parent == p:
+            break
+        p = p.parent
+    return p
+
+
+def _check_writable(option: str, target: Path) -> None:
+    if target.is_dir():
+        raise InvalidArgumentError(f"--{option} {target}: is a folder; give a file path")
+    folder = _nearest_existing(target.parent)
+    if not folder.is_dir():
+        raise InvalidArgumentError(f"--{option} {target}: {folder} is not a folder")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InvalidArgumentError(f"--{option} {target}: the file is not writable")
+    try:  # a real probe: os.access says yes to root even on a read-only file system
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cugraphlab-probe-"):
+            pass
+    except OSError as e:
+        raise InvalidArgumentError(f"--{option} {target}: cannot write in {folder} ({e.strerror or e})") from None
+
+
+def check_output_paths(args: argparse.Namespace) -> None:
+    """Every output option given can be written (InvalidArgumentError naming the first that cannot)."""
+    for name in OUTPUT_FILE_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            _check_writable(name, Path(value))
+    for name in OUTPUT_STEM_OPTIONS:
+        if name == "out" and getattr(args, "no_plot", False):
+            continue
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value:
+            stem = Path(value)
+            _check_writable(name, stem.with_name(stem.name + ".png"))
+
+
+def save_json(path: str | None, record) -> None:
+    """Write ``record`` (its ``to_dict()``) to ``path`` when the option was given, and say where."""
+    if path:
+        from ..report.files import write_json
+
+        write_json(path, record)
+        print(f"record written to {path}")
+
+
+def nothing_measured(what: str) -> InvalidArgumentError:
+    """The error of a command that measured nothing (exit 2): never an empty table that exits 0."""
+    return InvalidArgumentError(f"nothing was measured: {what}")

@@ -1,0 +1,78 @@
+"""The graphs family: ``graph`` (the chain's graph: nodes, edges, DOT), ``update`` (updating an instantiated graph)
+and ``conditional`` (WHILE and IF nodes)."""
+from __future__ import annotations
+
+from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, save_json
+
+__all__ = ["add_commands"]
+
+
+def add_commands(sub, common) -> None:
+    from ..experiment.graph_report import GRAPH_MODES
+
+    g = sub.add_parser("graph", parents=[common], help="show the chain's graph (nodes, edges, layers, DOT)")
+    g.add_argument("--mode", choices=GRAPH_MODES, default="capture",
+                   help="how the graph is made: " + ", ".join(GRAPH_MODES) + " (default capture)")
+    add_ops(g)
+    add_size(g)
+    g.add_argument("--dot", metavar="PATH", help="also write the driver's DOT file there (and SVG if Graphviz)")
+    add_device(g)
+    g.add_argument("--unroll", type=count_arg, default=1,
+                   help="chain iterations in the graph; with --mode while, the loop's iterations (default 1)")
+    g.set_defaults(handler=cmd_graph)
+
+    u = sub.add_parser("update", parents=[common],
+                       help="cost of updating an instantiated graph vs re-instantiating vs re-capturing")
+    add_size(u)
+    add_repeats(u, 200, "timed updates per path")
+    add_ops(u)
+    add_device(u)
+    add_seed(u)
+    add_json(u)
+    u.set_defaults(handler=cmd_update)
+
+    cd = sub.add_parser("conditional", parents=[common],
+                        help="conditional graph nodes: a WHILE loop decided on the GPU vs in Python; IF; threshold")
+    add_size(cd)
+    cd.add_argument("--iterations", type=count_arg, default=1000, help="loop iterations (default 1000)")
+    add_repeats(cd, 5, "timed loops per way")
+    cd.add_argument("--threshold", type=float, default=1000.0,
+                    help="stop value of the threshold loop's running total (default 1000)")
+    add_device(cd)
+    add_seed(cd)
+    add_json(cd)
+    cd.set_defaults(handler=cmd_conditional)
+
+
+def cmd_graph(args) -> int:
+    from ..experiment.graph_report import inspect_chain_graph
+    from ..experiment.ops import parse_ops
+    from ..report.graphs import render_graph
+
+    ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
+    report = inspect_chain_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
+    print(render_graph(report))
+    return 0 if report.ok else 1
+
+
+def cmd_update(args) -> int:
+    from ..bench.update import measure_update
+    from ..experiment.ops import parse_ops
+    from ..report.graphs import render_update
+
+    ops = parse_ops(args.ops)
+    result = measure_update(args.device, ops, args.size, args.repeats, seed=args.seed)
+    print(render_update(result))
+    save_json(args.json, result)
+    return 0 if result.ok else 1
+
+
+def cmd_conditional(args) -> int:
+    from ..bench.conditional import measure_while
+    from ..report.graphs import render_conditional
+
+    result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,
+                           seed=args.seed)
+    print(render_conditional(result))
+    save_json(args.json, result)
+    return 0 if result.verified else 1

@@ -1,0 +1,110 @@
+"""The measure family: ``latency`` (where a launch's time goes), ``timeline`` (the device's own clock, drawn) and
+``sweep`` (sizes x chain lengths x modes)."""
+from __future__ import annotations
+
+import sys
+
+from .args import add_device, add_json, add_ops, add_repeats, add_size, count_arg, save_json, size_list_arg
+
+__all__ = ["add_commands"]
+
+
+def add_commands(sub, common) -> None:
+    lat = sub.add_parser("latency", parents=[common],
+                         help="where a launch's time goes: host per API call, Python share, device gaps")
+    add_size(lat)
+    add_ops(lat)
+    add_device(lat)
+    lat.add_argument("--time-cap", type=float, default=1.0, help="seconds at most per host row (default 1)")
+    add_json(lat)
+    lat.set_defaults(handler=cmd_latency)
+
+    tl = sub.add_parser("timeline", parents=[common],
+                        help="device timeline of the chain eager vs graph from %%globaltimer stamps, drawn")
+    add_size(tl)
+    tl.add_argument("--iters", type=count_arg, default=25, help="chain iterations recorded (default 25)")
+    add_ops(tl)
+    add_device(tl)
+    tl.add_argument("--out", metavar="STEM", default="cugraphlab",
+                    help="figure path stem: STEM_timeline.png/.svg and STEM_gaps.png/.svg (default ./cugraphlab)")
+    tl.add_argument("--probe", action="store_true",
+                    help="time the empty kernel instead of the chain: the pure kernel-to-kernel gap")
+    tl.add_argument("--no-plot", action="store_true", help="print the table only")
+    add_json(tl, "write every kernel's start and end")
+    tl.set_defaults(handler=cmd_timeline)
+
+    sw = sub.add_parser("sweep", parents=[common], help="sizes x chain lengths x modes, with plots and break-even")
+    sw.add_argument("--sizes", type=size_list_arg, default=None,
+                    help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
+    sw.add_argument("--lengths", type=size_list_arg, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
+    add_repeats(sw, 3, "timed loops per point")
+    add_device(sw)
+    sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")
+    sw.add_argument("--no-plot", action="store_true", help="print the table only")
+    add_json(sw)
+    sw.add_argument("--csv", metavar="PATH", help="write one row per point")
+    sw.set_defaults(handler=cmd_sweep)
+
+
+def _plot_check(args) -> None:
+    if not args.no_plot:
+        from ..report.plots import PlotUnavailableError, matplotlib_missing
+
+        if matplotlib_missing():
+            raise PlotUnavailableError("plotting needs matplotlib: pip install matplotlib (or add --no-plot)")
+
+
+def cmd_latency(args) -> int:
+    from ..bench.latency import measure_latency
+    from ..core.device import Device
+    from ..experiment.ops import parse_ops
+    from ..report.measure import render_latency
+
+    ops = parse_ops(args.ops)
+    with Device(args.device) as dev:
+        result = measure_latency(dev, n=args.size, ops=ops, time_cap_s=args.time_cap)
+    print(render_latency(result))
+    save_json(args.json, result)
+    return 0
+
+
+def cmd_timeline(args) -> int:
+    from ..bench.timeline import record_timeline
+    from ..core.device import Device
+    from ..experiment.ops import parse_ops
+    from ..report.measure import plot_timeline_files, render_timeline
+
+    ops = parse_ops(args.ops)
+    _plot_check(args)
+    with Device(args.device) as dev:
+        result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
+    written = [] if args.no_plot else plot_timeline_files(result, args.out)
+    print(render_timeline(result, written))
+    save_json(args.json, result)
+    return 0 if all(m.verified for m in result.modes) else 1
+
+
+def _progress(done, total, label) -> None:
+    width = 30
+    bar = "#" * (width * done // total) + "-" * (width - width * done // total)
+    end = "\n" if done == total else ""
+    print(f"\r[{bar}] {done}/{total} {label[:60]:<60}", end=end, file=sys.stderr, flush=True)
+
+
+def cmd_sweep(args) -> int:
+    from ..bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
+    from ..core.device import Device
+    from ..report.measure import plot_sweep_files, render_sweep
+
+    _plot_check(args)
+    with Device(args.device) as dev:
+        result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
+                           repeats=args.repeats, progress=_progress)
+    written = [] if args.no_plot else plot_sweep_files(result, args.out)
+    print(render_sweep(result, written))
+    save_json(args.json, result)
+    if args.csv:
+        from ..report.files import write_csv
+
+        write_csv(args.csv, result.rows)
+    return 0 if all(r["verified"] is not False for r in result.rows) else 1

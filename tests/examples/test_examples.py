@@ -1,0 +1,37 @@
+"""Examples import only the public API (``cugraphlab`` and ``cugraphlab.graphs``), and every name they take exists;
+benchmark entry points import the installed package (no sys.path edits)."""
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+ALLOWED = ("cugraphlab", "cugraphlab.graphs")
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_uses_only_the_public_api(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "cugraphlab":
+            assert node.module in ALLOWED, f"{path.name} imports {node.module}"
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                assert hasattr(module, alias.name), f"{path.name}: {node.module} has no {alias.name}"
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                assert alias.name.split(".")[0] != "cugraphlab" or alias.name in ALLOWED, alias.name
+
+
+def test_examples_are_numbered_lessons():
+    assert [p.name[:3] for p in EXAMPLES] == [f"{i:02d}_" for i in range(1, len(EXAMPLES) + 1)]
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "benchmarks").glob("*.py")), ids=lambda p: p.name)
+def test_benchmarks_import_the_installed_package(path):
+    text = path.read_text()
+    assert "sys.path" not in text and "PYTHONPATH" not in text
