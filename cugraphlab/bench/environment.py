@@ -103,22 +103,33 @@ def collect(device=None) -> dict:
 
 def system_info(ordinal: int | None = None) -> dict:
     """What ``cugraphlab info`` shows: every device (or one) with its attributes and free memory, the driver, the
-    package versions, NVRTC and the archs it knows, and the compile cache folder."""
+    package versions, NVRTC and the archs it knows, the compile cache folder and which extra fits. Without a driver
+    or a device, everything that needs none is still there and ``driver_error`` says why the rest is missing."""
     from ..core._calls import versions_fit
     from ..core.cache import default_cache
     from ..core.device import Device, device_count, driver_version
+    from ..core.errors import NoDeviceError
     from ..core.program import nvrtc_version, supported_archs
 
-    count = device_count()
-    devices = []
-    for i in ([ordinal] if ordinal is not None else range(count)):
-        with Device(i) as d:
-            free, total = d.memory_info()
-            devices.append({"index": i, "name": d.name, "arch": d.arch, "sm_count": d.sm_count,
-                            "memory_bytes": total, "free_bytes": free, "clock_khz": d.attribute("CLOCK_RATE"),
-                            "l2_bytes": d.attribute("L2_CACHE_SIZE")})
     cache = default_cache()
-    return {"devices": devices, "device_count": count, "driver": {"release": driver_release(),
-                                                                  "cuda": "%d.%d" % driver_version()},
-            "packages": package_versions(), "nvrtc": "%d.%d" % nvrtc_version(), "archs": supported_archs(),
-            "cache": str(cache.folder) if cache.enabled else None, "cuda": versions_fit()}
+    info = {"devices": [], "device_count": 0, "driver": {"release": None, "cuda": None},
+            "packages": package_versions(), "cache": str(cache.folder) if cache.enabled else None,
+            "cuda": versions_fit(), "driver_error": None}
+    try:
+        info["nvrtc"], info["archs"] = "%d.%d" % nvrtc_version(), supported_archs()
+    except Exception as e:  # no NVRTC library: say so, keep the rest
+        info["nvrtc"], info["archs"] = f"unavailable ({type(e).__name__})", []
+    try:
+        count = device_count()
+        info["device_count"] = count
+        info["driver"] = {"release": driver_release(), "cuda": "%d.%d" % driver_version()}
+        for i in ([ordinal] if ordinal is not None else range(count)):
+            with Device(i) as d:
+                free, total = d.memory_info()
+                info["devices"].append({"index": i, "name": d.name, "arch": d.arch, "sm_count": d.sm_count,
+                                        "memory_bytes": total, "free_bytes": free,
+                                        "clock_khz": d.attribute("CLOCK_RATE"),
+                                        "l2_bytes": d.attribute("L2_CACHE_SIZE")})
+    except NoDeviceError as e:
+        info["driver_error"] = str(e)
+    return info

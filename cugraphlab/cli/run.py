@@ -70,7 +70,7 @@ def cmd_info(args) -> int:
 
 
 def cmd_compile(args) -> int:
-    from ..core.program import compile_kernel_set
+    from ..experiment.kernel_set import compile_kernel_set
     from ..report.run import render_compile
 
     print(render_compile(compile_kernel_set(args.arch, args.ptx, not args.no_cache)))

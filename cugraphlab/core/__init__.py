@@ -18,7 +18,7 @@ from .errors import (
 from .launch import Launch, LaunchConfig, PackedArgs, grid_for
 from .memory import POISON_BITS, DeviceArray
 from .module import Kernel, KernelSet, Module
-from .program import Compiled, CompileReport, compile_kernel_set, compile_source, nvrtc_version, resolve_arch
+from .program import Compiled, compile_source, nvrtc_version, resolve_arch
 from .stream import Event, Stream
 
 __all__ = [
@@ -30,6 +30,6 @@ __all__ = [
     "Launch", "LaunchConfig", "PackedArgs", "grid_for",
     "POISON_BITS", "DeviceArray",
     "Kernel", "KernelSet", "Module",
-    "Compiled", "CompileReport", "compile_kernel_set", "compile_source", "nvrtc_version", "resolve_arch",
+    "Compiled", "compile_source", "nvrtc_version", "resolve_arch",
     "Event", "Stream",
 ]

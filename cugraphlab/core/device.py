@@ -11,7 +11,7 @@ from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driv
 from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
 
-__all__ = ["init", "device_count", "driver_version", "Device"]
+__all__ = ["init", "device_count", "driver_version", "compute_capability_of", "Device"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -59,6 +59,17 @@ def driver_version() -> tuple[int, int]:
 
 def _attr(name: str):
     return getattr(driver_module().CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + name)
+
+
+def compute_capability_of(ordinal: int = 0) -> tuple[int, int]:
+    """(major, minor) of device ``ordinal``, read from its attributes (cuDeviceGet + cuDeviceGetAttribute) without
+    creating or retaining a context; NoDeviceError where there is no driver or no such device."""
+    count = device_count()
+    if not 0 <= ordinal < count:
+        raise NoDeviceError(f"there is no CUDA device {ordinal}: the driver reports {count}")
+    dev = cu("cuDeviceGet", ordinal)
+    return (cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MAJOR"), dev),
+            cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), dev))
 
 
 class Device(Resource):

@@ -10,6 +10,7 @@ __all__ = [
     "CudaError",
     "CompileError",
     "CaptureError",
+    "DeviceMemoryError",
     "NoDeviceError",
     "DriverMismatchError",
     "InvalidArgumentError",
@@ -66,6 +67,11 @@ class CudaError(CugraphlabError):
         self.code, self.name, self.description, self.call, self.hint = code, name, description, call, hint
         where = f"{call}: " if call else ""
         super().__init__(f"{where}{name} ({code}): {description}. {hint}")
+
+
+class DeviceMemoryError(CudaError, InvalidArgumentError):
+    """A request for more device memory than the GPU has free: bad input for this machine (exit 2 in the CLI),
+    with the bytes asked and free in its message."""
 
 
 class CaptureError(CudaError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._calls import cu, driver_module
-from .errors import InvalidArgumentError, positive_int
+from .errors import CudaError, DeviceMemoryError, InvalidArgumentError, positive_int
 from ._resource import Resource
 
 __all__ = ["DeviceArray", "POISON_BITS", "validate_size"]
@@ -16,6 +16,16 @@ POISON_BITS = 0x7FC0DEAD
 def validate_size(n) -> int:
     """The element count as an int >= 1, or InvalidArgumentError."""
     return positive_int("size (elements)", n)
+
+
+def _too_big(device, nbytes: int, e: CudaError) -> DeviceMemoryError:
+    try:
+        free, total = device.memory_info()
+        have = f"{free:,} bytes are free of {total:,}"
+    except Exception:  # the message matters more than the figure
+        have = "the device has not that much free"
+    return DeviceMemoryError(e.code, e.name, f"cuMemAlloc of {nbytes:,} bytes refused: {have}", "cuMemAlloc",
+                             "use a smaller --size (or free the GPU's memory)")
 
 
 class DeviceArray(Resource):
@@ -31,7 +41,12 @@ class DeviceArray(Resource):
         self.nbytes = self.n * self.dtype.itemsize
         self.device = device
         device.require_open()
-        self.handle = cu("cuMemAlloc", self.nbytes)
+        try:
+            self.handle = cu("cuMemAlloc", self.nbytes)
+        except CudaError as e:
+            if e.name != "CUDA_ERROR_OUT_OF_MEMORY":
+                raise
+            raise _too_big(device, self.nbytes, e) from None
         self.ptr = int(self.handle)
         handle = self.handle
         self._own(lambda: cu("cuMemFree", handle))

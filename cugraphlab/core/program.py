@@ -30,8 +30,6 @@ __all__ = [
     "resolve_arch",
     "compile_source",
     "BASE_OPTIONS",
-    "CompileReport",
-    "compile_kernel_set",
 ]
 
 # -fmad=false: never contract a*b+c into an FMA, so results round like NumPy's (the kernels also use _rn
@@ -186,43 +184,3 @@ def _program_log(prog) -> str:
     buf = b" " * size
     check_nvrtc(nvrtc_fn("nvrtcGetProgramLog")(prog, buf), "nvrtcGetProgramLog")
     return buf.rstrip(b"\0").decode(errors="replace")
-
-
-@dataclass
-class CompileReport:
-    """What ``cugraphlab compile`` did: for which target, why that one, and each kernel source's record."""
-
-    target: str  # e.g. "sm_90" or "compute_120"
-    kind: str  # "cubin" or "ptx"
-    note: str  # how the target was chosen
-    nvrtc: str  # "13.0"
-    cache_folder: str | None  # None: the cache was off
-    compiled: list[Compiled] = field(default_factory=list)
-
-
-def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bool = True) -> CompileReport:
-    """Compile every kernel source of the package (no GPU needed).
-
-    ``arch``: a target like ``sm_90``; without it, device 0's own arch when a GPU answers, else the newest arch NVRTC
-    knows. ``ptx``: PTX instead of cubin. ``use_cache``: take results from (and put them into) the on-disk cache.
-    Wraps nvrtcCreateProgram / nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source.
-    """
-    from .device import Device
-    from .errors import NoDeviceError
-    from .sources import kernel_names, read_headers, read_source
-
-    note, cc = "", None
-    if arch is None:
-        try:
-            with Device(0) as d:
-                cc = d.compute_capability
-            note = f"for device 0 ({'sm_%d%d' % cc})"
-        except NoDeviceError:
-            note = "no GPU found: compiling for the newest arch NVRTC knows (pass --arch to choose)"
-    target, kind = resolve_arch(arch, cc, ptx)
-    cache = default_cache() if use_cache else Cache(None)
-    headers = read_headers()
-    compiled = [compile_source(read_source(name), name, arch=target, kind=kind, headers=headers, cache=cache)
-                for name in kernel_names()]
-    return CompileReport(target, kind, note, "%d.%d" % nvrtc_version(),
-                         str(cache.folder) if cache.enabled else None, compiled)

@@ -6,10 +6,7 @@ from pathlib import Path
 
 from .errors import InvalidArgumentError
 
-__all__ = ["kernel_dir", "kernel_names", "read_source", "read_headers", "CHAIN_KERNELS"]
-
-# The kernels of the chain and the probes, in the order `cugraphlab compile` reports them.
-CHAIN_KERNELS = ("add", "mul", "sub", "relu", "fused", "empty")
+__all__ = ["kernel_dir", "kernel_names", "read_source", "read_headers"]
 
 
 def kernel_dir():
@@ -27,9 +24,8 @@ def kernel_dir():
 
 
 def kernel_names() -> list[str]:
-    """Every kernel source (without .cu), the chain's first."""
-    names = sorted(p.name[:-3] for p in kernel_dir().iterdir() if p.name.endswith(".cu"))
-    return [n for n in CHAIN_KERNELS if n in names] + [n for n in names if n not in CHAIN_KERNELS]
+    """Every kernel source (without .cu), sorted by name."""
+    return sorted(p.name[:-3] for p in kernel_dir().iterdir() if p.name.endswith(".cu"))
 
 
 def read_source(name: str) -> str:

@@ -9,7 +9,9 @@ from .chain import Chain, chain_kernels
 from .conditional import ConditionalGraphs, LoopCheck, LoopState, build_while_graph, conditional_graphs, predict_until
 from .forkjoin import ForkJoin, ForkJoinCheck
 from .graph_report import GRAPH_MODES, GraphReport, inspect_chain_graph
+from .kernel_set import CompileReport, compile_kernel_set
 from .ops import (
+    CHAIN_KERNELS,
     DEFAULT_OPS,
     FUSED_PER_GRAPH,
     MODES,
@@ -30,7 +32,8 @@ __all__ = [
     "ConditionalGraphs", "LoopCheck", "LoopState", "build_while_graph", "conditional_graphs", "predict_until",
     "ForkJoin", "ForkJoinCheck",
     "GRAPH_MODES", "GraphReport", "inspect_chain_graph",
-    "DEFAULT_OPS", "FUSED_PER_GRAPH", "MODES", "OPS", "Verification", "compare_bits", "fused_source", "parse_ops",
+    "CompileReport", "compile_kernel_set",
+    "CHAIN_KERNELS", "DEFAULT_OPS", "FUSED_PER_GRAPH", "MODES", "OPS", "Verification", "compare_bits", "fused_source", "parse_ops",
     "reference",
     "PdlChain", "load_pdl_kernels",
     "Runner",

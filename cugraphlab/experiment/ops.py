@@ -35,6 +35,8 @@ OPS = {
     "relu": Op("relu", ("ptr", "ptr", "u64")),
 }
 DEFAULT_OPS = ("add", "mul", "sub", "relu")
+#: The chain's kernel sources (kernels/<name>.cu): its four ops and the fused kernel; the one list of them.
+CHAIN_KERNELS = (*DEFAULT_OPS, "fused")
 MODES = ("eager", "graph", "fused")
 # The fused kernel alone runs in about 2.6 us at 2^20 floats, faster than Python can call cuLaunchKernel (about
 # 5.5 us): launched one by one it would measure the host. So fused mode replays a graph of this many fused launches,

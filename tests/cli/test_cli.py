@@ -36,7 +36,7 @@ def test_bad_options_exit_2(argv, capsys):
     assert len(err) == 1 and err[0].startswith("cugraphlab"), err  # one line, no usage block
 
 
-@pytest.mark.parametrize("command", [["run"], ["info"], ["run", "--size", "1000"]])
+@pytest.mark.parametrize("command", [["run"], ["latency"], ["run", "--size", "1000"]])
 def test_gpu_commands_without_gpu_print_one_line_and_exit_2(command, no_gpu, capsys):
     assert cli.main(command) == 2
     out, err = capsys.readouterr()

@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...experiment.chain import BLOCK, BLOCKS_PER_SM, chain_grid, chain_sources
+from ...experiment.ops import CHAIN_KERNELS
 
-__all__ = ["KERNEL_NAMES", "BLOCK", "BLOCKS_PER_SM", "chain_grid", "compile_cubins", "op_steps", "make_inputs",
+__all__ = ["BLOCK", "BLOCKS_PER_SM", "chain_grid", "compile_cubins", "op_steps", "make_inputs",
            "expected_for", "LAUNCH_OPS"]
 
-KERNEL_NAMES = ("add", "mul", "sub", "relu", "fused")
 LAUNCH_OPS = ("add",)  # what a "launch" row launches: add on n floats
 
 
@@ -32,7 +32,7 @@ def compile_cubins(compute_capability: tuple[int, int], ops) -> tuple[dict[str, 
     headers = read_headers()
     _names, extra = chain_sources(ops)
     images = {}
-    for name in KERNEL_NAMES:
+    for name in CHAIN_KERNELS:
         text = extra.get(name) or read_source(name)
         images[name] = compile_source(text, name, arch=arch, kind=kind, headers=headers).image
     return images, kind

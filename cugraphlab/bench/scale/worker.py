@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ...core._calls import driver_fn
+from ...experiment.ops import CHAIN_KERNELS
 from ...core.device import Device
 from ...core.errors import check
 from ...core.launch import Launch, LaunchConfig, PackedArgs
@@ -35,9 +36,8 @@ from .. import workers
 from .rates import device_activity
 from .plan import KERNELS_PER_ITER, kind_unroll
 
-__all__ = ["process_main", "round_plan", "CHAIN_KERNEL_NAMES", "WARMUP_ITERS"]
+__all__ = ["process_main", "round_plan", "WARMUP_ITERS"]
 
-CHAIN_KERNEL_NAMES = ("add", "mul", "sub", "relu", "fused")  # Chain prepares a fused launch too
 WARMUP_ITERS = 1000
 PROBE_BLOCK = 32
 
@@ -224,7 +224,7 @@ def process_main(*, devices, kinds, launches, work, size, stream="per-thread", r
     plan = round_plan(kinds, repeats, probe)
     opened: dict[int, Device] = {}
     per_device: dict[int, list] = {}  # kernel set (and shared stream) per device, closed last
-    names = ["empty", "count"] if work == "empty" else [*CHAIN_KERNEL_NAMES, "count"]
+    names = ["empty", "count"] if work == "empty" else [*CHAIN_KERNELS, "count"]  # Chain prepares a fused launch too
     try:
         for d in sorted(set(devices)):
             dev = opened[d] = Device(d)

@@ -1,0 +1,60 @@
+"""The package's kernel set, compiled as ``cugraphlab compile`` shows it: the chain's kernels first, then the probes.
+
+No GPU is needed: the target is the GPU's own arch when a driver and device answer (read from the device's
+attributes, with no context created), else the newest arch NVRTC knows. Wraps nvrtcCreateProgram /
+nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source through ``core.program.compile_source``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..core.cache import Cache, default_cache
+from ..core.device import compute_capability_of
+from ..core.errors import NoDeviceError
+from ..core.program import Compiled, compile_source, nvrtc_version, resolve_arch
+from ..core.sources import kernel_names, read_headers, read_source
+from .ops import CHAIN_KERNELS
+
+__all__ = ["CompileReport", "compile_kernel_set", "kernel_order"]
+
+
+@dataclass
+class CompileReport:
+    """What ``cugraphlab compile`` did: for which target, why that one, and each kernel source's record."""
+
+    target: str  # e.g. "sm_90" or "compute_120"
+    kind: str  # "cubin" or "ptx"
+    note: str  # how the target was chosen
+    nvrtc: str  # "13.0"
+    cache_folder: str | None  # None: the cache was off
+    compiled: list[Compiled] = field(default_factory=list)
+
+
+def kernel_order(names) -> list[str]:
+    """The chain's kernels first (in chain order), then the probes and lessons' kernels by name."""
+    names = list(names)
+    first = [n for n in (*CHAIN_KERNELS, "empty") if n in names]
+    return first + sorted(n for n in names if n not in first)
+
+
+def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bool = True) -> CompileReport:
+    """Compile every kernel source of the package (no GPU needed).
+
+    ``arch``: a target like ``sm_90``; without it, device 0's own arch when a GPU answers, else the newest arch NVRTC
+    knows. ``ptx``: PTX instead of cubin. ``use_cache``: take results from (and put them into) the on-disk cache.
+    Wraps nvrtcCreateProgram / nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source.
+    """
+    note, cc = "", None
+    if arch is None:
+        try:
+            cc = compute_capability_of(0)
+            note = f"for device 0 ({'sm_%d%d' % cc})"
+        except NoDeviceError:
+            note = "no GPU found: compiling for the newest arch NVRTC knows (pass --arch to choose)"
+    target, kind = resolve_arch(arch, cc, ptx)
+    cache = default_cache() if use_cache else Cache(None)
+    headers = read_headers()
+    compiled = [compile_source(read_source(name), name, arch=target, kind=kind, headers=headers, cache=cache)
+                for name in kernel_order(kernel_names())]
+    return CompileReport(target, kind, note, "%d.%d" % nvrtc_version(),
+                         str(cache.folder) if cache.enabled else None, compiled)
