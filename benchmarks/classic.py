@@ -40,19 +40,21 @@ def main(argv=None) -> int:
     result = compare(list(DEFAULT_SIZES), args.iters, "add,mul,sub,relu", args.repeats, args.device, scalar=2.0,
                      seed=args.seed, stacks=STACKS, rounds=args.rounds)
     elapsed = time.perf_counter() - t0
+    if not result.measured_rows:  # never write empty results
+        print(f"classic: nothing was measured: {result.failure_summary()}", file=sys.stderr)
+        return 2
     print(render_classic(result))
     print()
     print(render_compare(result))
     gpu = (result.env.get("gpu") or {}).get("name") or "gpu"
     stem = os.path.join(args.out, f"{datetime.date.today().isoformat()}_{gpu.replace('NVIDIA ', '').replace(' ', '-')}"
                                   "_classic")
-    record = {**result.to_dict(), "kind": "cugraphlab.benchmark.classic", "seconds": elapsed,
-              "classic": classic_rows(result)}
+    record = {**result.to_dict(), "seconds": elapsed, "classic": classic_rows(result)}
     written = [write_json(stem + ".json", record), write_csv(stem + ".csv", result.csv_rows())]
     if not args.no_plot:
         try:
             from cugraphlab.report.plots import PlotUnavailableError
-            from cugraphlab.report.plots_compare import plot_compare_stacks
+            from cugraphlab.report.plots.compare import plot_compare_stacks
 
             written += plot_compare_stacks(result, stem)
         except PlotUnavailableError as e:

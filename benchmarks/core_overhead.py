@@ -24,7 +24,7 @@ import time
 from cuda.bindings import driver
 
 from cugraphlab import Chain, Device
-from cugraphlab.bench.experiment import run_experiment
+from cugraphlab.bench.run import run_experiment
 from cugraphlab.bench.stats import summarize
 from cugraphlab.bench.environment import collect
 from cugraphlab.report.env import versions_line

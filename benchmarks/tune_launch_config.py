@@ -12,7 +12,7 @@ import os
 import sys
 
 from cugraphlab import Chain, Device
-from cugraphlab.bench.experiment import time_mode
+from cugraphlab.bench.run import time_mode
 from cugraphlab.bench.stats import summarize
 from cugraphlab.bench.environment import collect
 from cugraphlab.report.tables import format_table

@@ -62,7 +62,7 @@ def inspect_chain_graph(mode: str, ops, size: int, device: int = 0, unroll: int 
         if mode == "while":
             graph, info = build_while_graph(device=dev, ops=ops, size=size, iterations=unroll)
             with graph:
-                title = f"cugraphlab graph: WHILE conditional node, {unroll} iterations (graph_conditional)"
+                title = f"cugraphlab graph: WHILE conditional node, {unroll} iterations"
                 notes = ["  ".join(f"{k}: {v}" for k, v in info.items())]
                 return GraphReport(mode, title, graph_view(graph), notes, _dot(graph, dot), True)
         with Chain(dev, ops, n=size) as chain, chain.capture(unroll) as captured, \

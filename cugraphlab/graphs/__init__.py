@@ -2,12 +2,14 @@
 
 exec (a graph, its executable form, cached executables), capture (stream capture, fork/join across streams),
 build (explicit nodes), update (new parameters for an instantiated graph), conditional (WHILE/IF nodes),
-pdl (programmatic dependent launch), inspect (topology, text view, DOT). No workload and no timer here.
+pdl (programmatic dependent launch), inspect (topology, text view, DOT); handles (what every function accepts as a
+graph: ``GraphLike``, ``as_handle``). No workload and no timer here.
 """
 from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
 from .capture import capture, capture_launches, fork, join
 from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
 from .exec import ExecCache, Graph, GraphExec, ready_exec, run_once
+from .handles import GraphLike, as_handle
 from .inspect import (
     GraphView,
     Topology,
@@ -27,6 +29,7 @@ __all__ = [
     "capture", "capture_launches", "fork", "join",
     "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",
     "ExecCache", "Graph", "GraphExec", "ready_exec", "run_once",
+    "GraphLike", "as_handle",
     "GraphView", "Topology", "edge_kinds", "graph_view", "kernel_nodes_in_order", "node_kind", "render_text",
     "same_topology", "write_dot",
     "PDL_OPTIONS", "programmatic_edge_count", "require_pdl",

@@ -19,12 +19,9 @@ from __future__ import annotations
 from ..core._calls import cu, driver_module
 from ..core.errors import InvalidArgumentError
 from ..core.memory import POISON_BITS
+from .handles import GraphLike, as_handle
 
 __all__ = ["kernel_node_params", "add_kernel_node", "add_memset_node", "add_copy_node", "add_launch_sequence"]
-
-
-def _handle(graph):
-    return getattr(graph, "handle", graph)
 
 
 def kernel_node_params(launch, ctx=None):
@@ -46,13 +43,13 @@ def kernel_node_params(launch, ctx=None):
     return p
 
 
-def add_kernel_node(graph, launch, deps=(), ctx=None):
+def add_kernel_node(graph: GraphLike, launch, deps=(), ctx=None):
     """Add ``launch`` as a kernel node after ``deps`` (cuGraphAddKernelNode); returns the node."""
     deps = list(deps)
-    return cu("cuGraphAddKernelNode", _handle(graph), deps or None, len(deps), kernel_node_params(launch, ctx))
+    return cu("cuGraphAddKernelNode", as_handle(graph), deps or None, len(deps), kernel_node_params(launch, ctx))
 
 
-def add_launch_sequence(graph, launches, deps=(), ctx=None) -> list:
+def add_launch_sequence(graph: GraphLike, launches, deps=(), ctx=None) -> list:
     """Add ``launches`` as kernel nodes, each after the one before (the first after ``deps``); returns the nodes."""
     nodes, prev = [], list(deps)
     for launch in launches:
@@ -62,7 +59,7 @@ def add_launch_sequence(graph, launches, deps=(), ctx=None) -> list:
     return nodes
 
 
-def add_memset_node(graph, array, bits: int = POISON_BITS, deps=(), ctx=None):
+def add_memset_node(graph: GraphLike, array, bits: int = POISON_BITS, deps=(), ctx=None):
     """Add a node setting every 4-byte element of ``array`` (DeviceArray) to the 32-bit pattern ``bits``
     (cuGraphAddMemsetNode); ``ctx`` defaults to the array's device context."""
     d = driver_module()
@@ -76,10 +73,10 @@ def add_memset_node(graph, array, bits: int = POISON_BITS, deps=(), ctx=None):
     p.height = 1
     p.pitch = array.nbytes
     deps = list(deps)
-    return cu("cuGraphAddMemsetNode", _handle(graph), deps or None, len(deps), p, ctx or array.device.context)
+    return cu("cuGraphAddMemsetNode", as_handle(graph), deps or None, len(deps), p, ctx or array.device.context)
 
 
-def add_copy_node(graph, dst, src, deps=(), ctx=None):
+def add_copy_node(graph: GraphLike, dst, src, deps=(), ctx=None):
     """Add a device-to-device copy node of all of ``src`` into ``dst`` (DeviceArrays of one size;
     cuGraphAddMemcpyNode with a 1-D CUDA_MEMCPY3D)."""
     if dst.nbytes != src.nbytes:
@@ -95,4 +92,4 @@ def add_copy_node(graph, dst, src, deps=(), ctx=None):
     p.Height = 1
     p.Depth = 1
     deps = list(deps)
-    return cu("cuGraphAddMemcpyNode", _handle(graph), deps or None, len(deps), p, ctx or dst.device.context)
+    return cu("cuGraphAddMemcpyNode", as_handle(graph), deps or None, len(deps), p, ctx or dst.device.context)

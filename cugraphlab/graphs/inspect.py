@@ -14,16 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core._calls import cu, driver_module, func_name, graph_edges
+from .handles import GraphLike, as_handle
 
 __all__ = [
     "node_kind", "kernel_name", "node_label", "graph_nodes", "edge_pairs", "edge_kinds", "dependency_order",
     "Topology", "topology", "NodeInfo", "GraphView", "graph_view", "depths", "render_text", "write_dot",
     "kernel_nodes_in_order", "same_topology",
 ]
-
-
-def _handle(graph):
-    return getattr(graph, "handle", graph)
 
 
 def node_kind(node) -> str:
@@ -46,9 +43,9 @@ def node_label(node) -> str:
     return f"KERNEL:{kernel_name(node)}" if kind == "KERNEL" else kind
 
 
-def graph_nodes(graph) -> list:
+def graph_nodes(graph: GraphLike) -> list:
     """The nodes (CUgraphNode) of a Graph or graph handle, in the driver's order."""
-    h = _handle(graph)
+    h = as_handle(graph)
     count = cu("cuGraphGetNodes", h, 0)[1]
     if count == 0:
         return []
@@ -56,16 +53,16 @@ def graph_nodes(graph) -> list:
     return list(nodes[:count])
 
 
-def edge_pairs(graph) -> list[tuple]:
+def edge_pairs(graph: GraphLike) -> list[tuple]:
     """Dependency edges of a Graph or graph handle as (from_node, to_node) pairs."""
-    return [(a, b) for a, b, _ in graph_edges(_handle(graph))]
+    return [(a, b) for a, b, _ in graph_edges(as_handle(graph))]
 
 
-def edge_kinds(graph) -> list[tuple[int, int, int]]:
+def edge_kinds(graph: GraphLike) -> list[tuple[int, int, int]]:
     """(type, from_port, to_port) of every edge; type 1 is CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC. Edges whose
     bindings report no edge data count as (0, 0, 0): a full dependency."""
     out = []
-    for _a, _b, data in graph_edges(_handle(graph)):
+    for _a, _b, data in graph_edges(as_handle(graph)):
         out.append((0, 0, 0) if data is None else (int(data.type), int(data.from_port), int(data.to_port)))
     return out
 
@@ -144,7 +141,7 @@ def _kernel_detail(node) -> str:
         return ""
 
 
-def graph_view(graph) -> GraphView:
+def graph_view(graph: GraphLike) -> GraphView:
     """The view of a Graph or graph handle: nodes in dependency order (ties by label), with kernel details."""
     nodes = graph_nodes(graph)
     ids = [int(n) for n in nodes]
@@ -159,12 +156,12 @@ def graph_view(graph) -> GraphView:
                      tuple(sorted((index[a], index[b]) for a, b in edges)))
 
 
-def topology(graph) -> Topology:
+def topology(graph: GraphLike) -> Topology:
     """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs."""
     return graph_view(graph).topology
 
 
-def kernel_nodes_in_order(graph) -> list:
+def kernel_nodes_in_order(graph: GraphLike) -> list:
     """The kernel nodes of a graph in dependency order (ties in driver order): a chain's ops, first to last."""
     nodes = graph_nodes(graph)
     ids = [int(n) for n in nodes]
@@ -248,12 +245,12 @@ def render_text(view, title: str = "") -> str:
     return "\n".join(lines)
 
 
-def write_dot(graph, path, verbose: bool = True) -> Path:
+def write_dot(graph: GraphLike, path, verbose: bool = True) -> Path:
     """Write the driver's own DOT description of a Graph or handle (cuGraphDebugDotPrint) to ``path``."""
     path = Path(path)
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
     d = driver_module()
     flags = d.CUgraphDebugDot_flags.CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE if verbose else 0
-    cu("cuGraphDebugDotPrint", _handle(graph), str(path).encode(), int(flags))
+    cu("cuGraphDebugDotPrint", as_handle(graph), str(path).encode(), int(flags))
     return path

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..core._calls import driver_module
 from ..core._calls import require_pdl as gate
+from .handles import GraphLike
 from .inspect import edge_kinds
 
 __all__ = ["PDL_OPTIONS", "require_pdl", "programmatic_edge_count"]
@@ -29,7 +30,7 @@ def require_pdl(device, graphs: bool = False) -> None:
     gate(device.compute_capability, device.arch, graphs=graphs)
 
 
-def programmatic_edge_count(graph) -> int:
+def programmatic_edge_count(graph: GraphLike) -> int:
     """How many edges of ``graph`` are programmatic (not a full completion-and-flush dependency)."""
     d = driver_module()
     programmatic = int(d.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC)

@@ -105,16 +105,26 @@ def _fire(launch):
     return launch.run()
 
 
-def _graph_launch(handle, stream):
-    for launch in _graphs[handle]:
-        launch.run()
-    return (0,)
+class FakeRunner:
+    """experiment.runners.Runner on the fakes: eager fires each launch, a graph of K iterations replays them K times."""
 
+    def __init__(self, launches, stream):
+        self.launches = tuple(launches)
+        self.made = set()
 
-class FakeExec:
-    def __init__(self, launches):
-        self.handle = next(_handles)
-        _graphs[self.handle] = launches
+    def eager(self, iters):
+        for _ in range(iters):
+            for launch in self.launches:
+                launch.fn(*launch.call_args)
+
+    def graph_exec(self, unroll=1):
+        self.made.add(unroll)
+
+    def graphs(self, n, unroll=1):
+        assert unroll in self.made, "a graph launched before it was made (captured, instantiated, uploaded)"
+        for _ in range(n * unroll):
+            for launch in self.launches:
+                launch.run()
 
     def close(self):
         pass
@@ -147,9 +157,7 @@ def _fakes():
     return [(scale_worker, "Device", FakeDevice), (scale_worker, "Launch", FakeLaunch),
             (scale_worker, "PackedArgs", FakePackedArgs),
             (scale_worker, "LaunchConfig", lambda grid, block: (grid, block)),
-            (scale_worker, "capture_launches", lambda stream, launches, k: list(launches) * k),
-            (scale_worker, "ready_exec", lambda graph, stream: FakeExec(graph)),
-            (scale_worker, "driver_fn", lambda name: _graph_launch), (chain_module, "Chain", FakeChain)]
+            (scale_worker, "Runner", FakeRunner), (chain_module, "Chain", FakeChain)]
 
 
 @pytest.fixture

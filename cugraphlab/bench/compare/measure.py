@@ -1,8 +1,7 @@
 """``cugraphlab compare``: every Python way to launch the chain, each stack timed in its OWN fresh process.
 
-Why one process per stack: measured on the H200 (benchmarks/ANCHORS, "What slows cugraphlab inside a shared
-process"), kernels run ~7% slower on the device when PyTorch or CuPy launched kernels in the process before
-cugraphlab allocated its buffers; the same steps done afterwards slow nothing. Rather than order libraries inside one
+Why one process per stack: measured on an H200 (docs/studies/legacy-stream.md), kernels run ~7% slower on the
+device when PyTorch or CuPy launched kernels in the process before cugraphlab allocated its buffers; the same steps done afterwards slow nothing. Rather than order libraries inside one
 process (and still let each one's allocator, streams and module loads shape the others), every stack runs in a
 spawned worker of its own on the same inputs (the same seed), one worker at a time, so no two stacks share a
 process or the GPU while timed. ``rounds`` (default 2) runs every stack once per round, round after round, so each

@@ -1,6 +1,6 @@
 """What every stack provides, and the one measuring loop all stacks share.
 
-A stack module (``bench/stacks/<name>.py``) imports its library only inside ``open_stack(...)``, which returns a
+A stack module (``bench/compare/stacks/<key>.py``) imports its library only inside ``open_stack(...)``, which returns a
 ``Stack`` or raises ``StackUnavailable(reason)``. A ``Stack`` gives, per size, one or more ``Way`` objects (e.g.
 Triton's ``kern[grid]`` call and its compiled launcher). A ``Way`` owns its buffers and stream and offers, per mode,
 a function that ENQUEUES ``k`` repetitions and does not wait:

@@ -25,13 +25,11 @@ import time
 
 import numpy as np
 
-from ...core._calls import driver_fn
-from ...experiment.ops import CHAIN_KERNELS
+from ...core._resource import Resource
 from ...core.device import Device
-from ...core.errors import check
 from ...core.launch import Launch, LaunchConfig, PackedArgs
-from ...graphs.capture import capture_launches
-from ...graphs.exec import ready_exec
+from ...experiment.ops import CHAIN_KERNELS
+from ...experiment.runners import Runner
 from .. import workers
 from .rates import device_activity
 from .plan import KERNELS_PER_ITER, kind_unroll
@@ -50,50 +48,44 @@ def round_plan(kinds, repeats: int, probe: bool) -> list[tuple[str, int, bool]]:
     return plan
 
 
-class _Worker:
-    """The objects of one launching thread. Made, used and closed on that thread (its context current)."""
+class _Worker(Resource):
+    """The objects of one launching thread, owned through core's Resource (closed in reverse order of adoption).
+    Made, used and closed on that thread (its context current). It fires through ``experiment.runners.Runner``: the
+    one hot loop of the package, for the work and for the counting probe alike."""
 
     def __init__(self, index, device, kernels, shared_stream, work, size, kinds, iters, capacity, seed):
         self.index, self.device, self.kernels = index, device, kernels
         self.shared_stream, self.work, self.size, self.kinds = shared_stream, work, size, tuple(kinds)
         self.iters, self.capacity, self.seed = iters, capacity, seed
-        self.owned: list = []  # closed in reverse order on this thread
         self.records: list[dict] = []
         self.chain = None
-        self.execs: dict = {}
-        self.probe_execs: dict = {}
-        self._graph_launch = driver_fn("cuGraphLaunch")
-
-    def _keep(self, obj):
-        self.owned.append(obj)
-        return obj
 
     def setup(self) -> None:
         """Stream, launches with arguments packed once, graph executables, the probe counter and stamp slots."""
         dev = self.device
-        self.stream = self.shared_stream or self._keep(dev.create_stream())
+        self.stream = self.shared_stream or self.adopt(dev.create_stream())
         if self.work == "chain":
             from ...experiment.chain import Chain
 
-            self.chain = self._keep(Chain(dev, n=self.size, kernels=self.kernels, stream=self.stream,
+            self.chain = self.adopt(Chain(dev, n=self.size, kernels=self.kernels, stream=self.stream,
                                           seed=self.seed))
             self.launches = list(self.chain.launches)
         else:
             self.launches = [Launch(self.kernels["empty"], PackedArgs((), ()), LaunchConfig(1, PROBE_BLOCK),
                                     self.stream)]
-        self.counter = self._keep(dev.array(1, "uint32"))
-        self.slots = self._keep(dev.array(2 * self.capacity, "uint64")) if self.capacity else None
+        self.counter = self.adopt(dev.array(1, "uint32"))
+        self.slots = self.adopt(dev.array(2 * self.capacity, "uint64")) if self.capacity else None
         probe = Launch(self.kernels["count"], PackedArgs(("ptr", "ptr", "u64"), (self.counter,
                                                                                  self._slots_arg(), self.capacity)),
                        LaunchConfig(1, PROBE_BLOCK), self.stream)
         self.probe_launches = [probe] * len(self.launches)
-        for kind in self.kinds:
+        self.runner = self.adopt(Runner(self.launches, self.stream))
+        self.probe_runner = self.adopt(Runner(self.probe_launches, self.stream))
+        for kind in self.kinds:  # every executable made (captured, instantiated, uploaded) before any timing
             mode, k = kind_unroll(kind)
             if mode == "graph":
-                self.execs[kind] = self._keep(ready_exec(capture_launches(self.stream, self.launches, k),
-                                                         self.stream))
-                self.probe_execs[kind] = self._keep(ready_exec(capture_launches(self.stream, self.probe_launches,
-                                                                                k), self.stream))
+                self.runner.graph_exec(k)
+                self.probe_runner.graph_exec(k)
         self._zeros_counter = np.zeros(1, np.uint32)
         self._zeros_slots = np.zeros(2 * self.capacity, np.uint64) if self.capacity else None
 
@@ -103,31 +95,12 @@ class _Worker:
     def fire(self, kind: str, iters: int, probe: bool = False) -> tuple[int, int]:
         """Enqueue ``iters`` iterations of the work as ``kind``; returns (driver launch calls, iterations)."""
         mode, k = kind_unroll(kind)
+        runner = self.probe_runner if probe else self.runner
         if mode == "eager":
-            launches = self.probe_launches if probe else self.launches
-            fn = launches[0].fn
-            api = getattr(launches[0], "api", "cuLaunchKernel")
-            calls = tuple(launch.call_args for launch in launches)
-            if len(calls) == 1:
-                c = calls[0]
-                for _ in range(iters):
-                    r = fn(*c)
-                    if r[0]:
-                        check(r, api)
-            else:
-                for _ in range(iters):
-                    for c in calls:
-                        r = fn(*c)
-                        if r[0]:
-                            check(r, api)
-            return iters * len(calls), iters
-        fn = self._graph_launch
-        h, s = (self.probe_execs if probe else self.execs)[kind].handle, self.stream.handle
+            runner.eager(iters)
+            return iters * len(runner.launches), iters
         n = iters // k
-        for _ in range(n):
-            r = fn(h, s)
-            if r[0]:
-                check(r, "cuGraphLaunch")
+        runner.graphs(n, k)
         return n, n * k
 
     def warm_up(self) -> None:
@@ -163,14 +136,6 @@ class _Worker:
             v = self.chain.check_result("eager" if kind == "eager" else "graph")
             return {"verified": bool(v.ok), "mismatches": int(v.mismatches)}
         return {"verified": None}  # the empty kernel computes nothing: its probe round checks the launches
-
-    def close(self) -> None:
-        for obj in reversed(self.owned):
-            try:
-                obj.close()
-            except Exception:
-                pass
-        self.owned.clear()
 
 
 def _thread_main(w: _Worker, plan, barrier: threading.Barrier, lock: threading.Lock, errors: list) -> None:
