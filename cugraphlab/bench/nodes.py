@@ -80,7 +80,7 @@ class NodesResult(Record):
         self.keep_samples(label, samples, "us", clock)
         return row
 
-    def check(self, lesson: str, verification) -> None:
+    def add_check(self, lesson: str, verification) -> None:
         self.checks.append({"lesson": lesson, "text": str(verification), "ok": bool(verification.ok)})
 
     def _extra_dict(self) -> dict:
@@ -165,7 +165,7 @@ def _verify(result, lesson, chain, exe, label, expected=None) -> None:
     chain.poison()
     exe.launch(chain.stream)
     chain.stream.synchronize()
-    result.check(lesson, compare_bits(label, chain.out.to_numpy(stream=chain.stream),
+    result.add_check(lesson, compare_bits(label, chain.out.to_numpy(stream=chain.stream),
                                       chain.expected() if expected is None else expected()))
 
 
@@ -224,13 +224,13 @@ def _measure_events(result, chain, repeats, progress) -> None:
     for _ in range(repeats):
         for k, v in lessons.chain_segments(chain).items():
             per_op.setdefault(k, []).append(v)
-    result.check("event", compare_bits("event: timed graph", chain.out.to_numpy(stream=chain.stream),
+    result.add_check("event", compare_bits("event: timed graph", chain.out.to_numpy(stream=chain.stream),
                                        chain.expected()))
     for k, vals in per_op.items():
         result.add("event", f"segment {k}", vals, "device", "event record nodes around the kernel, one launch")
     check = lessons.check_events(chain)
     for c in check.checks:
-        result.check("event", c)
+        result.add_check("event", c)
     if progress:
         progress("event nodes measured")
 
@@ -449,10 +449,10 @@ def measure_nodes(device=0, size: int = 1 << 20, repeats: int = 5, *, lessons_to
                 _measure_child(result, chain, repeats, iters, start, end, progress)
                 clone = lessons.check_clone(chain)
                 for c in clone.checks:
-                    result.check("child", c)
+                    result.add_check("child", c)
                 join = lessons.check_join(chain)
                 for c in join.checks:
-                    result.check("child", c)
+                    result.add_check("child", c)
                 result.facts.update({f"join: {k}": v for k, v in join.facts.items()})
             if "controls" in todo:
                 _measure_controls(result, chain, repeats, iters, start, end, calls, prelude, progress)
