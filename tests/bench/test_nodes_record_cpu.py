@@ -49,3 +49,30 @@ def test_render_names_rows_checks_and_clocks():
 
 def test_a_record_without_checks_is_not_verified():
     assert NodesResult().verified is False
+
+
+def test_measure_nodes_runs_end_to_end_on_the_fake_driver(monkeypatch):
+    """Every lesson's measuring code runs (the fake answers 1 µs to every event pair and runs host nodes); the
+    outputs are not computed by a fake, so the bit-exact checks fail here and only the shape is checked."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
+    from fake_nodes import install
+
+    from cugraphlab import Device
+    from cugraphlab.bench.nodes import measure_nodes
+
+    install(monkeypatch)
+    with Device(0) as dev:
+        r = measure_nodes(dev, 4096, repeats=2, iters=3, calls=20)
+    labels = [row.label for row in r.rows]
+    assert "graph, host node (python)" in labels and "graph, host node (python), GIL-busy thread" in labels
+    assert "nested chain: host cuGraphLaunch" in labels and "host per cuGraphNodeSetEnabled" in labels
+    assert "host instantiate+upload, one call" in labels and "segment 0:add" in labels
+    assert any(lab.startswith("latency of the chain graph") for lab in labels)
+    assert set(r.samples) == set(labels) and all(len(v["values"]) >= 2 for v in r.samples.values())
+    assert "HOST" in r.facts["refused instantiate (device launch with a host node)"]
+    assert render_nodes(r)
+    with pytest.raises(Exception, match="lessons must be among"):
+        measure_nodes(dev, 64, lessons_to_run=("memory",))
