@@ -11,6 +11,7 @@ from .conditional import WhileResult, measure_while
 from .copy_roof import CopyBandwidth, copy_bandwidth
 from .environment import collect, system_info
 from .latency import LatencyResult, measure_latency
+from .nodes import NodesResult, measure_nodes
 from .pdl import PdlResult, measure_pdl
 from .records import CLOCKS, Record, RecordError, load_record
 from .run import ModeResult, RunResult, run_experiment
@@ -25,6 +26,7 @@ __all__ = [
     "CopyBandwidth", "copy_bandwidth",
     "collect", "system_info",
     "LatencyResult", "measure_latency",
+    "NodesResult", "measure_nodes",
     "PdlResult", "measure_pdl",
     "CLOCKS", "Record", "RecordError", "load_record",
     "ModeResult", "RunResult", "run_experiment",

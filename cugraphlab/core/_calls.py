@@ -17,7 +17,8 @@ from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check,
 __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
            "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
-           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit"]
+           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit", "host_fn", "libcuda",
+           "launch_host_func", "kernel_node_priority_attr"]
 
 _driver = None
 _nvrtc = None
@@ -163,6 +164,13 @@ def _short_args(args: tuple) -> str:
 #                     CUDA_ERROR_LOSSY_QUERY where an edge carries data, e.g. a programmatic edge).
 #   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
 #   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
+#   host functions    both: CUDA_HOST_NODE_PARAMS.fn takes a CUhostFn built from the int address (the raw pointer
+#                     is stored as is); cuLaunchHostFunc (12 and 13) routes the pointer through a one-shot
+#                     wrapper of the bindings that frees its data after the first call (cuda-python issue 790), so
+#                     a captured host function would be called once and then through freed memory: it goes to
+#                     libcuda's own cuLaunchHostFunc here (launch_host_func).
+#   kernel node attrs 13: CUkernelNodeAttrID is its own enum (CU_LAUNCH_ATTRIBUTE_* names); both have the
+#                     module constant CU_KERNEL_NODE_ATTRIBUTE_PRIORITY (8): kernel_node_priority_attr.
 def bindings_version() -> str:
     """cuda-bindings' own version, e.g. "12.9.10" (the module's, which is the one imported)."""
     from cuda import bindings
@@ -343,6 +351,51 @@ def func_name(func) -> str | None:
         return None
     name = r[1]
     return name.decode(errors="replace") if isinstance(name, (bytes, bytearray)) else str(name)
+
+
+_libcuda = None
+
+
+def libcuda():
+    """libcuda itself through ctypes (the library the bindings loaded), for the calls the bindings wrap in a way
+    that does not fit (launch_host_func); UnsupportedError where it cannot be opened."""
+    global _libcuda
+    if _libcuda is None:
+        import ctypes
+
+        try:
+            lib = ctypes.CDLL("libcuda.so.1")
+            fn = lib.cuLaunchHostFunc
+        except (OSError, AttributeError) as e:
+            raise UnsupportedError(f"host functions in streams: libcuda.so.1 cannot be opened through ctypes ({e})")
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+        fn.restype = ctypes.c_int
+        _libcuda = lib
+    return _libcuda
+
+
+def host_fn(address: int):
+    """A CUhostFn for a C function pointer at ``address`` (CUDA_HOST_NODE_PARAMS.fn in 12.x and 13.x alike)."""
+    return driver_module().CUhostFn(int(address))
+
+
+def launch_host_func(stream, fn_address: int, user_data: int = 0) -> None:
+    """cuLaunchHostFunc(stream, fn, userData) straight into libcuda: the driver stores ``fn_address`` and
+    ``user_data`` themselves (inside a capture: in the host node), with no wrapper of the bindings in between.
+    Traced and checked like every other call."""
+    raw = libcuda().cuLaunchHostFunc
+
+    def call(stream_handle, fn, data):
+        return (driver_module().CUresult(raw(int(stream_handle), int(fn), int(data))),)
+
+    fn = call if _tracer is None else _tracer.wrap("cuLaunchHostFunc", call)
+    check(fn(stream, fn_address, user_data), "cuLaunchHostFunc")
+
+
+def kernel_node_priority_attr():
+    """The CUkernelNodeAttrID of a kernel node's priority (CU_KERNEL_NODE_ATTRIBUTE_PRIORITY, 8 in 12.x and 13.x)."""
+    d = driver_module()
+    return d.CUkernelNodeAttrID(int(d.CU_KERNEL_NODE_ATTRIBUTE_PRIORITY))
 
 
 # --- the record `cugraphlab info` shows --------------------------------------------------------------------------

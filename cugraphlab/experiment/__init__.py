@@ -10,6 +10,8 @@ from .conditional import ConditionalGraphs, LoopCheck, LoopState, build_while_gr
 from .forkjoin import ForkJoin, ForkJoinCheck
 from .graph_report import GRAPH_MODES, GraphReport, inspect_chain_graph
 from .kernel_set import CompileReport, compile_kernel_set
+from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
+                    check_nested, check_priority, check_toggle, refused_instantiate)
 from .ops import (
     CHAIN_KERNELS,
     DEFAULT_OPS,
@@ -27,6 +29,8 @@ from .runners import Runner
 from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
 
 __all__ = [
+    "EventPair", "NodeCheck", "ToggleChain", "check_clone", "check_events", "check_host", "check_join",
+    "check_nested", "check_priority", "check_toggle", "refused_instantiate",
     "build_chain_graph", "build_chain_graph_nodes",
     "Chain", "chain_kernels",
     "ConditionalGraphs", "LoopCheck", "LoopState", "build_while_graph", "conditional_graphs", "predict_until",

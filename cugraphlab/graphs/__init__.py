@@ -5,6 +5,12 @@ build (explicit nodes), update (new parameters for an instantiated graph), condi
 pdl (programmatic dependent launch), inspect (topology, text view, DOT); handles (what every function accepts as a
 graph: ``GraphLike``, ``as_handle``). No workload and no timer here.
 """
+from .child import add_child_graph_node, child_graph_of, clone_graph, find_in_clone
+from .controls import (InstantiateError, instantiate_flags, instantiate_with_params, is_enabled, node_priority,
+                       priority_range, set_enabled, set_node_priority)
+from .events import add_event_record_node, add_event_wait_node, add_timed_sequence, segment_ms
+from .host import HostCallback, add_host_node, launch_host_func
+from .join import add_empty_node
 from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
 from .capture import capture, capture_launches, fork, join
 from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
@@ -25,6 +31,12 @@ from .pdl import PDL_OPTIONS, programmatic_edge_count, require_pdl
 from .update import UpdateReport, set_kernel_params, try_exec_update
 
 __all__ = [
+    "add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone",
+    "InstantiateError", "instantiate_flags", "instantiate_with_params", "is_enabled", "node_priority",
+    "priority_range", "set_enabled", "set_node_priority",
+    "add_event_record_node", "add_event_wait_node", "add_timed_sequence", "segment_ms",
+    "HostCallback", "add_host_node", "launch_host_func",
+    "add_empty_node",
     "add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params",
     "capture", "capture_launches", "fork", "join",
     "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",

@@ -41,6 +41,11 @@ class capture:
         self.stream = stream
         self.mode = getattr(modes, f"CU_STREAM_CAPTURE_MODE_{mode.upper()}")
         self.graph: Graph | None = None
+        self._kept: list = []
+
+    def keep_alive(self, obj) -> None:
+        """Hand ``obj`` to the graph made at the end of the capture (graphs.host: a captured host function)."""
+        self._kept.append(obj)
 
     def __enter__(self) -> "capture":
         cu("cuStreamBeginCapture", self.stream.handle, self.mode)
@@ -57,6 +62,9 @@ class capture:
             return False
         check(result, "cuStreamEndCapture")  # CaptureError when the driver invalidated the capture
         self.graph = Graph(self.stream.device, result[1])
+        for obj in self._kept:
+            self.graph.keep_alive(obj)
+        self._kept.clear()
         return False
 
 

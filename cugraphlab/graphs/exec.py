@@ -18,7 +18,27 @@ from ..core._resource import Resource
 from ..core.errors import check
 from .inspect import Topology, edge_pairs, graph_nodes, node_kind, topology, write_dot
 
-__all__ = ["Graph", "GraphExec", "ready_exec", "run_once", "ExecCache"]
+__all__ = ["Graph", "GraphExec", "ready_exec", "run_once", "ExecCache", "keep_alive"]
+
+
+def keep_alive(owner, obj, wait_first: bool = False) -> None:
+    """Make ``owner`` (a Graph or GraphExec) hold ``obj`` until it is closed: something the driver calls into while
+    the graph exists, such as a host node's trampoline (graphs.host). The references live in a list that the
+    owner's release clears (never in a closure over the owner). ``wait_first``: the release waits for the
+    context's work first (cuCtxSynchronize), so no launch still in flight can call into a freed trampoline."""
+    kept = owner.__dict__.get("_kept")
+    if kept is None:
+        kept = owner.__dict__["_kept"] = []
+
+        def release() -> None:
+            try:
+                if wait_first and kept:
+                    cu("cuCtxSynchronize")
+            finally:
+                kept.clear()
+
+        owner._own(release)
+    kept.append(obj)
 
 
 class Graph(Resource):
@@ -56,7 +76,18 @@ class Graph(Resource):
     def instantiate(self, flags: int = 0) -> "GraphExec":
         """cuGraphInstantiate: an executable graph, independent of this one afterwards."""
         self.require_open()
-        return GraphExec(self.device, cu("cuGraphInstantiate", self.handle, flags))
+        exe = GraphExec(self.device, cu("cuGraphInstantiate", self.handle, flags))
+        exe.inherit(self)
+        return exe
+
+    def keep_alive(self, obj) -> None:
+        """Hold ``obj`` while this graph and every executable made from it exist (see ``keep_alive``)."""
+        keep_alive(self, obj)
+
+    @property
+    def kept(self) -> tuple:
+        """What this graph keeps alive for the driver (host-node trampolines, ...)."""
+        return tuple(self.__dict__.get("_kept", ()))
 
     def debug_dot(self, path: str, verbose: bool = True) -> None:
         """Write the driver's own DOT description of the graph (cuGraphDebugDotPrint)."""
@@ -72,6 +103,15 @@ class GraphExec(Resource):
         h = handle
         self._own(lambda: cu("cuGraphExecDestroy", h))
         self.fn = driver_fn("cuGraphLaunch")
+
+    def inherit(self, graph) -> None:
+        """Keep alive what ``graph`` (the graph this exec came from) keeps alive: its host nodes still run here."""
+        for obj in getattr(graph, "kept", ()):
+            keep_alive(self, obj, wait_first=True)
+
+    @property
+    def kept(self) -> tuple:
+        return tuple(self.__dict__.get("_kept", ()))
 
     def upload(self, stream) -> None:
         """cuGraphUpload: do the one-time setup of a launch ahead of time, so the first launch is not slower."""

@@ -141,6 +141,29 @@ def _kernel_detail(node) -> str:
         return ""
 
 
+def _node_detail(node, kind: str) -> str:
+    """What the text view says beside a node that is not a kernel: a child graph's kernels, a host node's
+    function, an event node's event. Cosmetic: "" where the driver cannot say."""
+    try:
+        if kind == "GRAPH":
+            inner = cu("cuGraphChildGraphNodeGetGraph", node)
+            labels = [node_label(n) for n in graph_nodes(inner)]
+            names = [lab.split(":", 1)[1] if lab.startswith("KERNEL:") else lab.lower() for lab in labels]
+            shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
+            return f"child graph of {len(labels)} nodes: {shown}"
+        if kind == "HOST":
+            return f"host fn {int(cu('cuGraphHostNodeGetParams', node).fn):#x}"
+        if kind == "EVENT_RECORD":
+            return f"records event {int(cu('cuGraphEventRecordNodeGetEvent', node)):#x}"
+        if kind == "WAIT_EVENT":
+            return f"waits for event {int(cu('cuGraphEventWaitNodeGetEvent', node)):#x}"
+        if kind == "EMPTY":
+            return "join point (no work)"
+    except Exception:
+        return ""
+    return ""
+
+
 def graph_view(graph: GraphLike) -> GraphView:
     """The view of a Graph or graph handle: nodes in dependency order (ties by label), with kernel details."""
     nodes = graph_nodes(graph)
@@ -148,7 +171,7 @@ def graph_view(graph: GraphLike) -> GraphView:
     labels, details = {}, {}
     for n, i in zip(nodes, ids):
         labels[i] = node_label(n)
-        details[i] = _kernel_detail(n) if labels[i].startswith("KERNEL") else ""
+        details[i] = _kernel_detail(n) if labels[i].startswith("KERNEL") else _node_detail(n, labels[i])
     edges = [(int(a), int(b)) for a, b in edge_pairs(graph)]
     order = dependency_order(ids, edges, key=lambda i: labels[i])
     index = {i: k for k, i in enumerate(order)}

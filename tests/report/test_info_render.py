@@ -35,5 +35,6 @@ def test_info_with_cu13_bindings_on_a_12_driver_is_one_line_and_exit_2(fake_driv
     assert cli.main(["info"]) == 2
     out, err = capsys.readouterr()
     lines = err.strip().splitlines()
-    assert out == "" and len(lines) == 1 and "Traceback" not in err
+    assert len(lines) == 1 and "Traceback" not in err
     assert "pip install 'cugraphlab[cu12]'" in lines[0] and "CUDA 12.4" in lines[0]
+    assert "cuda-bindings" in out and "fit:" in out  # what info can know without a usable driver is still shown
