@@ -223,8 +223,7 @@ def _check_record(d: Any, source: str) -> Mapping[str, Any]:
     d = load_record(d, source)
     schema = d.get("schema")
     if schema is None:
-        raise RecordError(f"{source} has no raw samples: made before schema 1 (a {d['kind']} record of an older "
-                          "cugraphlab); re-run the command")
+        raise RecordError(f"{source} ({d['kind']}) has no raw samples: made before schema 1; re-run the command")
     if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
         raise RecordError(f"{source} has schema {schema!r}, not a version number this cugraphlab reads")
     cls = _record_class(d["kind"])

@@ -16,8 +16,8 @@ Two records of the same command keep raw samples per row (``Record.samples``). F
 
    * ``SAME``: the whole interval lies inside the band (any change is smaller than the threshold);
    * ``SLOWER``: the whole interval lies above 1 (a change is shown), the point estimate lies beyond ``1+t`` (the
-     best estimate of its size exceeds the threshold), the rank test agrees (``p < alpha``), and, where a side's
-     samples fall in two modes (``split_modes``), the interval is no wider than the band (see below);
+     best estimate of its size exceeds the threshold), and the rank test agrees (``p < alpha``); where a side's
+     samples fall in two modes (``split_modes``), the whole interval must lie beyond ``1+t`` (see below);
    * ``FASTER``: the mirror image: the whole interval below 1, the point estimate below ``1/(1+t)``, ``p < alpha``;
    * ``AMBIGUOUS``: anything else, with the reason said: too few samples for an interval (fewer than
      ``MIN_SAMPLES`` on a side); an interval that holds 1 yet reaches outside the band (too wide to tell: spread,
@@ -32,9 +32,9 @@ Why the interval decides and not the p-value alone: launch-cost samples are ofte
 different proportions have medians that fall in different clusters, so the point ratio alone may say "40% slower".
 The bootstrap sees that the median itself jumps between the clusters, which makes the interval wide: it holds 1, and
 the verdict is AMBIGUOUS, not SLOWER. Where the lower cluster is rare on one side the interval may just clear 1
-(say [1.001, 1.40]); so where ``split_modes`` finds two clusters on a side, an interval wider than the band is
-AMBIGUOUS too, and the reason names the clusters. A shift of every sample (both modes moved) keeps a narrow
-interval and is still found.
+(say [1.001, 1.40]); so where ``split_modes`` finds two clusters on a side, FASTER and SLOWER need the whole
+interval beyond the threshold, else AMBIGUOUS, and the reason names the clusters. A shift of every sample (both
+modes moved) by more than the threshold keeps the interval clear of the band and is still found.
 
 Nothing here touches a GPU; samples are plain floats.
 """
@@ -242,12 +242,12 @@ def split_modes(values: Iterable[float], *, min_gap: float = 0.08, min_share: fl
     """Two clusters in ``values``, or None.
 
     A split is the widest gap between neighbouring sorted values that leaves at least ``min_share`` of the samples
-    (and at least 2) on each side; it counts when the gap exceeds ``min_gap`` times the median. A lone outlier (an
+    (and at least 3) on each side; it counts when the gap exceeds ``min_gap`` times the median. A lone outlier (an
     interrupt) never makes a mode; a unimodal set with a few per cent of noise has no such gap.
     """
     x = np.sort(_clean(values))
     n = x.size
-    k = max(2, math.ceil(min_share * n))
+    k = max(3, math.ceil(min_share * n))
     if n < 2 * k:
         return None
     med = float(np.median(x))
@@ -280,8 +280,8 @@ def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direct
     Parameters: ``interval`` from ``ratio_of_medians`` (B/A); ``p_value`` from ``mann_whitney``; ``threshold`` t, a
     fraction > 0 (0.05: 5%); ``direction`` ``"time"`` (bigger is slower), ``"rate"`` (bigger is faster) or None
     (unknown: a change is reported AMBIGUOUS); ``alpha`` the rank test's level; ``min_samples`` per side;
-    ``bimodal`` whether a side splits into two clusters (``split_modes``): then an interval wider than the band is
-    AMBIGUOUS even when it excludes 1, since the medians are then set by how often each mode was sampled.
+    ``bimodal`` whether a side splits into two clusters (``split_modes``): then FASTER and SLOWER need the whole
+    interval beyond the threshold, since a median may be set by how often each mode was sampled.
     Returns a Verdict (verdict, reason).
     """
     if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and threshold > 0):
@@ -306,9 +306,9 @@ def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direct
                                   "(spread, or samples from two modes)")
     else:
         return Verdict(AMBIGUOUS, f"{span} excludes 1 but the change's size straddles the ±{pct} threshold")
-    if bimodal and hi / lo > hi_edge / lo_edge:
-        return Verdict(AMBIGUOUS, f"{span} is wider than the ±{pct} band and the samples fall in two modes: the "
-                                  "medians follow how often each mode was sampled")
+    if bimodal and not (lo > hi_edge if bigger else hi < lo_edge):
+        return Verdict(AMBIGUOUS, f"{span} reaches inside the ±{pct} band and the samples fall in two modes: the "
+                                  "medians may follow how often each mode was sampled")
     if not p_value < alpha:
         return Verdict(AMBIGUOUS, f"{span} excludes 1 but the rank test does not (p = {p_value:.3g} >= {alpha:g})")
     if direction is None:
