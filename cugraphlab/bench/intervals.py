@@ -1,7 +1,8 @@
 """How sure a change is: the ratio of two sample sets' medians with an interval, a rank test, and a verdict.
 
 Two records of the same command keep raw samples per row (``Record.samples``). For one row, with samples ``a``
-(record A) and ``b`` (record B), this module answers "did B get slower, faster, or stay the same?" in four steps:
+(record A) and ``b`` (record B), this module answers "did B get slower, faster, or stay the same?" in three steps
+(``compare_samples`` runs all three, and ``split_modes``, for one row):
 
 1. ``ratio_of_medians(a, b)``: the point estimate ``median(b) / median(a)`` and a 95% percentile-bootstrap interval
    for it. Each side is resampled with replacement on its own (the records are independent runs), ``resamples``
@@ -292,7 +293,7 @@ def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direct
         return Verdict(AMBIGUOUS, f"too few samples: A has {interval.n_a}, B has {interval.n_b} "
                                   f"(an interval needs >= {min_samples} on each side)")
     if not (interval.has_interval and math.isfinite(interval.ratio)):
-        return Verdict(AMBIGUOUS, "no ratio: a median of A is 0 or a side has no finite value")
+        return Verdict(AMBIGUOUS, "no ratio or no interval: a median of A (or of a resample of A) is 0")
     r, lo, hi = interval.ratio, interval.low, interval.high
     span = f"B/A {_r(r)}, interval [{_r(lo)}, {_r(hi)}]"
     if lo_edge <= lo and hi <= hi_edge:

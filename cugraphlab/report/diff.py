@@ -100,7 +100,7 @@ def render_diff(result: Any) -> str:
             lines.append(f"only in {side}: " + ", ".join(d[key]))
     env = d.get("environment") or []
     if env:
-        lines += ["", format_table(["environment", "A", "B", ""],
+        lines += ["", format_table(["environment", "A", "B", "differs"],
                                    [[e["name"], _env_text(e["name"], e["a"]), _env_text(e["name"], e["b"]),
                                      "≠" if e["differs"] else ""] for e in env], align="llll")]
     changes = d.get("config_changes") or []
