@@ -1,0 +1,143 @@
+"""``cugraphlab diff A.json B.json``: the parser and the handler (argparse only; the work is bench.diff, the text
+report.diff).
+
+    from . import diff        # in the parser: diff.add_commands(sub, common)
+
+Every option is taken as text and checked in the handler, so that each bad input is one line on stderr and exit 2
+(InvalidArgumentError; RecordError is one): the threshold, --fail-on, --seed, then the output paths (--json, --plot:
+writable, not an input file), then matplotlib where --plot asks for it, all before a file is read; then the two
+files (readable, JSON, cugraphlab records of one kind and schema that keep raw samples). Exit 0 when compared, 1
+when --fail-on matches a row's verdict (for CI).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+__all__ = ["add_commands", "cmd_diff"]
+
+EXIT_FAILED = 1
+
+
+def add_commands(sub, common) -> None:
+    """Register ``diff`` on ``sub`` (argparse subparsers) with the ``common`` parent options."""
+    p = sub.add_parser("diff", parents=[common],
+                       help="compare two records of one command row by row: SAME / FASTER / SLOWER / AMBIGUOUS",
+                       description="Compare record B against record A row by row from the raw samples both keep: "
+                                   "the ratio of medians B/A with a 95% bootstrap interval, a Mann-Whitney "
+                                   "p-value and a verdict against the threshold; the machines, drivers and "
+                                   "packages side by side.")
+    p.add_argument("a", metavar="A.json", help="the reference record (e.g. before a change)")
+    p.add_argument("b", metavar="B.json", help="the record compared against A (e.g. after it)")
+    p.add_argument("--threshold", default="5%",
+                   help="smallest change that counts, as 5%% or 0.05 (default 5%%): SAME means the interval lies "
+                        "inside [1/(1+t), 1+t]")
+    p.add_argument("--fail-on", default=None, metavar="{slower,faster,any-change}",
+                   help="exit 1 when a row is SLOWER (slower), FASTER (faster) or either (any-change); "
+                        "AMBIGUOUS rows never fail")
+    p.add_argument("--json", metavar="PATH", help="write the diff record (rows, environments, counts)")
+    p.add_argument("--plot", metavar="STEM", help="write STEM.png and STEM.svg: a forest plot of the rows")
+    p.add_argument("--seed", default="0", help="seed of the bootstrap (default 0: the same files give the same "
+                                               "intervals)")
+    p.set_defaults(handler=cmd_diff)
+
+
+def _fail_on(text):
+    from ..bench.diff import FAIL_ON
+    from ..core.errors import InvalidArgumentError
+
+    if text is None or text in FAIL_ON:
+        return text
+    raise InvalidArgumentError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {text!r}")
+
+
+def _seed(text) -> int:
+    from ..core.errors import InvalidArgumentError
+
+    try:
+        v = int(str(text))
+    except ValueError:
+        v = -1
+    if v < 0:
+        raise InvalidArgumentError(f"--seed must be an integer >= 0, got {text!r}")
+    return v
+
+
+def _check_writable(path: Path, option: str) -> None:
+    """One line (InvalidArgumentError) unless ``path`` can be written: not a directory, and a writable file or the
+    nearest existing folder above it writable (report.files creates the missing folders)."""
+    from ..core.errors import InvalidArgumentError
+
+    if path.is_dir():
+        raise InvalidArgumentError(f"{option} {path} is a directory")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise InvalidArgumentError(f"{option} {path} is not writable")
+        return
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InvalidArgumentError(f"{option} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidArgumentError(f"{option} {path}: folder {parent} is not writable")
+
+
+def _check_outputs(args) -> None:
+    from ..core.errors import InvalidArgumentError
+
+    inputs = {Path(args.a).resolve(), Path(args.b).resolve()}
+    outputs = []
+    if args.json:
+        outputs.append(("--json", Path(args.json)))
+    if args.plot:
+        stem = Path(args.plot)
+        outputs += [("--plot", stem.with_name(stem.name + ext)) for ext in (".png", ".svg")]
+    for option, path in outputs:
+        if path.resolve() in inputs:
+            raise InvalidArgumentError(f"{option} {path} would overwrite an input record")
+        _check_writable(path, option)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Check the options and outputs, read both records, compare, print; write JSON and the figure if asked.
+
+    Returns 0, or 1 when ``--fail-on`` matches. Bad input raises InvalidArgumentError (the CLI: one line, exit 2).
+    """
+    from ..bench.diff import diff_records, parse_threshold, read_record_file
+    from ..report.diff import render_diff
+
+    threshold = parse_threshold(args.threshold)
+    fail_on = _fail_on(args.fail_on)
+    seed = _seed(args.seed)
+    _check_outputs(args)
+    if args.plot:
+        from ..report.diff import require_matplotlib
+
+        require_matplotlib()
+    a, b = read_record_file(args.a), read_record_file(args.b)
+    result = diff_records(a, b, threshold=threshold, seed=seed, a_name=args.a, b_name=args.b)
+    print(render_diff(result))
+    written = []
+    if args.plot:
+        from ..report.diff import plot_diff
+
+        written += plot_diff(result, args.plot)
+    if args.json:
+        from ..report.files import write_json
+
+        written.append(write_json(args.json, result))
+    for path in written:
+        print(f"written: {path}")
+    if result.fails(fail_on):
+        failing = [r.label for r in result.rows if r.verdict in _verdicts(fail_on)]
+        print(f"--fail-on {fail_on}: {len(failing)} row(s): {', '.join(failing)}")
+        return EXIT_FAILED
+    return 0
+
+
+def _verdicts(fail_on: str) -> tuple[str, ...]:
+    from ..bench.diff import FAIL_ON
+
+    return FAIL_ON[fail_on]
