@@ -144,7 +144,11 @@ def nv(name: str, *args):
 def _short_args(args: tuple) -> str:
     parts = []
     for a in args:
-        if isinstance(a, (bytes, bytearray)) and len(a) > 32:
+        if type(a).__module__.startswith("cuda.bindings") and not hasattr(a, "__int__"):
+            # a driver struct: its repr reads every union member, and a conditional node's params hold a pointer
+            # (phGraph_out) that another member's view would dereference as garbage; its name says enough
+            parts.append(f"<{type(a).__name__}>")
+        elif isinstance(a, (bytes, bytearray)) and len(a) > 32:
             parts.append(f"<{len(a)} bytes>")
         elif isinstance(a, (list, tuple)) and len(a) > 6:
             parts.append(f"[{len(a)} items]")

@@ -149,6 +149,7 @@ class FakeConditionalDriver(FakeDriver):
         p = _real.CUDA_KERNEL_NODE_PARAMS()
         p.func = self.node_func[int(node)]
         p.gridDimX = p.gridDimY = p.gridDimZ = p.blockDimX = p.blockDimY = p.blockDimZ = 1
+        self._arrays.append(p)  # kept: a field read from it (.func) is a view of its memory
         return (OK, p)
 
     # --- capture ----------------------------------------------------------------------------------------------
