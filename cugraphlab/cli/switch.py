@@ -1,4 +1,5 @@
-"""``cugraphlab switch``: IF/ELSE and SWITCH conditional nodes around the chain, measured and checked (argparse only)."""
+"""``cugraphlab switch``: IF/ELSE and SWITCH conditional nodes around the chain, measured and checked (argparse
+only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
 from ..cli_args import device_index_arg, positive_int_arg

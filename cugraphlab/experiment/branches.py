@@ -405,7 +405,8 @@ class BranchGraphs(Resource):
         self._launch_once(exe)
         taken = int(self.taken.to_numpy(stream=self.chain.stream)[0])
         want = 0 if positive else 1
-        check = self.check_bodies("IF/ELSE", want, note=f"GPU decided {'IF' if taken == 1 else 'ELSE' if taken == 0 else taken}")
+        decided = {1: "IF", 0: "ELSE"}.get(taken, str(taken))
+        check = self.check_bodies("IF/ELSE", want, note=f"GPU decided {decided}")
         if taken != (1 if positive else 0):
             return BranchCheck(check.kind, want, check.ran,
                                Verification("IF/ELSE decision", 1, 1, 0, float(taken), float(positive)), check.note)

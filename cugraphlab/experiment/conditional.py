@@ -8,9 +8,11 @@ The last body kernel (kernels/conditional.cu) counts the iteration in device mem
 instead of node by node (graphs.capture_into): ``into="body"`` captures the chain's launches into the body the node
 made (cuStreamBeginCaptureToGraph), ``into="parent"`` captures the parent too and adds the conditional node during
 that capture (cuStreamGetCaptureInfo, cuGraphAddNode, cuStreamUpdateCaptureDependencies), as the CUDA Programming
-Guide shows; both have the built graph's topology (``same_as_built``). The threshold variant instead adds the sum of the first
-outputs to a running total and stops once it reaches a threshold, a stopping point only the GPU's numbers decide; the
-host predicts it with NumPy float32 (``predict_until``) and the tests compare. The IF graph runs the chain only when a
+Guide shows; both have the built graph's topology (``same_as_built``).
+
+The threshold variant instead adds the sum of the first outputs to a running total and stops once it reaches a
+threshold, a stopping point only the GPU's numbers decide; the host predicts it with NumPy float32 (``predict_until``)
+and the tests compare. The IF graph runs the chain only when a
 device flag is set.
 """
 from __future__ import annotations

@@ -35,8 +35,8 @@ def render_switch(result) -> str:
             rows.append([r.name, f"{d.median:.2f}", f"{d.p5:.2f}-{d.p95:.2f}", f"{h.median:.2f}", r.how,
                          _status(r.verified, r.mismatches)])
         if rows:
-            lines += [title + ":", format_table(["graph", "device us", "p5-p95", "host us", "nodes", "vs NumPy"],
-                                                rows, align="lrrrll"), ""]
+            heads = ["graph", "device us", "p5-p95", "host us", "what it holds", "vs NumPy"]
+            lines += [title + ":", format_table(heads, rows, align="lrrrll"), ""]
     if result.holding:
         rows = [[h.name, h.execs, h.nodes, f"{h.instantiate_us.median:.1f}",
                  f"{h.instantiate_us.p5:.1f}-{h.instantiate_us.p95:.1f}", _bytes(h.memory_median)]
