@@ -123,7 +123,8 @@ def test_forgotten_kits_are_collected_and_free_their_memory(branches_ok, kernels
     gc.collect()
     assert all(r() is None for r in refs)
     dev.synchronize()
-    assert dev.memory_info()[0] >= free_before - (4 << 20), "device memory not returned after collection"
+    # 18 buffers of 16 MiB were held: all but driver caches must be back
+    assert dev.memory_info()[0] >= free_before - (32 << 20), "device memory not returned after collection"
     with Chain(dev, n=1024, kernels=kernels) as chain:  # the context is sound afterwards
         assert branch_graphs(chain, 2).run_switch(1).ok
 
