@@ -17,7 +17,8 @@ from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check,
 __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
            "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
-           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit", "host_fn", "libcuda",
+           "require_conditional_branches", "require_pdl", "graph_add_node", "graph_edges", "stream_capture_info",
+           "stream_set_capture_dependencies", "func_name", "versions_fit", "host_fn", "libcuda",
            "launch_host_func", "kernel_node_priority_attr"]
 
 _driver = None
@@ -144,7 +145,11 @@ def nv(name: str, *args):
 def _short_args(args: tuple) -> str:
     parts = []
     for a in args:
-        if isinstance(a, (bytes, bytearray)) and len(a) > 32:
+        if type(a).__module__.startswith("cuda.bindings") and not hasattr(a, "__int__"):
+            # a driver struct: its repr reads every union member, and a conditional node's params hold a pointer
+            # (phGraph_out) that another member's view would dereference as garbage; its name says enough
+            parts.append(f"<{type(a).__name__}>")
+        elif isinstance(a, (bytes, bytearray)) and len(a) > 32:
             parts.append(f"<{len(a)} bytes>")
         elif isinstance(a, (list, tuple)) and len(a) > 6:
             parts.append(f"[{len(a)} items]")
@@ -162,6 +167,10 @@ def _short_args(args: tuple) -> str:
 #   cuGraphGetEdges   12: (err, from, to, n)                  13: (err, from, to, edgeData, n)
 #                     12.x spells the 13 form cuGraphGetEdges_v2 (driver 12.3+; the plain form answers
 #                     CUDA_ERROR_LOSSY_QUERY where an edge carries data, e.g. a programmatic edge).
+#   cuStreamGetCaptureInfo  12: (err, status, id, graph, deps, n)   13: (err, status, id, graph, deps, edgeData, n)
+#                     12.x spells the 13 form cuStreamGetCaptureInfo_v3 (driver 12.3+).
+#   cuStreamUpdateCaptureDependencies  12: (stream, deps, n, flags)  13: (stream, deps, edgeData, n, flags)
+#                     12.x spells the 13 form cuStreamUpdateCaptureDependencies_v2 (driver 12.3+).
 #   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
 #   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
 #   host functions    both: CUDA_HOST_NODE_PARAMS.fn takes a CUhostFn built from the int address (the raw pointer
@@ -256,6 +265,7 @@ def require_bindings(feature: str, *names: str) -> None:
 
 
 CONDITIONAL_NEEDS = (12, 3)  # WHILE/IF nodes, cudaGraphSetConditional, CU_GRAPH_COND_ASSIGN_DEFAULT
+BRANCHES_NEEDS = (12, 8)  # IF nodes with an ELSE body (size 2) and SWITCH nodes (size K)
 EDGE_DATA_NEEDS = (12, 3)  # cuGraphAddNode/GetEdges with edge data (programmatic edges in graphs)
 FUNC_NAME_NEEDS = (12, 3)  # cuFuncGetName
 PDL_ARCH = (9, 0)
@@ -269,6 +279,18 @@ def require_conditional(driver: tuple[int, int] | None = None, *, with_driver: b
                      "CU_GRAPH_COND_ASSIGN_DEFAULT")
     if with_driver:
         require_driver("conditional graph nodes", CONDITIONAL_NEEDS, driver)
+
+
+def require_conditional_branches(driver: tuple[int, int] | None = None, *, with_driver: bool = True) -> None:
+    """UnsupportedError unless the bindings (and, ``with_driver``, the driver) can build IF/ELSE (two bodies) and
+    SWITCH conditional nodes: CUDA 12.8 or newer (cuDriverGetVersion >= 12080)."""
+    feature = "IF/ELSE and SWITCH conditional nodes"
+    require_conditional(driver, with_driver=False)
+    if not hasattr(driver_module().CUgraphConditionalNodeType, "CU_GRAPH_COND_TYPE_SWITCH"):
+        raise UnsupportedError(f"{feature}: need CU_GRAPH_COND_TYPE_SWITCH, which cuda-bindings "
+                               f"{bindings_version()} lacks: pip install -U 'cugraphlab[cu{bindings_major()}]'")
+    if with_driver:
+        require_driver(feature, BRANCHES_NEEDS, driver)
 
 
 def require_pdl(compute_capability: tuple[int, int], arch: str = "", *, graphs: bool = False,
@@ -336,6 +358,31 @@ def graph_edges(graph) -> list[tuple]:
             if not _missing_in_driver(e):
                 raise
     return _edges("cuGraphGetEdges", graph, False)
+
+
+def stream_capture_info(stream) -> tuple:
+    """(status, capture id, graph being captured into, current dependencies) of a stream (cuStreamGetCaptureInfo;
+    CUDA Driver API, "Stream Management"). ``status`` is a CUstreamCaptureStatus; graph and dependencies are only
+    valid while the status is ACTIVE: the graph is the driver's (never destroy it), the dependencies are the nodes
+    the next captured node will depend on."""
+    if bindings_major() >= 13:
+        status, cid, graph, deps, _data, n = cu("cuStreamGetCaptureInfo", stream)
+    else:
+        status, cid, graph, deps, n = cu("cuStreamGetCaptureInfo", stream)
+    return status, cid, graph, list(deps or ())[:n]
+
+
+def stream_set_capture_dependencies(stream, deps) -> None:
+    """Replace a capturing stream's dependency set with ``deps`` (cuStreamUpdateCaptureDependencies with
+    CU_STREAM_SET_CAPTURE_DEPENDENCIES): what is captured next on ``stream`` comes after these nodes."""
+    d = driver_module()
+    deps = list(deps)
+    flags = int(d.CUstreamUpdateCaptureDependencies_flags.CU_STREAM_SET_CAPTURE_DEPENDENCIES)
+    if bindings_major() >= 13:
+        # one zeroed CUgraphEdgeData per dependency: plain (full) edges, and no None where a count is given
+        cu("cuStreamUpdateCaptureDependencies", stream, deps, [d.CUgraphEdgeData() for _ in deps], len(deps), flags)
+    else:
+        cu("cuStreamUpdateCaptureDependencies", stream, deps, len(deps), flags)
 
 
 def func_name(func) -> str | None:

@@ -4,9 +4,15 @@
     body graph:    KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL relu -> KERNEL conditional(h, state, N)
 
 The last body kernel (kernels/conditional.cu) counts the iteration in device memory and sets the condition to
-``count < N``, so one ``cuGraphLaunch`` runs the chain N times. The threshold variant instead adds the sum of the first
-outputs to a running total and stops once it reaches a threshold, a stopping point only the GPU's numbers decide; the
-host predicts it with NumPy float32 (``predict_until``) and the tests compare. The IF graph runs the chain only when a
+``count < N``, so one ``cuGraphLaunch`` runs the chain N times. The same WHILE graph can be made with stream capture
+instead of node by node (graphs.capture_into): ``into="body"`` captures the chain's launches into the body the node
+made (cuStreamBeginCaptureToGraph), ``into="parent"`` captures the parent too and adds the conditional node during
+that capture (cuStreamGetCaptureInfo, cuGraphAddNode, cuStreamUpdateCaptureDependencies), as the CUDA Programming
+Guide shows; both have the built graph's topology (``same_as_built``).
+
+The threshold variant instead adds the sum of the first outputs to a running total and stops once it reaches a
+threshold, a stopping point only the GPU's numbers decide; the host predicts it with NumPy float32 (``predict_until``)
+and the tests compare. The IF graph runs the chain only when a
 device flag is set.
 """
 from __future__ import annotations
@@ -22,11 +28,12 @@ from ..core.errors import InvalidArgumentError, check, positive_int
 from ..core.launch import Launch, LaunchConfig, PackedArgs
 from ..core.memory import POISON_BITS
 from ..graphs.build import add_kernel_node, add_launch_sequence, add_memset_node
-from ..graphs.capture import capture_launches
+from ..graphs.capture import capture, capture_launches
+from ..graphs.capture_into import add_conditional_to_capture, capture_handle, capture_into, require_capture_into
 from ..graphs.conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, \
     require_conditional
 from ..graphs.exec import ExecCache, Graph, GraphExec
-from ..graphs.inspect import topology
+from ..graphs.inspect import same_topology, topology
 from .chain import Chain
 from .ops import DEFAULT_OPS, Verification, compare_bits
 
@@ -38,7 +45,10 @@ __all__ = [
     "ConditionalGraphs",
     "conditional_graphs",
     "build_while_graph",
+    "CAPTURE_WAYS",
 ]
+
+CAPTURE_WAYS = ("body", "parent")  # what stream capture fills: the WHILE node's body, or the parent and the body
 
 # The one-thread decision kernels: one warp, only thread 0 works.
 _DECIDE = LaunchConfig(1, 32)
@@ -221,6 +231,92 @@ class ConditionalGraphs(Resource):
             "stop": f"decide kernel `cond_until` adds sum(out[:{probe}]) to a total; stops once it reaches "
                     f"{float(thr):g} (or after {limit} iterations)",
         })
+
+    # --- the WHILE graph made by stream capture ------------------------------------------------------------------
+    def _capture_launches(self, stream, handle, n: int) -> list[Launch]:
+        """The chain's launches and the counting decision on ``stream`` (the chain's own stream or a second one)."""
+        launches = [launch if launch.stream is stream else Launch(launch.kernel, launch.args, launch.config, stream)
+                    for launch in self.chain.launches]
+        decide = Launch(self.kernels["conditional"], PackedArgs(("u64", "ptr", "u64", "i32"), (int(handle),
+                        self.state, n, 1)), _DECIDE, stream)
+        self._keep.append(decide.args)
+        return [*launches, decide]
+
+    def _side_stream(self):
+        """A second stream for capturing a body while the parent's capture runs on the chain's stream (made once,
+        before any capture: creating a stream is no business of a capture)."""
+        side = getattr(self, "_side", None)
+        if side is None:
+            side = self._side = self.adopt(self.device.create_stream())
+        return side
+
+    def _while_captured_graph(self, n: int, into: str) -> tuple[Graph, object]:
+        if into not in CAPTURE_WAYS:
+            raise InvalidArgumentError(f"capture into must be one of {', '.join(CAPTURE_WAYS)}, got {into!r}")
+        require_capture_into()
+        stream, ctx = self.chain.stream, self.device.context
+        if into == "body":
+            graph = Graph(self.device)
+            try:
+                reset = self._reset_node(graph.handle)
+                handle = self._handle(graph.handle, default=1)
+                _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
+                launches = self._capture_launches(stream, handle, n)
+                with capture_into(stream, body):  # the body is the node's: ending the capture hands it back
+                    for launch in launches:
+                        launch()
+            except BaseException:
+                graph.close()
+                raise
+            return graph, body
+        side = self._side_stream()
+        with capture(stream) as cap:
+            cu("cuMemsetD32Async", self.state.handle, 0, _STATE_WORDS, stream.handle)  # captured: the reset node
+            handle = capture_handle(stream, ctx, default=1)
+            _node, (body,) = add_conditional_to_capture(stream, "WHILE", handle, ctx, 1)
+            launches = self._capture_launches(side, handle, n)
+            with capture_into(side, body):  # one stream, one capture: the body goes through a second stream
+                for launch in launches:
+                    launch()
+        return cap.graph, body
+
+    def build_while_captured(self, iterations: int, into: str = "body") -> tuple[Graph, dict]:
+        """The WHILE graph of ``build_while`` made by stream capture: ``into="body"`` fills the body the node made
+        (cuStreamBeginCaptureToGraph); ``into="parent"`` captures the parent and adds the node during the capture
+        (cuStreamGetCaptureInfo + cuGraphAddNode + cuStreamUpdateCaptureDependencies), the body on a second
+        stream. The caller owns the Graph; the body stays the node's."""
+        n = positive_int("iterations", iterations)
+        graph, body = self._while_captured_graph(n, into)
+        how = {"body": "the body captured into (cuStreamBeginCaptureToGraph)",
+               "parent": "parent captured; node added during the capture; body captured on a second stream"}[into]
+        return self._finish(graph, "WHILE captured", body, {"iterations": n, "captured": into, "how": how})
+
+    def same_as_built(self, iterations: int, into: str = "body") -> tuple[bool, str]:
+        """Whether the captured WHILE graph (parent and body) has the built one's topology, and the comparison."""
+        n = positive_int("iterations", iterations)
+        built, built_body = self._while_graph("conditional", ("ptr", "u64", "i32"), (self.state, n, 1))
+        try:
+            captured, captured_body = self._while_captured_graph(n, into)
+            try:
+                same_parent, parent_text = same_topology(built, captured)
+                same_body, body_text = same_topology(built_body, captured_body)
+            finally:
+                captured.close()
+        finally:
+            built.close()
+        return same_parent and same_body, f"parent: {parent_text}; body: {body_text}"
+
+    def while_captured_exec(self, iterations: int, into: str = "body") -> GraphExec:
+        return self._exec(("while-captured", into, int(iterations)),
+                          lambda: self.build_while_captured(iterations, into))
+
+    def run_while_captured(self, iterations: int, into: str = "body") -> LoopCheck:
+        """One launch of the captured WHILE graph on fresh inputs: ``iterations`` body runs, bit-exact output."""
+        exe = self.while_captured_exec(iterations, into)
+        self.fresh()
+        exe.launch(self.chain.stream)
+        got = self.read_state().count
+        return LoopCheck(f"WHILE captured ({into})", int(iterations), got, self.chain.check_result("graph"))
 
     def build_if(self) -> tuple[Graph, dict]:
         """A graph whose IF node runs the chain once when the device flag (``set_flag``) is non-zero."""

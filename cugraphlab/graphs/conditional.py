@@ -1,14 +1,21 @@
-"""Conditional graph nodes: a loop (WHILE) or a branch (IF) decided on the GPU, with no trip back to the host.
+"""Conditional graph nodes: a loop (WHILE), a branch (IF, IF/ELSE) or a choice among K bodies (SWITCH), decided on
+the GPU, with no trip back to the host.
 
-A conditional node owns a body graph and is controlled by a *handle*, a small integer condition that kernels set with
-the device builtin ``cudaGraphSetConditional(handle, value)``. A WHILE node runs its body as long as the condition is
-non-zero (checked when the node starts and after every body run); an IF node runs its body once when it is non-zero.
+A conditional node owns its body graphs and is controlled by a *handle*, a small integer condition that kernels set
+with the device builtin ``cudaGraphSetConditional(handle, value)``. A WHILE node runs its body as long as the
+condition is non-zero (checked when the node starts and after every body run); an IF node runs its body once when it
+is non-zero, and, given two bodies, the second (ELSE) when it is zero; a SWITCH node with K bodies runs body
+``value`` when ``value < K`` and none otherwise.
 
     handle = cuGraphConditionalHandleCreate(graph, ctx, defaultLaunchValue, flags)
-    node = cuGraphAddNode(graph, deps, [edge data,] count, CUgraphNodeParams{type=CONDITIONAL, WHILE|IF, handle})
-    body = params.conditional.phGraph_out[0]      # the body graph, owned by the node: never destroyed on its own
+    node = cuGraphAddNode(graph, deps, [edge data,] count,
+                          CUgraphNodeParams{type=CONDITIONAL, conditional={handle, WHILE|IF|SWITCH, size, ctx}})
+    bodies = params.conditional.phGraph_out[0:size]   # written by the driver; owned by the node, freed with the
+                                                      # parent graph: never destroyed on their own
 
-Needs a driver and bindings for CUDA 12.3 or newer. Kernels that call ``cudaGraphSetConditional`` compile with NVRTC
+A body is filled like any graph: node by node (graphs.build) or by stream capture into it (graphs.capture_into).
+WHILE and IF with one body need a driver and bindings for CUDA 12.3 or newer; IF/ELSE (size 2) and SWITCH need
+CUDA 12.8 (``require_conditional_branches``). Kernels that call ``cudaGraphSetConditional`` compile with NVRTC
 against ``cuda_device_runtime_api.h`` where one matching the NVRTC in use is found, else with the two declarations
 the header would give (same cubin). CUDA Driver API, "Graph Management".
 """
@@ -16,13 +23,18 @@ from __future__ import annotations
 
 from ..core._calls import cu, driver_module, graph_add_node
 from ..core._calls import require_conditional as gate
+from ..core._calls import require_conditional_branches as gate_branches
 from ..core.cuda_headers import HEADER, cuda_include_dir
 from ..core.errors import UnsupportedError
 
-__all__ = ["HEADER", "cuda_include_dir", "conditional_options", "require_conditional", "create_handle",
-           "add_conditional_node", "CONDITIONAL_KINDS"]
+__all__ = ["HEADER", "cuda_include_dir", "conditional_options", "require_conditional",
+           "require_conditional_branches", "create_handle", "conditional_node_params", "add_conditional_node",
+           "add_conditional_bodies", "add_if_else_node", "add_switch_node", "bodies_of", "CONDITIONAL_KINDS",
+           "MAX_SWITCH_BODIES"]
 
-CONDITIONAL_KINDS = ("WHILE", "IF")
+CONDITIONAL_KINDS = ("WHILE", "IF", "SWITCH")
+# Not a driver limit the documentation states; a bound that keeps a typo (size 10000) from making that many graphs.
+MAX_SWITCH_BODIES = 64
 
 
 def conditional_options() -> tuple[str, ...]:
@@ -40,6 +52,12 @@ def require_conditional(device=None) -> None:
     gate(with_driver=device is not None)
 
 
+def require_conditional_branches(device=None) -> None:
+    """UnsupportedError (one line) unless the bindings (and, with a device, the driver) can build IF nodes with an
+    ELSE body and SWITCH nodes: CUDA 12.8 or newer (core._calls.require_conditional_branches)."""
+    gate_branches(with_driver=device is not None)
+
+
 def create_handle(graph, ctx, default: int | None):
     """A conditional handle of graph ``graph`` (a handle); with ``default`` the condition is set to that value at
     the start of every launch (CU_GRAPH_COND_ASSIGN_DEFAULT), without it a kernel must set it first."""
@@ -48,19 +66,66 @@ def create_handle(graph, ctx, default: int | None):
     return cu("cuGraphConditionalHandleCreate", getattr(graph, "handle", graph), ctx, default or 0, flags)
 
 
-def add_conditional_node(graph, deps, kind: str, handle, ctx) -> tuple:
-    """(node, body graph handle) of a new WHILE or IF node of ``graph`` controlled by ``handle``, after ``deps``."""
+def _body_count(kind: str, size: int) -> int:
     if kind not in CONDITIONAL_KINDS:
         raise ValueError(f"conditional kind must be one of {CONDITIONAL_KINDS}, got {kind!r}")
+    if isinstance(size, bool) or not isinstance(size, int):
+        raise ValueError(f"the number of bodies must be an int, got {size!r}")
+    allowed = {"WHILE": (1, 1), "IF": (1, 2), "SWITCH": (1, MAX_SWITCH_BODIES)}[kind]
+    if not allowed[0] <= size <= allowed[1]:
+        raise ValueError(f"a {kind} node takes {allowed[0]} to {allowed[1]} bodies, got {size}")
+    return size
+
+
+def conditional_node_params(kind: str, handle, ctx, size: int = 1):
+    """The ``CUgraphNodeParams`` of a conditional node: type CONDITIONAL, ``kind`` (WHILE, IF, SWITCH), the handle,
+    ``size`` bodies (WHILE 1; IF 1, or 2 for IF/ELSE; SWITCH 1..MAX_SWITCH_BODIES) and the context. The driver
+    writes the body graphs into ``.conditional.phGraph_out`` when the node is added (CUDA Driver API,
+    "CUDA_CONDITIONAL_NODE_PARAMS")."""
+    size = _body_count(kind, size)
     d = driver_module()
     p = d.CUgraphNodeParams()
     p.type = d.CUgraphNodeType.CU_GRAPH_NODE_TYPE_CONDITIONAL
     p.conditional.handle = handle
     p.conditional.type = getattr(d.CUgraphConditionalNodeType, f"CU_GRAPH_COND_TYPE_{kind}")
-    p.conditional.size = 1
+    p.conditional.size = size
     p.conditional.ctx = ctx
+    return p
+
+
+def bodies_of(params) -> tuple:
+    """The body graph handles the driver wrote into conditional node params (phGraph_out[0:size]); each checked."""
+    size = int(params.conditional.size)
+    bodies = tuple(params.conditional.phGraph_out[:size])  # driver-owned array, valid while the node lives
+    if len(bodies) != size or not all(int(b) for b in bodies):
+        raise UnsupportedError(f"the driver made a conditional node without its {size} body graph(s)")
+    return bodies
+
+
+def add_conditional_bodies(graph, deps, kind: str, handle, ctx, size: int = 1) -> tuple:
+    """(node, body graph handles) of a new conditional node of ``graph`` with ``size`` bodies, after ``deps``
+    (cuGraphAddNode). The bodies belong to the node: the driver frees them with the parent graph, so nobody may
+    destroy them (no Graph object ever wraps one)."""
+    p = conditional_node_params(kind, handle, ctx, size)
     node = graph_add_node(getattr(graph, "handle", graph), list(deps), p)
-    body = p.conditional.phGraph_out[0]  # written by the driver into our params; owned by the node
-    if not int(body):
-        raise UnsupportedError("the driver made a conditional node without a body graph")
-    return node, body
+    return node, bodies_of(p)
+
+
+def add_conditional_node(graph, deps, kind: str, handle, ctx) -> tuple:
+    """(node, body graph handle) of a new WHILE or IF node (one body) of ``graph`` controlled by ``handle``."""
+    if kind not in ("WHILE", "IF"):
+        raise ValueError(f"conditional kind must be one of ('WHILE', 'IF'), got {kind!r}")
+    node, bodies = add_conditional_bodies(graph, deps, kind, handle, ctx, 1)
+    return node, bodies[0]
+
+
+def add_if_else_node(graph, deps, handle, ctx) -> tuple:
+    """(node, (if body, else body)): an IF node with two bodies; the first runs when the condition is non-zero, the
+    second when it is zero (CUDA 12.8+)."""
+    return add_conditional_bodies(graph, deps, "IF", handle, ctx, 2)
+
+
+def add_switch_node(graph, deps, handle, ctx, size: int) -> tuple:
+    """(node, bodies): a SWITCH node with ``size`` bodies; body i runs when the condition is i, none when it is
+    ``size`` or more (CUDA 12.8+)."""
+    return add_conditional_bodies(graph, deps, "SWITCH", handle, ctx, size)

@@ -1,0 +1,44 @@
+"""``cugraphlab switch``: IF/ELSE and SWITCH conditional nodes around the chain, measured and checked (argparse
+only; the measurement and the text are imported in the handler)."""
+from __future__ import annotations
+
+from ..cli_args import device_index_arg, positive_int_arg
+
+__all__ = ["add_commands", "cmd_switch", "EXIT_CHECK_FAILED"]
+
+EXIT_CHECK_FAILED = 1  # measured, but a check failed
+
+
+def add_commands(sub, common) -> None:
+    """Register ``switch`` on the subparsers ``sub``; ``common`` is the parent parser holding ``--trace``."""
+    p = sub.add_parser("switch", parents=[common],
+                       help="IF/ELSE and SWITCH conditional nodes (CUDA 12.8+): K branches vs K IF nodes, "
+                            "one SWITCH for K sizes vs K graphs")
+    p.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
+    p.add_argument("--branches", type=positive_int_arg, default=4,
+                   help="bodies of the SWITCH, and problem sizes of the sizes SWITCH (2..8, default 4)")
+    p.add_argument("--iters", type=positive_int_arg, default=2000, help="launches per timed loop (default 2000)")
+    p.add_argument("--repeats", type=positive_int_arg, default=5, help="timed loops per graph (default 5)")
+    p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    p.add_argument("--json", metavar="PATH", help="write the full record (kind cugraphlab.switch)")
+    p.set_defaults(handler=cmd_switch)
+
+
+def cmd_switch(args) -> int:
+    """Measure, print the table, write the record if asked; 0 when every check passed, 1 otherwise."""
+    from ..bench.switch import measure_switch
+    from ..core.errors import InvalidArgumentError
+    from ..experiment.branches import MAX_BRANCHES
+    from ..report.switch import render_switch
+
+    if not 2 <= args.branches <= MAX_BRANCHES:  # before touching the GPU
+        raise InvalidArgumentError(f"--branches must be 2..{MAX_BRANCHES}, got {args.branches}")
+    result = measure_switch(args.device, args.size, args.branches, args.iters, args.repeats, seed=args.seed)
+    print(render_switch(result))
+    if args.json:
+        from ..report.files import write_json
+
+        write_json(args.json, result.to_dict())
+        print(f"\nrecord written to {args.json}")
+    return 0 if result.verified else EXIT_CHECK_FAILED

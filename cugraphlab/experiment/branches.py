@@ -1,0 +1,462 @@
+"""IF/ELSE and SWITCH conditional nodes around the chain (graphs.conditional): one graph, several bodies, the GPU
+chooses which runs.
+
+    IF/ELSE:       KERNEL cond_sign(h, x, probe) -> CONDITIONAL IF (h, 2 bodies)
+                   body 0 (sum(x[:probe]) > 0):  add -> mul -> sub -> relu
+                   body 1 (otherwise):           add -> mul -> sub            (the chain without relu)
+    SWITCH:        KERNEL cond_switch(h, index) -> CONDITIONAL SWITCH (h, K bodies)
+                   body i: chain variant i (the chain, without relu, without sub, fused; then again for K > 4)
+    K IF nodes:    KERNEL cond_one_hot(h[0..K), index) -> IF h[0] -> IF h[1] -> ... -> IF h[K-1]   (body i: variant i)
+    K sizes:       KERNEL cond_switch(h, index) -> CONDITIONAL SWITCH (h, K bodies)
+                   body k: the chain over the first n >> k elements of the same buffers
+
+Every variant writes buffers of its own, so after a launch the chosen body's output must be bit-exact against NumPy
+and every other body's output must still hold the poison pattern: a check that knows which body ran, and that
+nothing else did. The SWITCH index lives in device memory (the host writes it between launches); an index of K or
+more runs no body. The IF/ELSE decision is a value the GPU computes from the inputs; the host predicts it with the
+same float32 sum (``predict_sign``) and forces each branch by choosing the inputs' sign.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InvalidArgumentError, positive_int
+from ..core.launch import Launch, LaunchConfig, PackedArgs
+from ..core.memory import POISON_BITS
+from ..graphs.build import add_launch_sequence
+from ..graphs.conditional import (
+    MAX_SWITCH_BODIES,
+    add_conditional_bodies,
+    conditional_options,
+    create_handle,
+    require_conditional_branches,
+)
+from ..graphs.exec import ExecCache, Graph, GraphExec
+from ..graphs.inspect import topology
+from ..core._resource import Resource
+from .chain import Chain, chain_grid
+from .ops import FUSED_SIGNATURE, Verification, compare_bits, op_arguments, reference
+
+__all__ = ["ChainVariant", "chain_variants", "sizes_for", "predict_sign", "load_branch_kernels", "BranchCheck",
+           "BranchGraphs", "branch_graphs", "MAX_BRANCHES"]
+
+_DECIDE = LaunchConfig(1, 32)  # the one-thread decision kernels: one warp, thread 0 works
+MAX_BRANCHES = 8  # bodies of the lessons' SWITCH nodes (the driver takes more: graphs.conditional.MAX_SWITCH_BODIES)
+assert MAX_BRANCHES <= MAX_SWITCH_BODIES
+
+
+@dataclass(frozen=True)
+class ChainVariant:
+    """One body's work: a chain of ``ops`` launched op by op, or (``fused``) the chain's fused kernel."""
+
+    name: str
+    ops: tuple[str, ...]
+    fused: bool = False
+
+    def describe(self) -> str:
+        return "fused(" + ",".join(self.ops) + ")" if self.fused else " -> ".join(self.ops)
+
+
+def chain_variants(ops, count: int) -> list[ChainVariant]:
+    """``count`` variants of the chain ``ops``: the chain, without relu, without sub, fused, then the same again
+    (named "#2", ...). A variant that would drop every op keeps the whole chain (its buffers still tell it apart)."""
+    ops = tuple(ops)
+    base = [("chain", ops, False),
+            ("without relu", tuple(o for o in ops if o != "relu") or ops, False),
+            ("without sub", tuple(o for o in ops if o != "sub") or ops, False),
+            ("fused", ops, True)]
+    out = []
+    for i in range(positive_int("branches", count, MAX_BRANCHES)):
+        name, v_ops, fused = base[i % len(base)]
+        out.append(ChainVariant(name if i < len(base) else f"{name} #{i // len(base) + 1}", v_ops, fused))
+    return out
+
+
+def sizes_for(n: int, count: int) -> list[int]:
+    """The problem sizes of the K-sizes SWITCH: n, n/2, n/4, ... (at least 1 element each)."""
+    return [max(1, int(n) >> k) for k in range(positive_int("branches", count, MAX_BRANCHES))]
+
+
+def predict_sign(x: np.ndarray, probe: int) -> bool:
+    """What cond_sign decides: whether x[0] + ... + x[probe-1], summed in order in float32, is > 0."""
+    s = np.float32(0)
+    for v in np.asarray(x[:probe], dtype=np.float32):
+        s = np.float32(s + v)
+    return bool(s > 0)
+
+
+def load_branch_kernels(device, cache=None):
+    """kernels/cond_switch.cu compiled for ``device`` and loaded; ``ks["cond_sign"]`` and ``ks["cond_one_hot"]``
+    work as well as ``ks["cond_switch"]``."""
+    ks = device.load_kernels(names=["cond_switch"], options=conditional_options(), cache=cache)
+    module = ks.modules["cond_switch"]
+    for name in ("cond_one_hot", "cond_sign"):
+        ks.kernels[name] = module.kernel(name)
+    return ks
+
+
+@dataclass(frozen=True)
+class BranchCheck:
+    """One launch of a graph with several bodies checked: which body should have run, which did, and the bits."""
+
+    kind: str  # "IF/ELSE", "SWITCH", "4 IF nodes", "SWITCH sizes", "IF"
+    expected: int | None  # the body that had to run (None: none)
+    ran: tuple[int, ...]  # the bodies whose outputs were written
+    output: Verification  # the chosen body's output against NumPy (or the untouched poison when none ran)
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        want = () if self.expected is None else (self.expected,)
+        return self.ran == want and self.output.ok
+
+    def __str__(self) -> str:
+        want = "none" if self.expected is None else f"body {self.expected}"
+        ran = ", ".join(map(str, self.ran)) or "none"
+        extra = f" ({self.note})" if self.note else ""
+        return f"{self.kind}: expected {want}, ran {ran}{extra}; {self.output}"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "expected": self.expected, "ran": list(self.ran), "ok": self.ok,
+                "mismatches": self.output.mismatches, "note": self.note, "text": str(self)}
+
+
+class _Body:
+    """The launches of one body and the buffers they write (owned by the BranchGraphs)."""
+
+    def __init__(self, variant: ChainVariant, launches: list[Launch], outs: list, result):
+        self.variant, self.launches, self.outs, self.result = variant, launches, outs, result
+
+
+def _poison_pattern(n: int) -> np.ndarray:
+    return np.full(n, POISON_BITS, dtype=np.uint32).view(np.float32)
+
+
+class BranchGraphs(Resource):
+    """Graphs with IF/ELSE and SWITCH nodes around one :class:`Chain` (its inputs, kernels and stream).
+
+    Owns the decision kernels (kernels/cond_switch.cu), the SWITCH index and IF/ELSE decision words in device
+    memory, one set of output buffers per chain variant, and every executable it made. ``build_*`` return
+    (Graph, info) for inspection; ``run_*`` launch on fresh random inputs with every output poisoned and check.
+    Needs a driver for CUDA 12.8 or newer (UnsupportedError, one line, otherwise).
+    """
+
+    def __init__(self, chain: Chain, branches: int = 4, *, kernels=None, probe: int = 32):
+        self.chain = chain
+        self.device = device = chain.device
+        require_conditional_branches(device)
+        self.count = positive_int("branches", branches, MAX_BRANCHES)
+        self.probe = min(positive_int("probe", probe), chain.n)
+        self.variants = chain_variants(chain.ops, self.count)
+        self.sizes = sizes_for(chain.n, self.count)
+        self._keep: list[PackedArgs] = []
+        try:
+            if kernels is None:
+                kernels = self.adopt(load_branch_kernels(device))
+            self.kernels = kernels
+            self.index = self.adopt(device.array(1, "uint32"))  # the SWITCH selector, written by the host
+            self.taken = self.adopt(device.array(1, "uint32"))  # cond_sign's decision, read back by the checks
+            self.index.fill_bits(0)
+            self.taken.fill_bits(0)
+            self.bodies = [self._body(v) for v in self.variants]
+            self.size_launches = [self._size_launches(n) for n in self.sizes]
+            self._handle_arrays: list = []  # device copies of handle lists (cond_one_hot reads them)
+            self.execs = self.adopt(ExecCache(chain.stream))  # adopted last: closed first, before what they use
+        except BaseException:
+            self.close()
+            raise
+
+    # --- the bodies' work --------------------------------------------------------------------------------------
+    def _launch(self, kernel: str, signature, values, config: LaunchConfig) -> Launch:
+        launch = Launch(self.kernels[kernel] if kernel.startswith("cond_") else self.chain.kernels[kernel],
+                        PackedArgs(signature, values), config, self.chain.stream)
+        self._keep.append(launch.args)
+        return launch
+
+    def _body(self, variant: ChainVariant) -> _Body:
+        c = self.chain
+        config = LaunchConfig(c.grid, c.block)
+        if variant.fused:
+            out = self.adopt(self.device.array(c.n))
+            return _Body(variant, [self._launch("fused", FUSED_SIGNATURE, (out, c.x, c.y, c.scalar, c.n), config)],
+                         [out], out)
+        outs = [self.adopt(self.device.array(c.n)) for _ in variant.ops]
+        launches = [self._launch(name, sig, args, config)
+                    for name, sig, args in op_arguments(variant.ops, c.x, c.y, outs, c.scalar, c.n)]
+        return _Body(variant, launches, outs, outs[-1])
+
+    def _size_launches(self, n: int) -> list[Launch]:
+        """The chain over the first ``n`` elements of the chain's own buffers, with a grid for ``n``."""
+        c = self.chain
+        config = LaunchConfig(chain_grid(n, self.device.sm_count, c.block), c.block)
+        return [self._launch(name, sig, args, config)
+                for name, sig, args in op_arguments(c.ops, c.x, c.y, c.outs, c.scalar, n)]
+
+    # --- graph construction ----------------------------------------------------------------------------------
+    def _ctx(self):
+        return self.device.context
+
+    def _decide(self, graph, kernel: str, signature, values):
+        return add_launch_sequence(graph, [self._launch(kernel, signature, values, _DECIDE)], ctx=self._ctx())[0]
+
+    def _fill(self, body, launches) -> None:
+        add_launch_sequence(body, launches, ctx=self._ctx())  # every node of a body runs in the handle's context
+
+    def _info(self, graph: Graph, kind: str, bodies, labels, decide: str) -> dict:
+        return {"kind": kind, "parent": graph.topology().describe(),
+                "bodies": [f"body {i} ({label}): " + topology(b).describe() for i, (b, label) in
+                           enumerate(zip(bodies, labels))],
+                "decide": decide, "chain": self.chain.describe()}
+
+    def _build(self, make) -> tuple[Graph, dict]:
+        graph = Graph(self.device)
+        try:
+            return graph, make(graph)
+        except BaseException:
+            graph.close()
+            raise
+
+    def build_if_else(self) -> tuple[Graph, dict]:
+        """cond_sign -> IF node with two bodies: variant 0 when sum(x[:probe]) > 0 (the GPU sums), else variant 1."""
+        def make(graph):
+            h = create_handle(graph.handle, self._ctx(), None)  # no default: cond_sign decides at every launch
+            setter = self._decide(graph, "cond_sign", ("u64", "ptr", "u64", "ptr"),
+                                  (int(h), self.chain.x, self.probe, self.taken))
+            _node, bodies = add_conditional_bodies(graph.handle, [setter], "IF", h, self._ctx(), 2)
+            for body, b in zip(bodies, self.bodies[:2]):
+                self._fill(body, b.launches)
+            return self._info(graph, "IF/ELSE", bodies, [f"IF: {self.variants[0].describe()}",
+                                                         f"ELSE: {self.variants[1].describe()}"],
+                              f"cond_sign: sum(x[:{self.probe}]) > 0 in float32, on the GPU")
+
+        return self._build(make)
+
+    def build_switch(self) -> tuple[Graph, dict]:
+        """cond_switch -> SWITCH node with K bodies, body i = variant i; the index in device memory chooses."""
+        def make(graph):
+            h = create_handle(graph.handle, self._ctx(), None)
+            setter = self._decide(graph, "cond_switch", ("u64", "ptr"), (int(h), self.index))
+            _node, bodies = add_conditional_bodies(graph.handle, [setter], "SWITCH", h, self._ctx(), self.count)
+            for body, b in zip(bodies, self.bodies):
+                self._fill(body, b.launches)
+            return self._info(graph, "SWITCH", bodies, [v.describe() for v in self.variants],
+                              "cond_switch: the condition is the index in device memory")
+
+        return self._build(make)
+
+    def _handles_array(self, handles) -> object:
+        arr = self.adopt(self.device.array(2 * len(handles), "uint32"))  # u64 handles as pairs of words
+        arr.copy_from(np.array([int(h) for h in handles], dtype=np.uint64).view(np.uint32))
+        self._handle_arrays.append(arr)
+        return arr
+
+    def build_if_sequence(self, count: int | None = None) -> tuple[Graph, dict]:
+        """cond_one_hot -> ``count`` IF nodes one after the other (default K), IF i running variant i when the
+        index is i: what a SWITCH replaces. ``count=1`` is the single IF node (body: variant 0, runs for index 0)."""
+        k = self.count if count is None else positive_int("count", count, self.count)
+
+        def make(graph):
+            hs = [create_handle(graph.handle, self._ctx(), None) for _ in range(k)]
+            prev = self._decide(graph, "cond_one_hot", ("ptr", "u32", "ptr"),
+                                (self._handles_array(hs), k, self.index))
+            bodies = []
+            for h, b in zip(hs, self.bodies):
+                prev, (body,) = add_conditional_bodies(graph.handle, [prev], "IF", h, self._ctx(), 1)
+                self._fill(body, b.launches)
+                bodies.append(body)
+            return self._info(graph, f"{k} IF node(s)", bodies, [v.describe() for v in self.variants[:k]],
+                              f"cond_one_hot: IF i runs when the index is i (i < {k})")
+
+        return self._build(make)
+
+    def build_sizes_switch(self) -> tuple[Graph, dict]:
+        """cond_switch -> SWITCH node with K bodies, body k = the chain over the first sizes[k] elements."""
+        def make(graph):
+            h = create_handle(graph.handle, self._ctx(), None)
+            setter = self._decide(graph, "cond_switch", ("u64", "ptr"), (int(h), self.index))
+            _node, bodies = add_conditional_bodies(graph.handle, [setter], "SWITCH", h, self._ctx(), self.count)
+            for body, launches in zip(bodies, self.size_launches):
+                self._fill(body, launches)
+            return self._info(graph, "SWITCH sizes", bodies, [f"{n:,} floats" for n in self.sizes],
+                              "cond_switch: the index in device memory picks the problem size")
+
+        return self._build(make)
+
+    def build_size_graph(self, k: int) -> tuple[Graph, dict]:
+        """The plain graph of the chain at sizes[k] (explicit kernel nodes, no conditional): one of the K graphs
+        the sizes SWITCH replaces."""
+        self._size_index(k)
+
+        def make(graph):
+            add_launch_sequence(graph, self.size_launches[k])
+            return {"kind": "size graph", "size": self.sizes[k], "parent": graph.topology().describe()}
+
+        return self._build(make)
+
+    def build_plain(self) -> tuple[Graph, dict]:
+        """Variant 0's launches in a graph with no conditional node: the floor under the IF and SWITCH rows."""
+        def make(graph):
+            add_launch_sequence(graph, self.bodies[0].launches)
+            return {"kind": "no conditional", "parent": graph.topology().describe()}
+
+        return self._build(make)
+
+    def _size_index(self, k: int) -> int:
+        if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k < self.count:
+            raise InvalidArgumentError(f"size index must be 0..{self.count - 1}, got {k!r}")
+        return k
+
+    # --- executables ------------------------------------------------------------------------------------------
+    def exec_of(self, key: str, k: int | None = None) -> GraphExec:
+        """The ready executable of ``key``: "if_else", "switch", "if_sequence", "if" (one IF node),
+        "sizes_switch", "plain", or "size" with ``k``."""
+        builders = {"if_else": self.build_if_else, "switch": self.build_switch,
+                    "if_sequence": self.build_if_sequence, "if": lambda: self.build_if_sequence(1),
+                    "sizes_switch": self.build_sizes_switch, "plain": self.build_plain,
+                    "size": lambda: self.build_size_graph(k)}
+        if key not in builders:
+            raise InvalidArgumentError(f"unknown graph {key!r}; known: {', '.join(builders)}")
+        return self.execs.get((key, k), lambda: builders[key]()[0])
+
+    # --- inputs, selection, checks ----------------------------------------------------------------------------
+    def set_index(self, i: int) -> None:
+        """Write the SWITCH index (any value; K or more selects no body) into device memory, ordered on the
+        chain's stream."""
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < 2 ** 32:
+            raise InvalidArgumentError(f"the SWITCH index must be an unsigned 32-bit int, got {i!r}")
+        self.index.copy_from(np.array([i], dtype=np.uint32), self.chain.stream)
+
+    def poison(self) -> None:
+        """Every body's outputs and the chain's own outputs to the NaN pattern."""
+        s = self.chain.stream
+        for b in self.bodies:
+            for a in b.outs:
+                a.poison(s)
+        self.chain.poison()
+
+    def fresh(self, index: int | None = None) -> None:
+        """Fresh random inputs, every output poisoned, and (given) the SWITCH index set."""
+        self.chain.randomize()
+        self.poison()
+        if index is not None:
+            self.set_index(index)
+
+    def force_sign(self, positive: bool) -> None:
+        """Fresh inputs whose first ``probe`` elements of x sum (in float32, in order) to > 0 or to <= 0; the sum
+        of the negated elements is exactly the negated sum, so flipping the sign flips the decision."""
+        x, y = self.chain.randomize()
+        if predict_sign(x, self.probe) != positive:
+            x = x.copy()
+            x[:self.probe] = -x[:self.probe]
+            if predict_sign(x, self.probe) != positive:  # a sum of exactly 0 stays 0: move one element
+                x[0] = np.float32(1.0 if positive else -1.0)
+                x[1:self.probe] = 0
+            self.chain.set_inputs(x, y)
+        assert predict_sign(self.chain.x_host, self.probe) == positive
+
+    def _expected(self, variant: ChainVariant) -> np.ndarray:
+        c = self.chain
+        return reference(variant.ops, c.x_host, c.y_host, c.scalar)
+
+    def check_bodies(self, kind: str, expected: int | None, note: str = "") -> BranchCheck:
+        """Which variant bodies wrote their outputs, and whether the expected one is bit-exact (waits)."""
+        s = self.chain.stream
+        poison = _poison_pattern(self.chain.n).view(np.uint32)
+        ran, results = [], {}
+        for i, b in enumerate(self.bodies):
+            got = b.result.to_numpy(stream=s)
+            results[i] = got
+            if not (got.view(np.uint32) == poison).all():
+                ran.append(i)
+        if expected is None:
+            out = compare_bits(f"{kind} (no body: outputs untouched)",
+                               np.concatenate([results[i] for i in range(self.count)]),
+                               _poison_pattern(self.chain.n * self.count))
+        else:
+            out = compare_bits(f"{kind} body {expected} ({self.variants[expected].name})", results[expected],
+                               self._expected(self.variants[expected]))
+        return BranchCheck(kind, expected, tuple(ran), out, note)
+
+    def check_size(self, kind: str, k: int) -> BranchCheck:
+        """The chain's output after a run at sizes[k]: the first sizes[k] elements bit-exact, the rest untouched."""
+        c, n = self.chain, self.sizes[self._size_index(k)]
+        got = c.out.to_numpy(stream=c.stream)
+        want = _poison_pattern(c.n)
+        want[:n] = reference(c.ops, c.x_host[:n], c.y_host[:n], c.scalar)
+        poison = _poison_pattern(c.n).view(np.uint32)
+        written = got.view(np.uint32) != poison
+        # which size ran: the length of the written prefix (no result of the chain is the poison NaN); sizes may
+        # repeat for tiny n (1, 1, 1, 1), so the expected index is named when its size matches
+        length = int(written.sum()) if written[:int(written.sum())].all() else -1
+        ran = (k,) if length == n else tuple(i for i, m in enumerate(self.sizes) if m == length)[:1]
+        return BranchCheck(kind, k, ran, compare_bits(f"{kind} {n:,} floats", got, want))
+
+    # --- one launch each, checked ----------------------------------------------------------------------------
+    def _launch_once(self, exe: GraphExec) -> None:
+        exe.launch(self.chain.stream)
+
+    def run_if_else(self, positive: bool) -> BranchCheck:
+        """Inputs forced to one side, one launch of the IF/ELSE graph: the GPU's decision (read back) must be the
+        NumPy prediction, and only that body ran, bit-exact."""
+        exe = self.exec_of("if_else")
+        self.force_sign(positive)
+        self.poison()
+        self.taken.fill_bits(0xFFFFFFFF, self.chain.stream)
+        self._launch_once(exe)
+        taken = int(self.taken.to_numpy(stream=self.chain.stream)[0])
+        want = 0 if positive else 1
+        decided = {1: "IF", 0: "ELSE"}.get(taken, str(taken))
+        check = self.check_bodies("IF/ELSE", want, note=f"GPU decided {decided}")
+        if taken != (1 if positive else 0):
+            return BranchCheck(check.kind, want, check.ran,
+                               Verification("IF/ELSE decision", 1, 1, 0, float(taken), float(positive)), check.note)
+        return check
+
+    def run_switch(self, index: int) -> BranchCheck:
+        """One launch of the SWITCH graph with ``index``: body ``index`` ran alone, bit-exact (none for index >= K)."""
+        exe = self.exec_of("switch")
+        self.fresh(index)
+        self._launch_once(exe)
+        return self.check_bodies("SWITCH", index if index < self.count else None)
+
+    def run_if_sequence(self, index: int) -> BranchCheck:
+        """One launch of the K-IF-nodes graph with ``index``: IF ``index`` ran alone (none for index >= K)."""
+        exe = self.exec_of("if_sequence")
+        self.fresh(index)
+        self._launch_once(exe)
+        return self.check_bodies(f"{self.count} IF nodes", index if index < self.count else None)
+
+    def run_if(self, index: int) -> BranchCheck:
+        """One launch of the single-IF graph: its body (variant 0) runs for index 0 only."""
+        exe = self.exec_of("if")
+        self.fresh(index)
+        self._launch_once(exe)
+        return self.check_bodies("IF", 0 if index == 0 else None)
+
+    def run_size(self, k: int, via: str = "switch") -> BranchCheck:
+        """The chain at sizes[k], by the sizes SWITCH (``via="switch"``) or by its own graph (``"graph"``)."""
+        self._size_index(k)
+        exe = self.exec_of("sizes_switch") if via == "switch" else self.exec_of("size", k)
+        self.fresh(k)
+        self._launch_once(exe)
+        return self.check_size("SWITCH sizes" if via == "switch" else "size graph", k)
+
+    def describe(self) -> str:
+        return f"{self.count} branches over {self.chain.describe()}"
+
+    def __repr__(self) -> str:
+        return f"<BranchGraphs {self.describe()}>"
+
+
+def branch_graphs(chain: Chain, branches: int = 4) -> BranchGraphs:
+    """The BranchGraphs of ``chain`` with ``branches`` bodies, made on first use and closed with the chain (before
+    its buffers, which its executables read by address), like experiment.conditional.conditional_graphs."""
+    for kit in chain.dependents:
+        if isinstance(kit, BranchGraphs) and kit.chain is chain and kit.count == branches and not kit.closed:
+            return kit
+    chain.require_open()
+    kit = BranchGraphs(chain, branches)
+    chain.add_dependent(kit)
+    return kit
