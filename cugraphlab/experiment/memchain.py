@@ -295,6 +295,10 @@ def topology_check(device, n: int = 1024, *, kernels=None, stream=None, seed=Non
         return same, diff, a.view("explicit"), b.view("captured")
 
 
+def _fmt_bytes(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB" if abs(n) >= 1 << 20 else f"{n / 2**10:.1f} KiB"
+
+
 # --- physical memory shared by graphs on one stream -------------------------------------------------------------
 @dataclass(frozen=True)
 class PhysicalReuse:
@@ -330,10 +334,9 @@ class PhysicalReuse:
         return 0 < self.reserved_one and self.reserved_one_stream <= self.reserved_one and self.mismatches == 0
 
     def __str__(self) -> str:
-        mib = 1 << 20
-        return (f"reserved above baseline: one graph {self.reserved_one / mib:.1f} MiB, two graphs on one stream "
-                f"{self.reserved_one_stream / mib:.1f} MiB, two graphs on two streams "
-                f"{self.reserved_two_streams / mib:.1f} MiB (each graph allocates {self.graph_bytes / mib:.1f} MiB)")
+        return (f"reserved above baseline: one graph {_fmt_bytes(self.reserved_one)}, two graphs on one stream "
+                f"{_fmt_bytes(self.reserved_one_stream)}, two graphs on two streams "
+                f"{_fmt_bytes(self.reserved_two_streams)} (each graph allocates {_fmt_bytes(self.graph_bytes)})")
 
     def to_dict(self) -> dict:
         return {"baseline": self.baseline.to_dict(), "one_graph": self.one_graph.to_dict(),

@@ -235,6 +235,14 @@ class FakeMemDriver(FakeDriver):
         self._account()
         return (OK,)
 
+    # --- events (the timers run; their figures mean nothing here) ----------------------------------------------------
+    def cuEventSynchronize(self, event):
+        return (OK,)
+
+    def cuEventElapsedTime(self, start, end):
+        self._elapsed = getattr(self, "_elapsed", 0.0) + 0.001
+        return (OK, self._elapsed)
+
     # --- device memory as 32-bit patterns -------------------------------------------------------------------------
     def cuMemsetD32Async(self, dst, value, count, stream):
         self.words[int(dst)] = int(value)
