@@ -1,4 +1,4 @@
-"""tests/fake_driver.FakeDriver taught graph memory nodes: graphs that keep their nodes and edges, alloc and free
+"""tests/helpers/fake_driver.FakeDriver taught graph memory nodes: graphs that keep their nodes and edges, alloc and free
 nodes (explicit and captured), the one-exec and unfreed-relaunch rules, a footprint, and 32-bit device memory.
 
 What it models (so CPU tests can check cugraphlab's plumbing, never the driver's promises):
@@ -14,14 +14,10 @@ What it models (so CPU tests can check cugraphlab's plumbing, never the driver's
 from __future__ import annotations
 
 import ctypes
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from cuda.bindings import driver as _real
 
-from cuda.bindings import driver as _real  # noqa: E402
-
-from fake_driver import OK, FakeDriver  # noqa: E402
+from fake_driver import OK, FakeDriver  # tests/helpers is on sys.path (tests/conftest.py)
 
 INVALID_VALUE = _real.CUresult.CUDA_ERROR_INVALID_VALUE
 T = _real.CUgraphNodeType

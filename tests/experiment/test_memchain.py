@@ -11,10 +11,7 @@ import weakref
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-import fake_memnodes  # noqa: E402
+import fake_memnodes  # tests/helpers is on sys.path (tests/conftest.py)
 
 
 @pytest.fixture

@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
-import pathlib
-import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-import fake_memnodes  # noqa: E402
+import fake_memnodes  # tests/helpers is on sys.path (tests/conftest.py)
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +76,7 @@ def test_render_shows_every_part(result):
 
 
 def _cli_module():
-    try:
-        return importlib.import_module("cugraphlab.cli.memnodes")
-    except ImportError:  # cli/ is not a package yet in this tree (cli.py is): load the file by its path
-        spec = importlib.util.spec_from_file_location("cugraphlab.cli.memnodes",
-                                                      ROOT / "cugraphlab" / "cli" / "memnodes.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
+    return importlib.import_module("cugraphlab.cli.memnodes")
 
 
 def _parser():
