@@ -31,15 +31,17 @@ class capture:
 
     ``mode`` is "global", "thread_local" (default) or "relaxed" (CUstreamCaptureMode). If the block raises, the
     capture is ended and the partial graph destroyed before the exception goes on; if the driver invalidated the
-    capture, CaptureError says so.
+    capture, CaptureError says so. ``graph_class`` makes the owner of the captured handle (a Graph subclass taking
+    ``(device, handle)``, e.g. graphs.memory.MemoryGraph).
     """
 
-    def __init__(self, stream, mode: str = "thread_local"):
+    def __init__(self, stream, mode: str = "thread_local", graph_class=Graph):
         if mode not in CAPTURE_MODES:
             raise InvalidArgumentError(f"capture mode must be one of {', '.join(CAPTURE_MODES)}, got {mode!r}")
         modes = driver_module().CUstreamCaptureMode
         self.stream = stream
         self.mode = getattr(modes, f"CU_STREAM_CAPTURE_MODE_{mode.upper()}")
+        self.graph_class = graph_class
         self.graph: Graph | None = None
         self._kept: list = []
 
@@ -61,7 +63,7 @@ class capture:
                     pass
             return False
         check(result, "cuStreamEndCapture")  # CaptureError when the driver invalidated the capture
-        self.graph = Graph(self.stream.device, result[1])
+        self.graph = self.graph_class(self.stream.device, result[1])
         for obj in self._kept:
             self.graph.keep_alive(obj)
         self._kept.clear()

@@ -4,9 +4,10 @@ Everything here walks a graph through its handle (``cuGraphGetNodes``, ``cuGraph
 ``cuGraphKernelNodeGetParams``, ``cuFuncGetName``; CUDA Driver API, "Graph Management"), so it works as well on a
 graph owned by a ``Graph`` object as on a conditional node's body graph, which the node owns.
 
-The text view lists every node with its kind (and, for kernel nodes, the kernel and its grid x block), every edge as
-``[i] -> [j]``, and draws the nodes layer by layer: a node's depth is one more than its deepest predecessor, so nodes
-that may run at the same time (parallel branches) share a line.
+The text view lists every node with its kind (for kernel nodes the kernel and its grid x block, for graph memory
+nodes the size and address allocated or the address freed: ``cuGraphMemAllocNodeGetParams``,
+``cuGraphMemFreeNodeGetParams``), every edge as ``[i] -> [j]``, and draws the nodes layer by layer: a node's depth is
+one more than its deepest predecessor, so nodes that may run at the same time (parallel branches) share a line.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from .handles import GraphLike, as_handle
 __all__ = [
     "node_kind", "kernel_name", "node_label", "graph_nodes", "edge_pairs", "edge_kinds", "dependency_order",
     "Topology", "topology", "NodeInfo", "GraphView", "graph_view", "depths", "render_text", "write_dot",
-    "kernel_nodes_in_order", "same_topology",
+    "kernel_nodes_in_order", "same_topology", "node_detail",
 ]
 
 
@@ -164,14 +165,39 @@ def _node_detail(node, kind: str) -> str:
     return ""
 
 
+def _memory_detail(node, kind: str) -> str:
+    """"4 MiB (4,194,304 bytes) at 0x7f..." for an alloc node, "frees 0x7f..." for a free node."""
+    try:
+        if kind == "MEM_ALLOC":
+            p = cu("cuGraphMemAllocNodeGetParams", node)
+            size = int(p.bytesize)
+            unit = f"{size / 2**20:.4g} MiB" if size >= 2**20 else f"{size / 2**10:.4g} KiB"
+            return f"{unit} ({size:,} bytes) at {int(p.dptr):#x}"
+        return f"frees {int(cu('cuGraphMemFreeNodeGetParams', node)):#x}"
+    except Exception:  # the kind still describes the node
+        return ""
+
+
+def node_detail(node, label: str) -> str:
+    """What the text view shows beside a node: grid and block of a kernel node, size and address of a graph memory
+    node (cuGraphMemAllocNodeGetParams, cuGraphMemFreeNodeGetParams), a child graph's, host or event node's
+    (``_node_detail``)."""
+    if label.startswith("KERNEL"):
+        return _kernel_detail(node)
+    if label in ("MEM_ALLOC", "MEM_FREE"):
+        return _memory_detail(node, label)
+    return _node_detail(node, label)
+
+
 def graph_view(graph: GraphLike) -> GraphView:
-    """The view of a Graph or graph handle: nodes in dependency order (ties by label), with kernel details."""
+    """The view of a Graph or graph handle: nodes in dependency order (ties by label), with kernel and memory-node
+    details."""
     nodes = graph_nodes(graph)
     ids = [int(n) for n in nodes]
     labels, details = {}, {}
     for n, i in zip(nodes, ids):
         labels[i] = node_label(n)
-        details[i] = _kernel_detail(n) if labels[i].startswith("KERNEL") else _node_detail(n, labels[i])
+        details[i] = node_detail(n, labels[i])
     edges = [(int(a), int(b)) for a, b in edge_pairs(graph)]
     order = dependency_order(ids, edges, key=lambda i: labels[i])
     index = {i: k for k, i in enumerate(order)}

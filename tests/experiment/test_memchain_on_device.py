@@ -1,0 +1,167 @@
+"""Graph memory nodes on the GPU: the chain with graph-allocated intermediates bit-exact (explicit and captured, one
+topology), virtual-address reuse inside a graph, physical memory shared on one stream, the unfreed-allocation
+relaunch error and AUTO_FREE_ON_LAUNCH, the footprint, and lifetime (memory back after close and after GC)."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize("n", [1 << 20, 1024, 1000])
+@pytest.mark.parametrize("how", ["explicit", "capture"])
+def test_memchain_is_bit_exact_on_fresh_inputs(device, kernels, how, n):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(device, n, how=how, kernels=kernels) as mc:
+        for _ in range(3):  # each: fresh inputs, poisoned output, one launch
+            v = mc.verify()
+            assert v.ok, str(v)
+        mc.prepare()
+        mc.run(50)
+        assert mc.check_result().ok
+
+
+def test_an_unwritten_output_fails_the_check(device, kernels):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(device, 4096, kernels=kernels) as mc:
+        mc.prepare()  # poisoned, never launched
+        assert mc.check_result().mismatches == 4096
+
+
+def test_explicit_and_captured_have_one_topology(device, kernels):
+    from cugraphlab.experiment.memchain import topology_check
+
+    same, diff, explicit, _ = topology_check(device, 1 << 16, kernels=kernels)
+    assert same, diff
+    assert explicit.count("MEM_ALLOC") == 3 and explicit.count("MEM_FREE") == 3 and "256 KiB" in explicit
+
+
+@pytest.mark.parametrize("how", ["explicit", "capture"])
+def test_t3_takes_t1s_address_and_live_ones_differ(device, kernels, how):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(device, 1 << 20, how=how, kernels=kernels, instantiate=False) as mc:
+        r = mc.address_reuse()
+        assert r.overlapping_distinct, str(r)
+        assert r.ok, f"no virtual-address reuse inside the graph: {r}"
+
+
+def test_two_graphs_on_one_stream_share_physical_memory(device, kernels):
+    from cugraphlab.experiment.memchain import physical_reuse
+
+    r = physical_reuse(device, 1 << 20, kernels=kernels)
+    assert r.mismatches == 0
+    assert r.reserved_one > 0, str(r)
+    assert r.reserved_one_stream <= r.reserved_one, str(r)
+
+
+def test_unfreed_allocation_relaunch_and_auto_free(device):
+    from cugraphlab.experiment.memchain import demonstrate_unfreed
+
+    with device.create_stream() as s:
+        demo = demonstrate_unfreed(device, s, 1 << 16)
+    assert demo.ok, "\n".join(f"{st['ok']}: {st['text']}" for st in demo.steps)
+    assert demo.relaunch_error == "CUDA_ERROR_INVALID_VALUE"
+
+
+def test_footprint_follows_the_exec(device, kernels):
+    from cugraphlab.experiment.memchain import MemChain
+    from cugraphlab.graphs.memory import graph_mem_footprint, reset_graph_mem_high, trim_graph_mem
+
+    device.synchronize()
+    trim_graph_mem(device)
+    reset_graph_mem_high(device)
+    base = graph_mem_footprint(device)
+    with MemChain(device, 1 << 20, kernels=kernels) as mc:
+        assert graph_mem_footprint(device).used_current == base.used_current  # nothing mapped before a launch
+        assert mc.verify().ok
+        device.synchronize()
+        after = graph_mem_footprint(device)
+        assert after.used_current - base.used_current >= 2 * 4 * MIB  # t1/t3 and t2 at least
+        assert after.reserved_current >= after.used_current and after.used_high >= after.used_current
+        mc.close_exec()
+        device.synchronize()
+        assert graph_mem_footprint(device).used_current == base.used_current
+    trim_graph_mem(device)
+    assert graph_mem_footprint(device).reserved_current <= base.reserved_current
+
+
+def test_relaunch_error_is_typed_with_the_cuda_result(device):
+    from cugraphlab.graphs.memory import MemoryGraph, UnfreedAllocationError
+
+    with device.create_stream() as s, MemoryGraph(device) as g:
+        g.alloc(1 << 16)
+        with g.instantiate() as exe:
+            exe.launch(s)
+            with pytest.raises(UnfreedAllocationError) as e:
+                exe.launch(s)
+            assert e.value.name == "CUDA_ERROR_INVALID_VALUE" and "AUTO_FREE_ON_LAUNCH" in str(e.value)
+            exe.free_outstanding(s)
+            exe.launch(s)
+        s.synchronize()
+
+
+def _make(device, kernels, what):
+    from cugraphlab.experiment.memchain import MemChain
+    from cugraphlab.graphs.memory import MemoryGraph
+
+    if what == "unfreed":  # an exec whose last launch left its allocation live
+        s = device.create_stream()
+        g = MemoryGraph(device)
+        g.alloc(1 << 20)
+        exe = g.instantiate(auto_free=True)
+        exe.launch(s)
+        exe.launch(s)
+        exe.kept = (g, s)  # the exec keeps its graph and stream here: all forgotten together
+        return exe
+    mc = MemChain(device, 1 << 18, how=what, kernels=kernels)
+    mc.run(3)
+    return mc
+
+
+@pytest.mark.parametrize("what", ["explicit", "capture", "unfreed"])
+@pytest.mark.parametrize("how", ["close", "gc"])
+def test_memory_comes_back_after_close_and_after_gc(device, kernels, what, how):
+    from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
+
+    warm = [_make(device, kernels, what) for _ in range(4)]
+    for obj in warm:
+        obj.close()
+        for kept in getattr(obj, "kept", ()):
+            kept.close()
+    del warm
+    gc.collect()
+    device.synchronize()
+    trim_graph_mem(device)
+    free_before = device.memory_info()[0]
+    used_before = graph_mem_footprint(device).used_current
+    objects = [_make(device, kernels, what) for _ in range(8)]
+    device.synchronize()
+    assert graph_mem_footprint(device).used_current > used_before
+    if how == "close":
+        for obj in objects:
+            obj.close()
+            for kept in getattr(obj, "kept", ()):
+                kept.close()
+    del objects
+    gc.collect()
+    device.synchronize()
+    assert graph_mem_footprint(device).used_current == used_before
+    trim_graph_mem(device)
+    after = free_before - device.memory_info()[0]
+    assert abs(after) <= 2 * MIB, f"{what}/{how}: {after / MIB:.1f} MiB still held"
+
+
+def test_view_of_a_real_graph_names_sizes_and_addresses(device, kernels):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(device, 1 << 20, kernels=kernels, instantiate=False) as mc:
+        text = mc.view()
+        t1 = mc.intermediate_addresses[0]
+        assert f"4 MiB (4,194,304 bytes) at {t1:#x}" in text and f"frees {t1:#x}" in text
