@@ -11,7 +11,11 @@ from .conditional import WhileResult, measure_while
 from .copy_roof import CopyBandwidth, copy_bandwidth
 from .environment import collect, system_info
 from .latency import LatencyResult, measure_latency
+from .diff import DiffResult, diff_records
+from .intervals import compare_samples, mann_whitney, ratio_of_medians
+from .memnodes import MemnodesResult, measure_memnodes
 from .nodes import NodesResult, measure_nodes
+from .switch import SwitchResult, measure_switch
 from .pdl import PdlResult, measure_pdl
 from .records import CLOCKS, Record, RecordError, load_record
 from .run import ModeResult, RunResult, run_experiment
@@ -27,6 +31,8 @@ __all__ = [
     "collect", "system_info",
     "LatencyResult", "measure_latency",
     "NodesResult", "measure_nodes",
+    "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
+    "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",
     "CLOCKS", "Record", "RecordError", "load_record",
     "ModeResult", "RunResult", "run_experiment",

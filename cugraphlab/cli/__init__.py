@@ -2,7 +2,8 @@
 to a renderer (report), prints, and returns an exit code.
 
 One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
-(latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes), pdl, compare, scale. ``main`` is the one funnel from
+(latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes), memnodes (graph memory
+nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row by row). ``main`` is the one funnel from
 errors to exit codes, so no command ends in a traceback:
 
 - 0: measured, and every check passed;
@@ -28,7 +29,7 @@ EXIT_FAILED = 1  # the driver failed on good input, or a check failed
 EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
-FAMILIES = ("run", "measure", "graphs", "nodes", "pdl", "compare", "scale")
+FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -2,7 +2,8 @@
 only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
-from ..cli_args import device_index_arg, positive_int_arg
+from .args import count_arg as positive_int_arg
+from .args import device_index_arg
 
 __all__ = ["add_commands", "cmd_switch", "EXIT_CHECK_FAILED"]
 

@@ -10,6 +10,12 @@ from .conditional import ConditionalGraphs, LoopCheck, LoopState, build_while_gr
 from .forkjoin import ForkJoin, ForkJoinCheck
 from .graph_report import GRAPH_MODES, GraphReport, inspect_chain_graph
 from .kernel_set import CompileReport, compile_kernel_set
+from .branches import BranchCheck, BranchGraphs, ChainVariant, branch_graphs, chain_variants, predict_sign, sizes_for
+from .branches import load_branch_kernels
+from .conditional import CAPTURE_WAYS
+from .memchain import (AddressReuse, MemChain, PhysicalReuse, UnfreedDemo, demonstrate_unfreed, physical_reuse,
+                       topology_check)
+from .switch_views import SWITCH_VIEW_MODES, inspect_mode
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
 from .ops import (
@@ -29,6 +35,10 @@ from .runners import Runner
 from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
 
 __all__ = [
+    "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
+    "load_branch_kernels", "CAPTURE_WAYS",
+    "AddressReuse", "MemChain", "PhysicalReuse", "UnfreedDemo", "demonstrate_unfreed", "physical_reuse",
+    "topology_check", "SWITCH_VIEW_MODES", "inspect_mode",
     "EventPair", "NodeCheck", "ToggleChain", "check_clone", "check_events", "check_host", "check_join",
     "check_nested", "check_priority", "check_toggle", "refused_instantiate",
     "build_chain_graph", "build_chain_graph_nodes",

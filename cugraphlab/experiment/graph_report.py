@@ -16,7 +16,7 @@ from .forkjoin import ForkJoin
 
 __all__ = ["GRAPH_MODES", "GraphReport", "inspect_chain_graph", "run_graph_once"]
 
-GRAPH_MODES = ("capture", "explicit", "forkjoin", "while")
+GRAPH_MODES = ("capture", "explicit", "forkjoin", "while", "ifelse", "switch", "while-captured")
 
 
 @dataclass
@@ -50,6 +50,10 @@ def inspect_chain_graph(mode: str, ops, size: int, device: int = 0, unroll: int 
     while)."""
     if mode not in GRAPH_MODES:
         raise InvalidArgumentError(f"unknown graph mode {mode!r}; modes: {', '.join(GRAPH_MODES)}")
+    if mode in ("ifelse", "switch", "while-captured"):  # the conditional-branch lessons draw their own graphs
+        from .switch_views import inspect_mode
+
+        return inspect_mode(mode, ops, size, device, dot=dot)
     with Device(device) as dev:
         if mode == "forkjoin":
             with ForkJoin(dev, ops1=ops, n=size) as fj, fj.capture() as graph:

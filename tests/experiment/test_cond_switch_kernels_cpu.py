@@ -42,7 +42,7 @@ def test_the_toolkit_header_gives_the_same_cubin(own_kernels):
 
 
 def test_compile_kernel_set_takes_it_and_every_file_has_its_own_kernel(own_kernels):
-    from cugraphlab.core.program import compile_kernel_set
+    from cugraphlab.experiment.kernel_set import compile_kernel_set
     from cugraphlab.core.sources import kernel_names
 
     assert "cond_switch" in kernel_names()
