@@ -17,7 +17,7 @@ from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check,
 __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
            "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
-           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit"]
+           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit", "ctx_create"]
 
 _driver = None
 _nvrtc = None
@@ -161,6 +161,7 @@ def _short_args(args: tuple) -> str:
 #   cuGraphGetEdges   12: (err, from, to, n)                  13: (err, from, to, edgeData, n)
 #                     12.x spells the 13 form cuGraphGetEdges_v2 (driver 12.3+; the plain form answers
 #                     CUDA_ERROR_LOSSY_QUERY where an edge carries data, e.g. a programmatic edge).
+#   cuCtxCreate       12: (flags, dev)                        13: (ctxCreateParams or None, flags, dev)
 #   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
 #   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
 def bindings_version() -> str:
@@ -301,6 +302,15 @@ def graph_add_node(graph, deps, params, edge_data=None):
     if data is not None:  # bindings or driver older than 12.3: no edge data anywhere
         raise UnsupportedError(f"graph edges with data: need a driver for CUDA {_fmt(EDGE_DATA_NEEDS)} or newer")
     return cu("cuGraphAddNode", graph, deps or None, len(deps), params)  # the 12.2 form
+
+
+def ctx_create(flags: int, device):
+    """cuCtxCreate: a new context on ``device`` with scheduling ``flags`` (CU_CTX_SCHED_*), current on this thread
+    (pushed on its context stack). 13.x takes the execution-affinity/CIG parameters first (None: a plain context).
+    The caller owns it: cuCtxDestroy."""
+    if bindings_major() >= 13:
+        return cu("cuCtxCreate", None, int(flags), device)
+    return cu("cuCtxCreate", int(flags), device)
 
 
 def _edges(fn_name: str, graph, with_data: bool) -> list[tuple]:
