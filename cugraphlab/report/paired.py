@@ -39,7 +39,7 @@ def render_paired(record) -> str:
     cfg = d.get("config", {})
     ref = d.get("reference", "bindings")
     ways = d.get("ways", [])
-    headers = ["way", "us/launch median [95%]", f"ratio to {ref} [95%]", "held us/launch", f"held ratio",
+    headers = ["way", "us/launch median [95%]", f"ratio to {ref} [95%]", "held us/launch", "held ratio",
                "minus C, us", "stop", "SM clock"]
     table = []
     for w in ways:
