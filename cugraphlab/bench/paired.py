@@ -36,7 +36,8 @@ from .paired_stats import Interval, hierarchical_bootstrap, paired, relative_noi
 from .records import Record, clocks
 from .sm_clock import LOW_CLOCK_FRACTION, clock_low
 
-__all__ = ["PairedResult", "PairedRow", "Sample", "PairedRun", "run_paired", "summarize_run", "measure_paired",
+__all__ = ["PairedResult", "PairedRow", "Sample", "PairedRun", "run_paired", "sample_way", "summarize_run",
+           "result_from_run", "measure_paired",
            "CONTEXT_KINDS", "C_WAY", "C_CLOCK"]
 
 C_WAY = "c"
@@ -138,7 +139,7 @@ def run_paired(open_rig: Callable[[int], object], ways_for: Callable[[object], t
             r = 0
             while True:
                 for slot, w in enumerate(round_order(ways, r)):
-                    mine.append(_sample(rig, w, c, r, slot, launches, held_launches, out, clock))
+                    mine.append(sample_way(rig, w, c, r, slot, launches, held_launches, out, clock))
                 r += 1
                 noises = {w.name: _noise_in_context(mine, w.name, reference, seed) for w in ways}
                 why = stop_reason(noises, target, r, rounds, max_rounds, (clock() - t_start) / 1e9, time_cap_s)
@@ -174,8 +175,11 @@ def _timed(run, n: int, clock) -> float:
     return float(ns if ns is not None else t1 - t0)
 
 
-def _sample(rig, way, c: int, r: int, slot: int, launches: int, held_launches: int, out: PairedRun,
-            clock) -> Sample:
+def sample_way(rig, way, c: int, r: int, slot: int, launches: int, held_launches: int,
+               out: PairedRun | None = None, clock: Callable[[], int] = time.perf_counter_ns) -> Sample:
+    """One timed block of ``way`` on ``rig`` (drained first): µs per launch over ``launches``, the SM clock beside
+    it, and, with ``held_launches``, µs per launch of that many launches queued while the spin kernel holds the
+    stream (None if the hold ended by its timeout; counted in ``out.held_timeouts``)."""
     rig.drain()
     us = _timed(way.run, launches, clock) / 1e3 / launches
     mhz = rig.sm_clock_mhz()
@@ -185,7 +189,7 @@ def _sample(rig, way, c: int, r: int, slot: int, launches: int, held_launches: i
             ns = _timed(way.run, held_launches, clock)
         if hold["report"].released:
             held_us = ns / 1e3 / held_launches
-        else:
+        elif out is not None:
             out.held_timeouts += 1
     return Sample(c, r, slot, way.name, us, held_us, mhz, clock_low(mhz, getattr(rig, "rated_mhz", None)))
 

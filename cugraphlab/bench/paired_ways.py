@@ -102,13 +102,16 @@ class Rig(Resource):
     """One context's shared objects for paired measurement: the device (a Device or CreatedContext, owned and closed
     last), the kernels add/spin/clockprobe, one stream, x, y (random, seeded) and out, the ``add`` Launch, the
     stream holder (spin kernel) and the SM clock probe. ``mode`` "graph" also makes ``graph_exec`` (``graph_kernels``
-    launches of add captured once)."""
+    launches of add captured once). ``own_device`` False: several rigs (one per stream) share a device the caller
+    closes after them."""
 
     def __init__(self, device, *, size: int = 1024, seed: int = 0, release: str = "mapped", mode: str = "launch",
-                 graph_kernels: int = 4, kind: str = "primary", fresh: bool | None = None, index: int = 0):
+                 graph_kernels: int = 4, kind: str = "primary", fresh: bool | None = None, index: int = 0,
+                 own_device: bool = True):
         if mode not in MODES:
             raise InvalidArgumentError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-        self.adopt(device)  # first adopted, last closed: everything below lives in its context
+        if own_device:
+            self.adopt(device)  # first adopted, last closed: everything below lives in its context
         self.device, self.size, self.mode, self.kind, self.fresh, self.index = device, validate_size(size), mode, \
             kind, fresh, index
         self.kernels = self.adopt(device.load_kernels(names=list(KERNEL_NAMES)))
