@@ -29,9 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the source tree's cugraphlab first
-
-from cugraphlab.bench.launch_modes import run_child, summarize_grid  # noqa: E402
+from cugraphlab.bench.launch_modes import run_child, summarize_grid
 
 
 def _f(v, fmt="{:.2f}"):
