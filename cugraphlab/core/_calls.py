@@ -19,7 +19,7 @@ __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
            "require_conditional_branches", "require_pdl", "graph_add_node", "graph_edges", "stream_capture_info",
            "stream_set_capture_dependencies", "func_name", "versions_fit", "host_fn", "libcuda",
-           "launch_host_func", "kernel_node_priority_attr"]
+           "launch_host_func", "kernel_node_priority_attr", "ctx_create"]
 
 _driver = None
 _nvrtc = None
@@ -171,6 +171,7 @@ def _short_args(args: tuple) -> str:
 #                     12.x spells the 13 form cuStreamGetCaptureInfo_v3 (driver 12.3+).
 #   cuStreamUpdateCaptureDependencies  12: (stream, deps, n, flags)  13: (stream, deps, edgeData, n, flags)
 #                     12.x spells the 13 form cuStreamUpdateCaptureDependencies_v2 (driver 12.3+).
+#   cuCtxCreate       12: (flags, dev)                        13: (ctxCreateParams or None, flags, dev)
 #   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
 #   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
 #   host functions    both: CUDA_HOST_NODE_PARAMS.fn takes a CUhostFn built from the int address (the raw pointer
@@ -331,6 +332,15 @@ def graph_add_node(graph, deps, params, edge_data=None):
     if data is not None:  # bindings or driver older than 12.3: no edge data anywhere
         raise UnsupportedError(f"graph edges with data: need a driver for CUDA {_fmt(EDGE_DATA_NEEDS)} or newer")
     return cu("cuGraphAddNode", graph, deps or None, len(deps), params)  # the 12.2 form
+
+
+def ctx_create(flags: int, device):
+    """cuCtxCreate: a new context on ``device`` with scheduling ``flags`` (CU_CTX_SCHED_*), current on this thread
+    (pushed on its context stack). 13.x takes the execution-affinity/CIG parameters first (None: a plain context).
+    The caller owns it: cuCtxDestroy."""
+    if bindings_major() >= 13:
+        return cu("cuCtxCreate", None, int(flags), device)
+    return cu("cuCtxCreate", int(flags), device)
 
 
 def _edges(fn_name: str, graph, with_data: bool) -> list[tuple]:
