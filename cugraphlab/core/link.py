@@ -112,8 +112,9 @@ def _header_major(folder: Path) -> int | None:
 
 def devrt_include_dir(devrt_path: str | None = None, nvrtc_major: int | None = None) -> str:
     """The folder holding cuda_device_runtime_api.h for the NVRTC in use: the one core.cuda_headers finds beside
-    NVRTC, else the include folder beside libcudadevrt.a (``lib``/``lib64`` -> ``include``), if its CUDA major is
-    NVRTC's. UnsupportedError when neither fits."""
+    NVRTC, else the include folder beside libcudadevrt.a (``lib``/``lib64`` -> ``include``), else the one
+    cuda.pathfinder finds for the CUDA runtime; the first whose CUDA major is NVRTC's. UnsupportedError when none
+    fits."""
     from .cuda_headers import cuda_include_dir
 
     found = cuda_include_dir()
@@ -124,6 +125,14 @@ def devrt_include_dir(devrt_path: str | None = None, nvrtc_major: int | None = N
     candidates = [lib.parent.parent / "include"]
     if lib.parent.parent.parent.name == "targets":  # <root>/targets/<arch>/lib
         candidates.append(lib.parent.parent.parent.parent / "include")
+    try:  # last, where cuda.pathfinder finds the CUDA runtime's headers (wheels, conda, CUDA_HOME, system)
+        from cuda.pathfinder import find_nvidia_header_directory
+
+        found = find_nvidia_header_directory("cudart")
+        if found:
+            candidates.append(Path(found))
+    except Exception:
+        pass
     for folder in candidates:
         if all((folder / h).is_file() for h in _NEEDED_HEADERS) and _header_major(folder) == major:
             return str(folder)
