@@ -177,7 +177,7 @@ _LATENCY_TEXT = {
 }
 
 
-def _measure_latency(kit, samples: int) -> tuple[list[LatencyRow], list[dict]]:
+def _measure_latency(result, kit, samples: int) -> tuple[list[LatencyRow], list[dict]]:
     stream = kit.chain.stream
     rows = min(samples, kit.capacity)
     slots: dict[str, np.ndarray] = {}
@@ -226,6 +226,7 @@ def _measure_latency(kit, samples: int) -> tuple[list[LatencyRow], list[dict]]:
         name, how = _LATENCY_TEXT[key]
         clock = "host_call" if key == "host call" else "globaltimer"
         out.append(LatencyRow(name, how, summarize(values, unit="us", clock=clock)))
+        result.keep_samples(f"latency {name}", values, "us", clock)
     return out, checks
 
 
@@ -346,11 +347,9 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
                                                       summarize(values, unit="us", clock="globaltimer")))
                     result.keep_samples(f"{size} {shape} timeline {seg}", values, "us", "globaltimer")
         if latency_samples:
-            lat, lat_checks = _measure_latency(kit, latency_samples)
+            lat, lat_checks = _measure_latency(result, kit, latency_samples)
             result.latency.extend(lat)
             result.checks.extend(lat_checks)
-            for row in lat:
-                result.keep_samples(f"latency {row.name}", [row.us.median], "us", row.us.clock)
 
 
 def _threshold(chain) -> float:

@@ -31,11 +31,11 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .._version import __version__
-from ._calls import jit, nv, nvjitlink_module
+from ._calls import jit, nvjitlink_module
 from .cache import Cache, default_cache
 from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
 from .program import BASE_OPTIONS, Compiled, compile_source, nvrtc_version
