@@ -1,7 +1,7 @@
 """``cugraphlab devlaunch``: device graph launch measured (argparse only; bench.devlaunch measures, report renders)."""
 from __future__ import annotations
 
-from ..cli_args import device_index_arg, positive_int_arg, size_list_arg
+from .args import add_device, add_json, add_repeats, add_seed, count_arg, save_json, size_list_arg
 
 __all__ = ["add_commands", "cmd_devlaunch"]
 
@@ -17,13 +17,13 @@ def add_commands(sub, common) -> None:
                     "cuGraphLaunch and a %globaltimer timeline of where an iteration goes. Needs nvJitLink and "
                     "libcudadevrt.a (the CUDA runtime wheel).")
     p.add_argument("--size", type=size_list_arg, default=None,
-                   help="float32 elements, a comma list (default 1024,1048576)")
-    p.add_argument("--iterations", type=positive_int_arg, default=1000,
+                   help="float32 elements, a comma list (default 1024,1048576; 2^K accepted)")
+    p.add_argument("--iterations", type=count_arg, default=1000,
                    help="iterations per loop, a multiple of 50 (default 1000)")
-    p.add_argument("--repeats", type=positive_int_arg, default=5, help="timed loops per way (default 5)")
-    p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: fresh)")
-    p.add_argument("--json", metavar="PATH", help="write the full record (raw samples, environment)")
+    add_repeats(p, 5, "timed loops per way")
+    add_device(p)
+    add_seed(p)
+    add_json(p, "write the full record (raw samples, environment)")
     p.set_defaults(handler=cmd_devlaunch)
 
 
@@ -35,9 +35,5 @@ def cmd_devlaunch(args) -> int:
     result = measure_devlaunch(args.device, sizes=args.size or DEFAULT_SIZES, iterations=args.iterations,
                                repeats=args.repeats, seed=args.seed)
     print(render_devlaunch(result))
-    if args.json:
-        from ..report.files import write_json
-
-        write_json(args.json, result)
-        print(f"record written to {args.json}")
+    save_json(args.json, result)
     return 0 if result.verified else 1

@@ -115,19 +115,20 @@ class CompileError(CugraphlabError):
         )
 
 
-class LinkError(CugraphlabError):
-    """nvJitLink refused a link step. Names the call, the nvJitLinkResult (e.g. ``ERROR_PTX_COMPILE``) and carries
-    the link's error log (``log``) and the inputs linked so far (``inputs``)."""
+class LinkError(CompileError):
+    """nvJitLink refused a link step (a kind of build failure, like CompileError). Names the call, the
+    nvJitLinkResult (e.g. ``ERROR_PTX_COMPILE``) and carries the link's error log (``log``) and the inputs."""
 
     def __init__(self, call: str, result: str, log: str = "", inputs: tuple[str, ...] = (), options=()):
         self.call, self.result, self.log, self.inputs, self.options = call, result, log, tuple(inputs), tuple(options)
+        self.name, self.source, self.status = call, "", result
         text = f"nvJitLink {call}: {result}"
         if self.options:
             text += f" with options [{' '.join(self.options)}]"
         if self.inputs:
             text += f"; inputs: {', '.join(self.inputs)}"
         log = self.log.strip()
-        super().__init__(text + (f"\n--- link log ---\n{log}" if log else "") +
+        CugraphlabError.__init__(self, text + (f"\n--- link log ---\n{log}" if log else "") +
                          "\nCheck that NVRTC, nvJitLink and libcudadevrt.a come from one CUDA major (cugraphlab info).")
 
 

@@ -1,4 +1,4 @@
-"""The fake driver (tests/fake_driver.py) taught what device graph launch needs: graphs that remember their nodes
+"""The fake driver (tests/helpers/fake_driver.py) taught what device graph launch needs: graphs that remember their nodes
 (kind and kernel parameters), node types, child graphs, instantiate flags, and a relocatable build that skips NVRTC
 and nvJitLink (the link itself is tested for real in tests/core/test_link.py where libcudadevrt.a is found)."""
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parents[1]
-ROOT = TESTS.parent
-if str(TESTS) not in sys.path:
-    sys.path.insert(0, str(TESTS))
+HELPERS = Path(__file__).resolve().parent
+ROOT = HELPERS.parents[1]
+if str(HELPERS) not in sys.path:  # conftest.py puts it there too
+    sys.path.insert(0, str(HELPERS))
 
 from fake_driver import OK, FakeDriver, _real  # noqa: E402
 

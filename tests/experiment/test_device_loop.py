@@ -5,17 +5,14 @@ from __future__ import annotations
 import gc
 import math
 import struct
-import sys
 import weakref
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from cugraphlab.experiment.device_loop import predict_loop  # noqa: E402
-from cugraphlab.experiment.ops import DEFAULT_OPS, reference  # noqa: E402
+from cugraphlab.experiment.device_loop import predict_loop
+from cugraphlab.experiment.ops import DEFAULT_OPS, reference
 
 
 def test_counter_loop_prediction():
@@ -57,7 +54,7 @@ def test_threshold_prediction_rounds_like_float32():
 
 @pytest.fixture
 def fake(monkeypatch):
-    from helpers.fake_devlaunch import install
+    from fake_devlaunch import install
 
     return install(monkeypatch)
 
@@ -171,3 +168,22 @@ def test_linked_module_is_owned(fake):
         gc.collect()
         assert ref() is None
         _all_released_once(fake)
+
+
+def test_compile_kernel_set_handles_the_relocatable_source(monkeypatch):
+    """`cugraphlab compile`: devlaunch.cu is linked where it can be, else compiled plainly with the reason logged."""
+    from cugraphlab.core import link, sources
+    from cugraphlab.core.errors import UnsupportedError
+    from cugraphlab.experiment.kernel_set import compile_kernel_set
+
+    monkeypatch.setattr(sources, "kernel_dir", lambda: Path(__file__).resolve().parents[2] / "kernels")
+
+    def missing():
+        raise UnsupportedError("device graph launch: libcudadevrt.a not found (test)")
+
+    monkeypatch.setattr(link, "find_cudadevrt", missing)
+    report = compile_kernel_set("sm_90", use_cache=False)
+    dl = {c.name: c for c in report.compiled}["devlaunch"]
+    assert dl.kind == "cubin" and "left out" in dl.log and "libcudadevrt.a not found" in dl.log
+    assert "devlaunch" in dl.registers and "dl_launch" not in dl.registers  # only the plain kernel
+    assert {"add", "conditional", "devlaunch"} <= {c.name for c in report.compiled}

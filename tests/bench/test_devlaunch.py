@@ -3,7 +3,6 @@ JSON), its rendering, and the command's parser."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 from pathlib import Path
 
@@ -105,9 +104,8 @@ def test_render():
 
 
 def _cli():
-    spec = importlib.util.spec_from_file_location("cugraphlab.cli.devlaunch", ROOT / "cugraphlab/cli/devlaunch.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    from cugraphlab.cli import devlaunch as mod
+
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="command")
     common = argparse.ArgumentParser(add_help=False)

@@ -2,17 +2,14 @@
 upload before a kernel may have the handle, and the messages of a failed device-side launch."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 
 @pytest.fixture
 def fake(monkeypatch):
-    from helpers.fake_devlaunch import install
+    from fake_devlaunch import install
 
     return install(monkeypatch)
 
