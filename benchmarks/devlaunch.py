@@ -56,15 +56,23 @@ def checks(dev) -> list[tuple[str, bool, str]]:
             s = float(abs(chain.expected()[:32]).sum()) or 1.0
             runs.append(kit.run_loop(shape, 10_000, threshold=s * 37.0, probe=32))
         out += [(c.kind, c.ok, str(c)) for c in runs]
+    return out
+
+
+def outside_a_graph(dev) -> tuple[str, bool, str]:
+    """Last (a refused device launch could, on some driver, leave the context unusable): cudaGraphLaunch from a
+    kernel launched on a stream, not inside a graph, must come back to the kernel as a cudaError_t."""
+    with Chain(dev, n=1000) as chain:
+        kit = device_loop(chain, capacity=4)
         work = kit.work_exec()
         args = PackedArgs(("u64", "u64", "ptr", "ptr", "u64"),
                           (work.device_handle, DEVICE_STREAMS["fire_and_forget"], kit.state, 0, 0))
         kit.reset()
         Launch(kit.kernels["dl_launch"], args, LaunchConfig(1, 32), chain.stream)()
         st = kit.read_state()
-        out.append(("device launch outside a graph", st.status != 0,
-                    f"refused on the device with {st.status_name} ({st.status}), {st.launches} launches"))
-    return out
+        return ("device launch outside a graph", st.status != 0,
+                f"device launch outside a graph: refused on the device with {st.status_name} ({st.status}), "
+                f"{st.launches} launches")
 
 
 def main() -> int:
@@ -89,8 +97,9 @@ def main() -> int:
             return 2
         for kind, ok, text in found:
             print(("ok   " if ok else "FAIL ") + text)
-        result = measure_devlaunch(dev, iterations=args.iterations, repeats=args.repeats,
-                                   progress=None)
+        result = measure_devlaunch(dev, iterations=args.iterations, repeats=args.repeats)
+        found.append(outside_a_graph(dev))
+        print(("ok   " if found[-1][1] else "FAIL ") + found[-1][2])
     result.config["build"] = build
     result.checks += [{"kind": k, "ok": ok, "text": t, "script": True} for k, ok, t in found]
     print()
