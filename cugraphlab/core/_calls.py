@@ -12,9 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
-from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check, check_nvrtc
+from .errors import DriverMismatchError, LinkError, NoDeviceError, UnsupportedError, check, check_nvrtc
 
-__all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
+__all__ = ["driver_module", "nvrtc_module", "nvjitlink_module", "driver_fn", "nvrtc_fn", "jit_fn", "cu", "nv", "jit",
+           "Tracer", "tracing", "tracer",
            "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
            "require_conditional_branches", "require_pdl", "graph_add_node", "graph_edges", "stream_capture_info",
@@ -23,6 +24,7 @@ __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv",
 
 _driver = None
 _nvrtc = None
+_nvjitlink = None
 
 
 def driver_module():
@@ -47,6 +49,23 @@ def nvrtc_module():
             raise NoDeviceError(f"cuda-bindings is not importable ({e}): pip install 'cuda-bindings[all]'") from e
         _nvrtc = nvrtc
     return _nvrtc
+
+
+NVJITLINK_INSTALL = ("pip install nvidia-nvjitlink (CUDA 13) or nvidia-nvjitlink-cu12 (CUDA 12), or "
+                     "pip install 'cuda-bindings[all]'")
+
+
+def nvjitlink_module():
+    """cuda.bindings.nvjitlink, imported on first use; UnsupportedError (with what to install) when absent."""
+    global _nvjitlink
+    if _nvjitlink is None:
+        try:
+            from cuda.bindings import nvjitlink
+        except ImportError as e:
+            raise UnsupportedError(f"nvJitLink: cuda.bindings.nvjitlink is not importable ({e}): "
+                                   f"pip install -U 'cuda-bindings[all]'") from e
+        _nvjitlink = nvjitlink
+    return _nvjitlink
 
 
 @dataclass
@@ -130,6 +149,54 @@ def nvrtc_fn(name: str) -> Callable:
     """The NVRTC function ``name`` (traced while tracing is on)."""
     fn = getattr(nvrtc_module(), name)
     return fn if _tracer is None else _tracer.wrap(name, fn)
+
+
+def jit_fn(name: str) -> Callable:
+    """The nvJitLink function ``name`` of cuda.bindings.nvjitlink (``create``, ``add_data``, ...; traced while
+    tracing is on, as ``nvJitLink<Name>``)."""
+    fn = getattr(nvjitlink_module(), name)
+    api = "nvJitLink" + "".join(part.capitalize() for part in name.split("_"))
+    return fn if _tracer is None else _tracer.wrap(api, fn)
+
+
+def _jit_log(handle) -> str:
+    """The error log of an nvJitLink handle, or "" when none can be read."""
+    try:
+        j = nvjitlink_module()
+        size = j.get_error_log_size(handle)
+        if size <= 1:
+            return ""
+        buf = bytearray(size)
+        j.get_error_log(handle, buf)
+        return bytes(buf).rstrip(b"\0").decode(errors="replace")
+    except Exception:
+        return ""
+
+
+def jit(name: str, *args, inputs: tuple[str, ...] = (), options=()):
+    """Call nvJitLink function ``name`` (cuda.bindings.nvjitlink raises rather than returning a status).
+
+    A failure becomes LinkError naming the call, the nvJitLinkResult and the link's error log (read from the handle,
+    the first argument of every call but ``create`` and ``version``); ``inputs``/``options`` only enrich the message.
+    A missing libnvJitLink becomes UnsupportedError with what to install.
+    """
+    j = nvjitlink_module()
+    try:
+        return jit_fn(name)(*args)
+    except j.nvJitLinkError as e:
+        status = getattr(e, "status", None)
+        try:
+            result = j.Result(status).name
+        except Exception:
+            result = str(e)
+        log = _jit_log(args[0]) if args and name not in ("create", "version") else ""
+        raise LinkError(name, f"{result} ({status})" if status is not None else result, log, inputs,
+                        options) from e
+    except (RuntimeError, OSError) as e:  # the library itself: cuda.pathfinder's DynamicLibNotFoundError etc.
+        if "not found" in str(e).lower() or type(e).__name__.endswith("NotFoundError"):
+            raise UnsupportedError(f"nvJitLink: libnvJitLink could not be loaded ({type(e).__name__}): "
+                                   f"{NVJITLINK_INSTALL}") from e
+        raise
 
 
 def cu(name: str, *args):

@@ -9,6 +9,7 @@ __all__ = [
     "CugraphlabError",
     "CudaError",
     "CompileError",
+    "LinkError",
     "CaptureError",
     "DeviceMemoryError",
     "NoDeviceError",
@@ -112,6 +113,23 @@ class CompileError(CugraphlabError):
             f"{head} with options [{opts}]\n--- NVRTC log ---\n{self.log.strip()}\n"
             f"--- source ---\n{self.numbered_source()}\nFix the source or the options named above."
         )
+
+
+class LinkError(CompileError):
+    """nvJitLink refused a link step (a kind of build failure, like CompileError). Names the call, the
+    nvJitLinkResult (e.g. ``ERROR_PTX_COMPILE``) and carries the link's error log (``log``) and the inputs."""
+
+    def __init__(self, call: str, result: str, log: str = "", inputs: tuple[str, ...] = (), options=()):
+        self.call, self.result, self.log, self.inputs, self.options = call, result, log, tuple(inputs), tuple(options)
+        self.name, self.source, self.status = call, "", result
+        text = f"nvJitLink {call}: {result}"
+        if self.options:
+            text += f" with options [{' '.join(self.options)}]"
+        if self.inputs:
+            text += f"; inputs: {', '.join(self.inputs)}"
+        log = self.log.strip()
+        CugraphlabError.__init__(self, text + (f"\n--- link log ---\n{log}" if log else "") +
+                         "\nCheck that NVRTC, nvJitLink and libcudadevrt.a come from one CUDA major (cugraphlab info).")
 
 
 # What to do for the results a user of this package can actually meet. Anything else gets the generic line.

@@ -131,13 +131,17 @@ def parse_registers(log: str) -> dict[str, int]:
 
 def compile_source(source: str, name: str, *, arch: str, kind: str, headers: dict[str, str] | None = None,
                    options: tuple[str, ...] = (), cache: Cache | None = None) -> Compiled:
-    """Compile ``source`` (named ``name`` in messages) to ``kind`` ("cubin"/"ptx") for ``arch``; cached."""
+    """Compile ``source`` (named ``name`` in messages) to ``kind`` for ``arch``; cached.
+
+    ``kind``: "cubin", "ptx", or "ltoir" (NVVM IR for link-time optimisation; pass ``-rdc=true -dlto`` in
+    ``options``: core.link does, then links it with nvJitLink).
+    """
     headers = dict(headers or {})
     opts = tuple(BASE_OPTIONS) + tuple(options) + (f"--gpu-architecture={arch}",)
     if kind == "cubin":
         opts += ("--ptxas-options=-v",)
-    elif kind != "ptx":
-        raise InvalidArgumentError(f"kind must be 'cubin' or 'ptx', got {kind!r}")
+    elif kind not in ("ptx", "ltoir"):
+        raise InvalidArgumentError(f"kind must be 'cubin', 'ptx' or 'ltoir', got {kind!r}")
     cache = default_cache() if cache is None else cache
     key = _cache_key(source, headers, opts, arch, kind)
     t0 = time.perf_counter()
@@ -168,6 +172,10 @@ def _nvrtc_compile(source: str, name: str, headers: dict[str, str], opts: tuple[
             size = nv("nvrtcGetCUBINSize", prog)
             buf = b" " * size
             check_nvrtc(nvrtc_fn("nvrtcGetCUBIN")(prog, buf), "nvrtcGetCUBIN")
+        elif kind == "ltoir":
+            size = nv("nvrtcGetLTOIRSize", prog)
+            buf = b" " * size
+            check_nvrtc(nvrtc_fn("nvrtcGetLTOIR")(prog, buf), "nvrtcGetLTOIR")
         else:
             size = nv("nvrtcGetPTXSize", prog)
             buf = b" " * size

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from ..core.cache import Cache, default_cache
 from ..core.device import compute_capability_of
-from ..core.errors import NoDeviceError
+from ..core import link
+from ..core.errors import NoDeviceError, UnsupportedError
 from ..core.program import Compiled, compile_source, nvrtc_version, resolve_arch
 from ..core.sources import kernel_names, read_headers, read_source
 from .ops import CHAIN_KERNELS
@@ -42,7 +43,11 @@ def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bo
 
     ``arch``: a target like ``sm_90``; without it, device 0's own arch when a GPU answers, else the newest arch NVRTC
     knows. ``ptx``: PTX instead of cubin. ``use_cache``: take results from (and put them into) the on-disk cache.
-    Wraps nvrtcCreateProgram / nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source.
+    Wraps nvrtcCreateProgram / nvrtcCompileProgram / nvrtcGetCUBIN (nvrtcGetPTX) per source. A source that needs
+    relocatable device code and the device runtime (core.link.needs_device_runtime: kernels/devlaunch.cu) is built
+    as core.link builds it (NVRTC -rdc to LTO-IR, nvJitLink with libcudadevrt.a) for a cubin target; where that
+    cannot be done (PTX asked, nvJitLink or libcudadevrt.a missing) it is compiled plainly, which leaves its
+    device-launching kernels out, and its log says why.
     """
     note, cc = "", None
     if arch is None:
@@ -54,7 +59,24 @@ def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bo
     target, kind = resolve_arch(arch, cc, ptx)
     cache = default_cache() if use_cache else Cache(None)
     headers = read_headers()
-    compiled = [compile_source(read_source(name), name, arch=target, kind=kind, headers=headers, cache=cache)
+    compiled = [_compile_member(read_source(name), name, target, kind, headers, cache)
                 for name in kernel_order(kernel_names())]
     return CompileReport(target, kind, note, "%d.%d" % nvrtc_version(),
                          str(cache.folder) if cache.enabled else None, compiled)
+
+
+def _compile_member(source: str, name: str, target: str, kind: str, headers: dict[str, str],
+                    cache: Cache) -> Compiled:
+    """One source of the set: plainly, or through core.link when it needs the device runtime."""
+    if not link.needs_device_runtime(source):
+        return compile_source(source, name, arch=target, kind=kind, headers=headers, cache=cache)
+    why = "PTX was asked for" if kind != "cubin" else ""
+    if not why:
+        try:
+            return link.build_relocatable(source, name, arch=target, headers=headers, cache=cache)
+        except UnsupportedError as e:
+            why = str(e)
+    plain = compile_source(source, name, arch=target, kind=kind, headers=headers, cache=cache)
+    plain.log = (f"[cugraphlab] compiled without -rdc: its device-launching kernels are left out ({why})\n"
+                 + plain.log)
+    return plain

@@ -1,0 +1,121 @@
+"""Device graph launch on one GPU, in one go: the build, the checks of every launch mode and loop, the measurement.
+
+1. The build: kernels/devlaunch.cu through NVRTC (-rdc=true -dlto) and nvJitLink with libcudadevrt.a (where found,
+   the cubin's size and the seconds, cold and from the cache).
+2. The checks the GPU tests make (tests/experiment/test_gpu_devlaunch.py): fire-and-forget, tail and sibling launches,
+   counted self and scheduler loops (1, 2 and 1000 iterations), feedback loops (the chain applied 25 times),
+   threshold loops; a device launch from outside a graph must come back as a cudaError_t.
+3. ``bench.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency, timeline), its
+   report, then a short table last.
+
+Usage: python benchmarks/devlaunch.py OUT.json [--repeats 5] [--iterations 1000]
+Exit 0 when every check passed (the goal of the issue may still be unmet: the record says so), 1 otherwise,
+2 where device graph launch is unavailable here (the reason on one line).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from cugraphlab import Chain, Device
+from cugraphlab.bench.devlaunch import measure_devlaunch
+from cugraphlab.core.errors import UnsupportedError
+from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
+from cugraphlab.core.link import build_relocatable, find_cudadevrt, nvjitlink_version
+from cugraphlab.core.cache import Cache
+from cugraphlab.core.sources import read_headers, read_source
+from cugraphlab.experiment.device_loop import device_loop
+from cugraphlab.graphs.device_launch import DEVICE_STREAMS
+from cugraphlab.report.devlaunch import render_devlaunch
+from cugraphlab.report.files import write_json
+from cugraphlab.report.tables import format_table
+
+
+def build_info(dev, tmp_cache: str) -> dict:
+    src, headers = read_source("devlaunch"), read_headers()
+    cache = Cache(tmp_cache)
+    t0 = time.perf_counter()
+    cold = build_relocatable(src, "devlaunch", arch=dev.arch, headers=headers, cache=cache)
+    t1 = time.perf_counter()
+    warm = build_relocatable(src, "devlaunch", arch=dev.arch, headers=headers, cache=cache)
+    t2 = time.perf_counter()
+    return {"devrt": find_cudadevrt(), "nvjitlink": "%d.%d" % nvjitlink_version(), "cubin_bytes": len(cold.image),
+            "cold_s": t1 - t0, "warm_s": t2 - t1, "warm_hit": warm.cache_hit, "log": cold.log}
+
+
+def checks(dev) -> list[tuple[str, bool, str]]:
+    out = []
+    with Chain(dev, n=1000) as chain:
+        kit = device_loop(chain, capacity=64)
+        runs = [kit.run_launch("fire_and_forget"), kit.run_launch("tail"), kit.run_launch("sibling")]
+        for shape in ("self", "scheduler"):
+            runs += [kit.run_loop(shape, n) for n in (1, 2, 1000)]
+            runs.append(kit.run_loop(shape, 25, feedback=True))
+            kit.fresh()
+            s = float(abs(chain.expected()[:32]).sum()) or 1.0
+            runs.append(kit.run_loop(shape, 10_000, threshold=s * 37.0, probe=32))
+        out += [(c.kind, c.ok, str(c)) for c in runs]
+    return out
+
+
+def outside_a_graph(dev) -> tuple[str, bool, str]:
+    """Last (a refused device launch could, on some driver, leave the context unusable): cudaGraphLaunch from a
+    kernel launched on a stream, not inside a graph, must come back to the kernel as a cudaError_t."""
+    with Chain(dev, n=1000) as chain:
+        kit = device_loop(chain, capacity=4)
+        work = kit.work_exec()
+        args = PackedArgs(("u64", "u64", "ptr", "ptr", "u64"),
+                          (work.device_handle, DEVICE_STREAMS["fire_and_forget"], kit.state, 0, 0))
+        kit.reset()
+        Launch(kit.kernels["dl_launch"], args, LaunchConfig(1, 32), chain.stream)()
+        st = kit.read_state()
+        return ("device launch outside a graph", st.status != 0,
+                f"device launch outside a graph: refused on the device with {st.status_name} ({st.status}), "
+                f"{st.launches} launches")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", help="JSON file to write")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--iterations", type=int, default=1000)
+    args = ap.parse_args()
+    t_start = time.perf_counter()
+    with Device(0) as dev:
+        try:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                build = build_info(dev, tmp)
+            print(f"build: {build['cubin_bytes']:,}-byte cubin, nvJitLink {build['nvjitlink']}, "
+                  f"{build['cold_s']:.2f} s cold, {build['warm_s'] * 1e3:.1f} ms from the cache "
+                  f"(hit: {build['warm_hit']}); libcudadevrt.a: {build['devrt']}")
+            found = checks(dev)
+        except UnsupportedError as e:
+            print(f"devlaunch: {e}", file=sys.stderr)
+            return 2
+        for kind, ok, text in found:
+            print(("ok   " if ok else "FAIL ") + text)
+        result = measure_devlaunch(dev, iterations=args.iterations, repeats=args.repeats)
+        found.append(outside_a_graph(dev))
+        print(("ok   " if found[-1][1] else "FAIL ") + found[-1][2])
+    result.config["build"] = build
+    result.checks += [{"kind": k, "ok": ok, "text": t, "script": True} for k, ok, t in found]
+    print()
+    print(render_devlaunch(result))
+    write_json(args.out, result)
+    rows = [[f"{r.size:,}", r.name, f"{r.device.median:.2f}", f"{r.wall.median:.2f}",
+             "ok" if r.verified and r.iterations_ok is not False else "FAIL"] for r in result.loops]
+    rows += [["", "latency: " + r.name, f"{r.us.median:.2f}", "", ""] for r in result.latency]
+    g = result.goal
+    print(f"\nrecord written to {args.out} ({time.perf_counter() - t_start:.1f} s)")
+    print(format_table(["floats", "way", "device us/iter", "wall us/iter", "check"], rows, align="rlrrl"))
+    print(f"goal (device loop within 0.5 us/iter of the unrolled graph at {g['size']:,} floats): "
+          f"{g['device_loop_us']:.2f} vs {g['unrolled_us']:.2f}, gap {g['gap_us']:+.2f} us: "
+          f"{'met' if g['met'] else 'NOT met'}")
+    return 0 if result.verified and all(ok for _k, ok, _t in found) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

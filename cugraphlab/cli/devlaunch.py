@@ -1,0 +1,39 @@
+"""``cugraphlab devlaunch``: device graph launch measured (argparse only; bench.devlaunch measures, report renders)."""
+from __future__ import annotations
+
+from .args import add_device, add_json, add_repeats, add_seed, count_arg, save_json, size_list_arg
+
+__all__ = ["add_commands", "cmd_devlaunch"]
+
+
+def add_commands(sub, common) -> None:
+    """Register ``devlaunch`` on the subparsers ``sub`` (``common`` holds the shared options, e.g. --trace)."""
+    p = sub.add_parser(
+        "devlaunch", parents=[common],
+        help="device graph launch: loops the GPU drives vs WHILE, Python and an unrolled graph; launch latency",
+        description="Kernels launch the chain's graph from the GPU (fire-and-forget, tail launch) and drive a loop "
+                    "by tail-launching it until a counter reaches N; measured beside the WHILE node, Python-driven "
+                    "loops and a graph of unrolled iterations, with the latency of a device launch against a host "
+                    "cuGraphLaunch and a %globaltimer timeline of where an iteration goes. Needs nvJitLink and "
+                    "libcudadevrt.a (the CUDA runtime wheel).")
+    p.add_argument("--size", type=size_list_arg, default=None,
+                   help="float32 elements, a comma list (default 1024,1048576; 2^K accepted)")
+    p.add_argument("--iterations", type=count_arg, default=1000,
+                   help="iterations per loop, a multiple of 50 (default 1000)")
+    add_repeats(p, 5, "timed loops per way")
+    add_device(p)
+    add_seed(p)
+    add_json(p, "write the full record (raw samples, environment)")
+    p.set_defaults(handler=cmd_devlaunch)
+
+
+def cmd_devlaunch(args) -> int:
+    """Measure, print the report, write the record; 0 when every check passed, 1 otherwise."""
+    from ..bench.devlaunch import DEFAULT_SIZES, measure_devlaunch
+    from ..report.devlaunch import render_devlaunch
+
+    result = measure_devlaunch(args.device, sizes=args.size or DEFAULT_SIZES, iterations=args.iterations,
+                               repeats=args.repeats, seed=args.seed)
+    print(render_devlaunch(result))
+    save_json(args.json, result)
+    return 0 if result.verified else 1

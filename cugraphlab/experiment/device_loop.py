@@ -1,0 +1,390 @@
+"""The chain launched from the GPU (graphs.device_launch): fire-and-forget, tail launch, and loops the GPU drives.
+
+    work graph W (device):  KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL relu
+    (a) launcher L (host):  KERNEL dl_launch(W, cudaStreamGraphFireAndForget)   W runs beside L, inside L's launch
+    (b) launcher L (host):  KERNEL dl_launch(W, cudaStreamGraphTailLaunch)      W runs once L has finished
+    (c) self loop G (device):  the chain -> KERNEL dl_relaunch                   relaunches G (cudaGetCurrentGraphExec)
+                                                                                 while the condition holds
+    (d) scheduler S (device):  KERNEL dl_schedule(W)                             tail-launches W, then itself, while
+                                                                                 the condition holds
+
+The condition is the one kernels/conditional.cu's threshold loop uses: after each iteration add the sum of the first
+``probe`` outputs to a float32 total and go on while the total is below ``threshold`` and fewer than ``limit``
+iterations ran (probe 0, threshold +inf: a plain counter). With ``feedback`` the chain's last op writes x itself, so
+iteration k+1 computes on iteration k's result: after N iterations x holds the chain applied N times, which
+``predict_loop`` computes in NumPy float32 and the checks compare bit for bit, with the count of iterations.
+
+One host call starts a loop (cuMemsetD32Async of the 32-byte state, cuGraphLaunch of G or S); everything after is
+decided on the GPU. A failed device-side launch leaves its cudaError_t in the state, and the check says so.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core._calls import cu
+from ..core._resource import Resource
+from ..core.errors import InvalidArgumentError, positive_int
+from ..core.launch import Launch, LaunchConfig, PackedArgs
+from ..core.link import load_relocatable
+from ..graphs.build import add_kernel_node, add_launch_sequence
+from ..graphs.device_launch import (
+    DEVICE_STREAMS,
+    DeviceGraphExec,
+    cuda_error_name,
+    instantiate_for_device_launch,
+    require_device_launch,
+)
+from ..graphs.exec import Graph, GraphExec, ready_exec
+from .chain import Chain
+from .ops import Verification, compare_bits, op_arguments, reference
+
+__all__ = ["DEVLAUNCH_KERNELS", "STATE_WORDS", "COLUMNS", "load_devlaunch_kernels", "predict_loop",
+           "DeviceLoopState", "DeviceLoopCheck", "DeviceLoop", "device_loop"]
+
+DEVLAUNCH_KERNELS = ("devlaunch", "dl_launch", "dl_relaunch", "dl_schedule")
+STATE_WORDS = 8  # struct CglDevLoop: 32 bytes
+#: The timeline's columns (kernels/devlaunch.cu): %globaltimer ns per row, row = iterations done when stamped.
+COLUMNS = ("work start", "launcher start", "launch returned", "target start")
+_ONE_WARP = LaunchConfig(1, 32)
+_NO_LIMIT = (1 << 63) - 1
+
+
+def load_devlaunch_kernels(device, cache=None):
+    """kernels/devlaunch.cu built relocatable with the device runtime (core.link) and loaded: a KernelSet whose
+    kernels are DEVLAUNCH_KERNELS. UnsupportedError where nvJitLink, libcudadevrt.a or the arch cannot."""
+    return load_relocatable(device, "devlaunch", DEVLAUNCH_KERNELS, cache=cache)
+
+
+def predict_loop(ops, x: np.ndarray, y: np.ndarray, scalar: float, *, feedback: bool, limit: int,
+                 probe: int = 0, threshold: float = math.inf) -> tuple[int, float, np.ndarray]:
+    """(iterations, total, result) of a device loop, computed in NumPy float32 exactly as the kernels round.
+
+    Each iteration computes the chain (with ``feedback`` on the previous result, else on x again), adds
+    sum(result[:probe]) (in order, float32) to the total, and goes on while total < threshold and fewer than
+    ``limit`` iterations ran.
+    """
+    limit = positive_int("limit", limit)
+    thr = np.float32(threshold)
+    acc, count = np.float32(0), 0
+    src = np.asarray(x, dtype=np.float32)
+    out = None
+    while True:
+        if out is None or feedback:
+            out = reference(ops, src, y, scalar)
+            s = np.float32(0)
+            for v in out[:probe]:
+                s = np.float32(s + v)
+            if feedback:
+                src = out
+        acc = np.float32(acc + s)
+        count += 1
+        if not (acc < thr and count < limit):
+            return count, float(acc), out
+
+
+@dataclass(frozen=True)
+class DeviceLoopState:
+    """What the devlaunch kernels left in device memory."""
+
+    count: int  # iterations completed
+    acc: float  # running total (threshold loops)
+    status: int  # first cudaError_t of a device-side launch; 0: none failed
+    started: int
+    launches: int  # device-side launches that succeeded
+
+    @property
+    def status_name(self) -> str:
+        return cuda_error_name(self.status)
+
+
+@dataclass(frozen=True)
+class DeviceLoopCheck:
+    """One device-launched run checked: iterations against the expectation, launch status, output bits."""
+
+    kind: str
+    expected_iterations: int
+    iterations: int
+    status: int
+    launches: int
+    output: Verification
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0 and self.iterations == self.expected_iterations and self.output.ok
+
+    def __str__(self) -> str:
+        launch = "" if self.status == 0 else f"; device launch failed: {cuda_error_name(self.status)} ({self.status})"
+        return (f"{self.kind}: {self.iterations} iteration(s) (expected {self.expected_iterations}), "
+                f"{self.launches} device launch(es){launch}; {self.output}")
+
+
+class DeviceLoop(Resource):
+    """Device-launched graphs of one :class:`Chain` (its buffers, kernels and stream) and their checks.
+
+    Owns the devlaunch kernels, the 32-byte loop state, the timeline slots (``capacity`` rows) and every
+    executable graph it made (closed first, before the buffers they use by address).
+    """
+
+    def __init__(self, chain: Chain, *, kernels=None, capacity: int = 4096):
+        self.chain = chain
+        self.device = device = chain.device
+        self.note = require_device_launch(device)
+        self.capacity = positive_int("capacity", capacity)
+        self._keep: list[PackedArgs] = []
+        self._execs: dict[tuple, GraphExec] = {}
+        try:
+            if kernels is None:
+                kernels = self.adopt(load_devlaunch_kernels(device))
+            self.kernels = kernels
+            self.state = self.adopt(device.array(STATE_WORDS, "uint32"))
+            self.slots = self.adopt(device.array(self.capacity * 8, "uint32"))  # 4 u64 per row
+            self.state.fill_bits(0)
+            self.slots.fill_bits(0)
+            self._feedback_launches = self._make_feedback_launches()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- launches and nodes ------------------------------------------------------------------------------------
+    def _make_feedback_launches(self) -> list[Launch]:
+        """The chain's launches with its last op writing x: each run computes on the previous result."""
+        c = self.chain
+        outs = list(c.outs[:-1]) + [c.x]
+        return [Launch(c.kernels[name], PackedArgs(sig, args), c.config, c.stream)
+                for name, sig, args in op_arguments(c.ops, c.x, c.y, outs, c.scalar, c.n)]
+
+    def chain_launches(self, feedback: bool = False) -> list[Launch]:
+        return self._feedback_launches if feedback else list(self.chain.launches)
+
+    def result_buffer(self, feedback: bool = False):
+        """Where a loop's result is: x with feedback, else the chain's output."""
+        return self.chain.x if feedback else self.chain.out
+
+    def _node(self, graph, deps, kernel: str, signature, values):
+        launch = Launch(self.kernels[kernel], PackedArgs(signature, values), _ONE_WARP, self.chain.stream)
+        self._keep.append(launch.args)  # the driver copied them into the node; kept anyway
+        return add_kernel_node(graph, launch, deps)
+
+    def _slots(self, stamped: bool) -> tuple[int, int]:
+        return (self.slots.ptr, self.capacity) if stamped else (0, 0)
+
+    def _mark(self, graph, deps, column: int, advance: bool, stamped: bool = True):
+        ptr, cap = self._slots(stamped)
+        return self._node(graph, deps, "devlaunch", ("ptr", "ptr", "u64", "u32", "i32"),
+                          (self.state, ptr, cap, column, 1 if advance else 0))
+
+    def _decision(self, limit, threshold, probe) -> tuple:
+        limit = positive_int("limit", limit)
+        probe = int(probe)
+        if probe < 0 or probe > self.chain.n:
+            raise InvalidArgumentError(f"probe must be 0..{self.chain.n}, got {probe}")
+        thr = np.float32(threshold)
+        if math.isnan(float(thr)):
+            raise InvalidArgumentError("threshold must be a float32 or inf, got NaN")
+        return limit, float(thr), probe
+
+    # --- graphs (each new Graph is owned by the caller) --------------------------------------------------------
+    def build_work(self, feedback: bool = False, stamped: bool = False) -> Graph:
+        """W: [devlaunch mark, column 0 ->] the chain's kernels."""
+        graph = Graph(self.device)
+        try:
+            deps = [self._mark(graph, [], 0, False)] if stamped else []
+            add_launch_sequence(graph, self.chain_launches(feedback), deps)
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    def build_self(self, limit: int, threshold: float = math.inf, probe: int = 0, *, feedback: bool = False,
+                   stamped: bool = False, with_chain: bool = True) -> Graph:
+        """G: [mark ->] the chain -> dl_relaunch, which tail-launches G itself while the condition holds.
+        ``with_chain=False``: dl_relaunch alone, no marker either (the cost of the relaunch itself)."""
+        limit, thr, probe = self._decision(limit, threshold, probe)
+        graph = Graph(self.device)
+        try:
+            deps = [self._mark(graph, [], 0, False)] if stamped and with_chain else []
+            if with_chain:
+                deps = add_launch_sequence(graph, self.chain_launches(feedback), deps)[-1:]
+            ptr, cap = self._slots(stamped)
+            self._node(graph, deps, "dl_relaunch", ("ptr", "ptr", "u64", "f32", "u64", "ptr", "u64"),
+                       (self.state, self.result_buffer(feedback), probe, thr, limit, ptr, cap))
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    def build_scheduler(self, work: DeviceGraphExec, limit: int, threshold: float = math.inf, probe: int = 0, *,
+                        feedback: bool = False, stamped: bool = False) -> Graph:
+        """S: dl_schedule, which tail-launches ``work`` and then S itself while the condition holds."""
+        limit, thr, probe = self._decision(limit, threshold, probe)
+        graph = Graph(self.device)
+        try:
+            ptr, cap = self._slots(stamped)
+            self._node(graph, [], "dl_schedule", ("u64", "ptr", "ptr", "u64", "f32", "u64", "ptr", "u64"),
+                       (work.device_handle, self.state, self.result_buffer(feedback), probe, thr, limit, ptr, cap))
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    def build_launcher(self, target: DeviceGraphExec, mode: str, stamped: bool = False) -> Graph:
+        """L (a host graph): dl_launch(target, named stream ``mode``): "fire_and_forget", "tail" or "sibling"."""
+        if mode not in DEVICE_STREAMS:
+            raise InvalidArgumentError(f"mode must be one of {', '.join(DEVICE_STREAMS)}, got {mode!r}")
+        graph = Graph(self.device)
+        try:
+            ptr, cap = self._slots(stamped)
+            self._node(graph, [], "dl_launch", ("u64", "u64", "ptr", "ptr", "u64"),
+                       (target.device_handle, DEVICE_STREAMS[mode], self.state, ptr, cap))
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    def build_probe_target(self) -> Graph:
+        """T: one devlaunch kernel stamping column 3 ("target start") and counting: the latency probe's target."""
+        graph = Graph(self.device)
+        try:
+            self._mark(graph, [], 3, True)
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    # --- executables (made once per key, owned here) ------------------------------------------------------------
+    def _device_exec(self, key: tuple, build) -> DeviceGraphExec:
+        exe = self._execs.get(key)
+        if exe is None:
+            self.require_open()
+            graph = build()
+            try:
+                exe = instantiate_for_device_launch(graph, self.chain.stream)
+            finally:
+                graph.close()
+            self._execs[key] = self.adopt(exe)
+        return exe
+
+    def _host_exec(self, key: tuple, build) -> GraphExec:
+        exe = self._execs.get(key)
+        if exe is None:
+            self.require_open()
+            exe = self._execs[key] = self.adopt(ready_exec(build(), self.chain.stream))
+        return exe
+
+    def work_exec(self, feedback: bool = False, stamped: bool = False) -> DeviceGraphExec:
+        return self._device_exec(("work", feedback, stamped), lambda: self.build_work(feedback, stamped))
+
+    def self_exec(self, limit: int, threshold: float = math.inf, probe: int = 0, *, feedback: bool = False,
+                  stamped: bool = False, with_chain: bool = True) -> DeviceGraphExec:
+        key = ("self", int(limit), float(np.float32(threshold)), int(probe), feedback, stamped, with_chain)
+        return self._device_exec(key, lambda: self.build_self(limit, threshold, probe, feedback=feedback,
+                                                              stamped=stamped, with_chain=with_chain))
+
+    def scheduler_exec(self, limit: int, threshold: float = math.inf, probe: int = 0, *, feedback: bool = False,
+                       stamped: bool = False) -> DeviceGraphExec:
+        work = self.work_exec(feedback, stamped)
+        key = ("sched", int(limit), float(np.float32(threshold)), int(probe), feedback, stamped)
+        return self._device_exec(key, lambda: self.build_scheduler(work, limit, threshold, probe, feedback=feedback,
+                                                                   stamped=stamped))
+
+    def probe_exec(self) -> DeviceGraphExec:
+        return self._device_exec(("probe",), self.build_probe_target)
+
+    def launcher_exec(self, mode: str, target: str = "work", *, feedback: bool = False,
+                      stamped: bool = False) -> GraphExec:
+        """L for ``mode`` around the work graph (``target="work"``) or the latency probe (``"probe"``)."""
+        tgt = self.work_exec(feedback) if target == "work" else self.probe_exec()
+        return self._host_exec(("launcher", mode, target, feedback, stamped),
+                               lambda: self.build_launcher(tgt, mode, stamped))
+
+    # --- state ---------------------------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Zero the loop state on the chain's stream (cuMemsetD32Async; ordered before what is enqueued next)."""
+        cu("cuMemsetD32Async", self.state.handle, 0, STATE_WORDS, self.chain.stream.handle)
+
+    def read_state(self) -> DeviceLoopState:
+        """The loop state (waits for the chain's stream)."""
+        w = self.state.to_numpy(stream=self.chain.stream)
+        return DeviceLoopState(int(w[:2].view(np.uint64)[0]), float(w[2:3].view(np.float32)[0]), int(w[3]),
+                               int(w[4]), int(w[5]))
+
+    def read_slots(self, rows: int) -> np.ndarray:
+        """The first ``rows`` rows of the timeline, (rows, 4) uint64 ns (0: never stamped); waits for the stream."""
+        rows = min(positive_int("rows", rows), self.capacity)
+        words = self.slots.to_numpy(stream=self.chain.stream)
+        return words.view(np.uint64).reshape(self.capacity, 4)[:rows].copy()
+
+    def clear_slots(self) -> None:
+        cu("cuMemsetD32Async", self.slots.handle, 0, self.capacity * 8, self.chain.stream.handle)
+
+    def fresh(self) -> None:
+        """Fresh random inputs, poisoned outputs and a poisoned state (the loop's own reset must clear it)."""
+        self.chain.randomize()
+        self.chain.poison()
+        self.state.poison(self.chain.stream)
+
+    # --- enqueueing (for timers: nothing waits) -----------------------------------------------------------------
+    def enqueue(self, exe: GraphExec) -> None:
+        """Reset the state and launch ``exe`` from the host: one whole device-driven loop (or launch)."""
+        self.reset()
+        exe.launch(self.chain.stream)
+
+    # --- running and checking ------------------------------------------------------------------------------------
+    def _check(self, kind: str, exe: GraphExec, expected: int, feedback: bool, want: np.ndarray,
+               want_acc: float | None = None) -> DeviceLoopCheck:
+        self.enqueue(exe)
+        st = self.read_state()
+        got = self.result_buffer(feedback).to_numpy(stream=self.chain.stream)
+        out = compare_bits(kind, got, want)
+        if out.ok and want_acc is not None and np.float32(st.acc).view(np.uint32) != np.float32(want_acc).view(
+                np.uint32):
+            out = Verification(f"{kind} total", 1, 1, 0, st.acc, want_acc)
+        return DeviceLoopCheck(kind, expected, st.count, st.status, st.launches, out)
+
+    def _predict(self, feedback, limit, probe, threshold):
+        c = self.chain
+        return predict_loop(c.ops, c.x_host, c.y_host, c.scalar, feedback=feedback, limit=limit, probe=probe,
+                            threshold=threshold)
+
+    def run_loop(self, shape: str, limit: int, threshold: float = math.inf, probe: int = 0, *,
+                 feedback: bool = False, stamped: bool = False) -> DeviceLoopCheck:
+        """One device-driven loop ("self" or "scheduler") on fresh inputs, checked: iterations as NumPy predicts,
+        no failed device launch, the result bit-exact (with ``feedback``: the chain applied that many times)."""
+        if shape == "self":
+            exe = self.self_exec(limit, threshold, probe, feedback=feedback, stamped=stamped)
+        elif shape == "scheduler":
+            exe = self.scheduler_exec(limit, threshold, probe, feedback=feedback, stamped=stamped)
+        else:
+            raise InvalidArgumentError(f"loop shape must be 'self' or 'scheduler', got {shape!r}")
+        self.fresh()
+        count, acc, want = self._predict(feedback, limit, probe, threshold)
+        kind = f"{shape} loop" + (" (feedback)" if feedback else "") + (" until threshold" if probe else "")
+        return self._check(kind, exe, count, feedback, want, acc if probe else None)
+
+    def run_launch(self, mode: str, feedback: bool = False) -> DeviceLoopCheck:
+        """A host graph whose kernel launches the chain's device graph in ``mode`` ("fire_and_forget", "tail",
+        "sibling"): the chain must run once, bit-exact."""
+        exe = self.launcher_exec(mode, feedback=feedback)
+        self.fresh()
+        _count, _acc, want = self._predict(feedback, 1, 0, math.inf)
+        chk = self._check(mode.replace("_", "-") + " launch", exe, 1, feedback, want)
+        # dl_launch counts no iteration; the chain ran iff the output is right: report one iteration then
+        return DeviceLoopCheck(chk.kind, 1, 1 if chk.output.ok else 0, chk.status, chk.launches, chk.output)
+
+    def __repr__(self) -> str:
+        return f"<DeviceLoop over {self.chain.describe()}>"
+
+
+def device_loop(chain: Chain, **kwargs) -> DeviceLoop:
+    """The DeviceLoop of ``chain``, made on first use and closed when the chain is closed (before its buffers). The
+    chain keeps it as a dependent, as experiment.conditional does."""
+    for kit in chain.dependents:
+        if isinstance(kit, DeviceLoop) and kit.chain is chain and not kit.closed:
+            return kit
+    chain.require_open()
+    kit = DeviceLoop(chain, **kwargs)
+    chain.add_dependent(kit)
+    return kit
