@@ -13,6 +13,8 @@ from .memory import (Allocation, GraphMemFootprint, GraphMemoryError, MemoryGrap
                      UnfreedAllocationError, add_alloc_node, add_free_node, alloc_async, alloc_node_info,
                      alloc_node_params, auto_free_flag, free_async, free_node_address, graph_mem_footprint,
                      require_graph_memory, reset_graph_mem_high, trim_graph_mem)
+from .device_launch import (DEVICE_STREAMS, DeviceGraphError, DeviceGraphExec, DeviceLaunchError, check_device_graph,
+                            instantiate_for_device_launch, require_device_launch)
 from .child import add_child_graph_node, child_graph_of, clone_graph, find_in_clone
 from .controls import (InstantiateError, instantiate_flags, instantiate_with_params, is_enabled, node_priority,
                        priority_range, set_enabled, set_node_priority)
@@ -39,6 +41,8 @@ from .pdl import PDL_OPTIONS, programmatic_edge_count, require_pdl
 from .update import UpdateReport, set_kernel_params, try_exec_update
 
 __all__ = [
+    "DEVICE_STREAMS", "DeviceGraphError", "DeviceGraphExec", "DeviceLaunchError", "check_device_graph",
+    "instantiate_for_device_launch", "require_device_launch",
     "add_conditional_to_capture", "capture_handle", "capture_into", "capturing_graph", "require_capture_into",
     "MAX_SWITCH_BODIES", "add_conditional_bodies", "add_if_else_node", "add_switch_node", "bodies_of",
     "conditional_node_params", "require_conditional_branches",
