@@ -12,7 +12,7 @@ pytestmark = pytest.mark.gpu
 
 def _run(**kwargs):
     base = dict(threads="2", devices="0", launches=500, repeats=2, timeout_s=120, gil_seconds=0.2, evidence="all")
-    return run_scale(resolve_devices(make_config(**{**base, **kwargs})))
+    return run_scale(resolve_devices(make_config(**{**base, **kwargs}))).to_dict()
 
 
 def test_chain_on_two_threads_is_bit_exact_with_positive_rates():

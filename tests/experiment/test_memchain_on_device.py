@@ -118,7 +118,7 @@ def _make(device, kernels, what):
         exe = g.instantiate(auto_free=True)
         exe.launch(s)
         exe.launch(s)
-        exe.kept = (g, s)  # the exec keeps its graph and stream here: all forgotten together
+        exe.held_by_test = (g, s)  # the exec keeps its graph and stream here: all forgotten together
         return exe
     mc = MemChain(device, 1 << 18, how=what, kernels=kernels)
     mc.run(3)

@@ -133,7 +133,8 @@ def test_measure_update_costs_checks_every_path(device, kernels):
                                     "recapture_instantiate"}
         assert all(costs.verified.values()), costs.verified
         d = costs.to_dict()
-        assert d["costs"]["set_params"]["n"] == 10 and "perf_counter_ns" in d["clock"] and "gpu" in d["env"]
+        assert d["costs"]["set_params"]["n"] == 10 and "perf_counter_ns" in d["clocks"]["host_api"] and "gpu" in d["env"]
+        assert len(d["samples"]["set_params"]["values"]) == 10 and d["kind"] == "cugraphlab.update"
 
 
 def test_text_view_and_dot_file(device, kernels, tmp_path):
