@@ -17,7 +17,8 @@ from .errors import DriverMismatchError, NoDeviceError, UnsupportedError, check,
 __all__ = ["driver_module", "nvrtc_module", "driver_fn", "nvrtc_fn", "cu", "nv", "Tracer", "tracing", "tracer",
            "bindings_version", "bindings_cuda_version", "bindings_major", "driver_cuda_version", "extra_for_driver",
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
-           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit"]
+           "require_pdl", "graph_add_node", "graph_edges", "func_name", "versions_fit", "add_observer",
+           "remove_observer", "observing", "stream_capture_info"]
 
 _driver = None
 _nvrtc = None
@@ -118,10 +119,59 @@ class tracing:
         self.stop()
 
 
+# --- observers: called after each driver call made through this door (the capture doctor watches with one) -------
+# An observer is ``fn(name, args, result, frame)``: ``result`` is the binding's tuple (or the exception it raised),
+# ``frame`` the Python frame that made the call (cugraphlab's own, often: observers walk outward themselves). Like the
+# tracer, it sees the calls of ``cu()`` and of functions looked up with ``driver_fn`` while it is registered;
+# functions looked up before (a Launch made earlier keeps its binding) are not seen. With none registered, nothing
+# here costs anything.
+_observers: list[Callable] = []
+
+
+def add_observer(fn: Callable) -> None:
+    """Call ``fn(name, args, result, frame)`` after every driver call made through this door from now on."""
+    if fn not in _observers:
+        _observers.append(fn)
+
+
+def remove_observer(fn: Callable) -> None:
+    """Stop calling ``fn`` (no error if it was not registered)."""
+    try:
+        _observers.remove(fn)
+    except ValueError:
+        pass
+
+
+def observing() -> bool:
+    """Whether any observer is registered."""
+    return bool(_observers)
+
+
+def _observed(name: str, fn: Callable) -> Callable:
+    def observed(*args):
+        try:
+            result = fn(*args)
+        except Exception as e:
+            _notify(name, args, e, sys._getframe(1))
+            raise
+        _notify(name, args, result, sys._getframe(1))
+        return result
+
+    observed.__name__ = name
+    return observed
+
+
+def _notify(name: str, args: tuple, result, frame) -> None:
+    for obs in tuple(_observers):
+        obs(name, args, result, frame)
+
+
 def driver_fn(name: str) -> Callable:
-    """The driver function ``name`` (traced while tracing is on)."""
+    """The driver function ``name`` (traced while tracing is on, observed while an observer is registered)."""
     fn = getattr(driver_module(), name)
-    return fn if _tracer is None else _tracer.wrap(name, fn)
+    if _tracer is not None:
+        fn = _tracer.wrap(name, fn)
+    return fn if not _observers else _observed(name, fn)
 
 
 def nvrtc_fn(name: str) -> Callable:
@@ -328,6 +378,23 @@ def graph_edges(graph) -> list[tuple]:
             if not _missing_in_driver(e):
                 raise
     return _edges("cuGraphGetEdges", graph, False)
+
+
+def stream_capture_info(stream) -> tuple:
+    """cuStreamGetCaptureInfo of a stream handle as (status, capture id, graph, dependencies), unchecked: returns
+    (CUresult, status, id, graph, [nodes]) with the CUresult first, so a caller watching a capture (the doctor)
+    can ask without raising and without being observed itself (the raw binding is called, never ``driver_fn``).
+
+    12.x: cuStreamGetCaptureInfo is the v2 form (err, status, id, graph, deps, n); cuStreamGetCaptureInfo_v3 (driver
+    12.3+) adds edge data. 13.x: the plain name is the v3 form (err, status, id, graph, deps, edgeData, n). Both are
+    told apart by the length of the tuple. CUDA Driver API, "Stream Management".
+    """
+    r = driver_module().cuStreamGetCaptureInfo(stream)
+    if r[0] != 0:
+        return (r[0], None, 0, None, [])
+    n = int(r[-1]) if len(r) >= 6 else 0
+    deps = list(r[4] or [])[:n] if len(r) >= 6 else []
+    return (r[0], r[1], int(r[2] or 0), r[3], deps)
 
 
 def func_name(func) -> str | None:
