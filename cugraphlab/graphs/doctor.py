@@ -254,6 +254,7 @@ class CallSite:
         return site
 
 
+@functools.lru_cache(maxsize=1024)
 def _short_path(filename: str) -> str:
     try:
         rel = os.path.relpath(filename)
@@ -329,7 +330,7 @@ class Diagnosis:
 @dataclass
 class _Seen:
     name: str
-    args: str
+    args: tuple  # raw: formatted only for a finding
     result: str
     where: CallSite | None
     thread: str
@@ -371,6 +372,8 @@ class Doctor:
         self.events = _EVENTS  # event -> capture id it was last recorded in (0: none), shared by all doctors
         self.capture_id = 0
         self.thread = threading.get_ident()
+        self.thread_name = threading.current_thread().name
+        self.fork_sites: dict[int, str] = {}  # stream -> where it was forked into the capture
         self.culprit: Finding | None = None
         self.pending: _Seen | None = None  # a refused call on another thread, not yet known to have hurt us
         self.last: _Seen | None = None
@@ -447,8 +450,8 @@ class Doctor:
     def _observe(self, name, args, result, frame) -> None:
         self.calls += 1
         mine = threading.get_ident() == self.thread
-        seen = _Seen(name, _short_args(args), _code_name(result), CallSite.of(frame),
-                     threading.current_thread().name, mine)
+        seen = _Seen(name, args, _code_name(result), CallSite.of(frame),
+                     self.thread_name if mine else threading.current_thread().name, mine)
         code = seen.result
         other_capture = self._track(name, args, result)
         touches = self._touches(name, args)
@@ -459,6 +462,8 @@ class Doctor:
                 self.pending = seen
         elif self.culprit is not None and code in CAPTURE_ERRORS and len(self.later) < self.MAX_LATER:
             self.later.append(f"{name} -> {code} at {seen.where}")
+        if name == "cuStreamWaitEvent" and args and _as_int(args[0]) in self.streams:
+            self.fork_sites.setdefault(_as_int(args[0]), str(seen.where or ""))
         if mine:
             self._check_states(seen.where, seen=seen, touches=touches)
         self.last = seen if mine else self.last
@@ -475,7 +480,7 @@ class Doctor:
             detail = "the host buffer is pageable (not page-locked)"
         if not seen.capture_thread:
             detail = (detail + "; " if detail else "") + f"made by thread {seen.thread!r}, not the capturing thread"
-        return Finding(kind, name, seen.args, seen.result, str(seen.where or ""), seen.thread,
+        return Finding(kind, name, _short_args(seen.args), seen.result, str(seen.where or ""), seen.thread,
                        hex(s) if s is not None else "", detail=detail)
 
     def _track(self, name: str, args: tuple, result) -> bool:
@@ -538,7 +543,7 @@ class Doctor:
                 continue
             if self.pending is not None:
                 p, self.pending = self.pending, None
-                self.culprit = Finding("query_or_thread", p.name, p.args, p.result, str(p.where or ""), p.thread,
+                self.culprit = Finding("query_or_thread", p.name, _short_args(p.args), p.result, str(p.where or ""), p.thread,
                                        status_change=change,
                                        detail=f"made by thread {p.thread!r}, not the capturing thread")
             elif seen is not None and seen.result in CAPTURE_ERRORS and seen.result != _INVALIDATED:
@@ -598,8 +603,9 @@ class Doctor:
             if dangling:
                 findings.append(Finding(
                     "unjoined", "cuStreamEndCapture", stream=hex(h), where=str(self.begun_at or ""),
-                    result="(before the end)",
-                    detail=f"stream {hex(h)} forked into the capture and never joined back: its last node"
+                    result="CUDA_ERROR_STREAM_CAPTURE_UNJOINED (foreseen before the end)",
+                    detail=f"stream {hex(h)} forked into the capture at {self.fork_sites.get(h, '?')} and never "
+                           f"joined back: its last node"
                            f"{'s' if len(dangling) > 1 else ''} {', '.join(lab for _, lab in dangling)} "
                            f"{'are' if len(dangling) > 1 else 'is'} not followed by any work of the origin stream",
                     seen=True))
