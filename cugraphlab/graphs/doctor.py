@@ -384,11 +384,12 @@ class Doctor:
 
     # --- driver queries, never watched ------------------------------------------------------------------------
     def _status(self, h: int) -> str:
-        r = driver_module().cuStreamIsCapturing(h)
+        d = driver_module()
+        r = d.cuStreamIsCapturing(d.CUstream(h))
         return _status_name(r[1]) if r[0] == 0 else _code_name(r)
 
     def _info(self, h: int) -> tuple:
-        return stream_capture_info(h)
+        return stream_capture_info(driver_module().CUstream(h))
 
     # --- begin / end --------------------------------------------------------------------------------------------
     def begin(self) -> None:
@@ -523,7 +524,8 @@ class Doctor:
         host = args[1] if name == "cuMemcpyHtoDAsync" else args[0] if args else None
         try:
             d = driver_module()
-            r = d.cuPointerGetAttribute(d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _as_int(host))
+            r = d.cuPointerGetAttribute(d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        d.CUdeviceptr(_as_int(host)))
             return r[0] != 0
         except Exception:
             return False

@@ -2,6 +2,7 @@
 clean case finds nothing in any mode, nothing is left capturing, and the modes table says who refuses what."""
 from __future__ import annotations
 
+import gc
 import pathlib
 import sys
 
@@ -27,6 +28,7 @@ def results():
             gallery, table = run_gallery(dev)
         yield fake, gallery, table
     finally:
+        gc.collect()  # dropped objects are released by this fake, not a later one
         mp.undo()
 
 

@@ -2,6 +2,7 @@
 state change; unseen calls; unjoined forks with their dangling node; no finding for a clean capture."""
 from __future__ import annotations
 
+import gc
 import pathlib
 import sys
 import threading
@@ -27,6 +28,9 @@ def drv(monkeypatch):
     monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
     monkeypatch.setattr("cugraphlab.core.device._initialised", False)
     yield fake
+    # Objects a test dropped are released now, by this fake: collected later, under another test's fake, their
+    # release would fail and the error path would load the real driver library from inside a finalizer.
+    gc.collect()
     assert not observing(), "an observer was left registered"
 
 
