@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import sys
 from pathlib import Path
 
@@ -61,10 +62,16 @@ def rng():
 
 @pytest.fixture
 def fake_driver(monkeypatch):
-    """cugraphlab talking to tests/helpers/fake_driver.FakeDriver instead of libcuda (no GPU needed)."""
+    """cugraphlab talking to tests/helpers/fake_driver.FakeDriver instead of libcuda (no GPU needed).
+
+    At teardown the objects this test dropped are collected while its fake is still in place: a finalizer run later,
+    under another test's fake or the real bindings (which would go looking for libcuda through cuda.pathfinder from
+    inside a GC pass), could release a handle into the wrong driver or deadlock.
+    """
     from fake_driver import FakeDriver
 
     fake = FakeDriver()
     monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
     monkeypatch.setattr("cugraphlab.core.device._initialised", False)
     yield fake
+    gc.collect()

@@ -12,6 +12,7 @@ from .copy_roof import CopyBandwidth, copy_bandwidth
 from .environment import collect, system_info
 from .latency import LatencyResult, measure_latency
 from .diff import DiffResult, diff_records
+from .doctor import DoctorResult, run_doctor
 from .intervals import compare_samples, mann_whitney, ratio_of_medians
 from .memnodes import MemnodesResult, measure_memnodes
 from .nodes import NodesResult, measure_nodes
@@ -31,6 +32,7 @@ __all__ = [
     "collect", "system_info",
     "LatencyResult", "measure_latency",
     "NodesResult", "measure_nodes",
+    "DoctorResult", "run_doctor",
     "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
     "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",

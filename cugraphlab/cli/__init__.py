@@ -29,7 +29,8 @@ EXIT_FAILED = 1  # the driver failed on good input, or a check failed
 EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
-FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "devlaunch")
+FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "devlaunch",
+            "doctor")
 
 
 class _Parser(argparse.ArgumentParser):

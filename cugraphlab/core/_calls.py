@@ -20,7 +20,8 @@ __all__ = ["driver_module", "nvrtc_module", "nvjitlink_module", "driver_fn", "nv
            "check_driver_matches_bindings", "require_driver", "require_bindings", "require_conditional",
            "require_conditional_branches", "require_pdl", "graph_add_node", "graph_edges", "stream_capture_info",
            "stream_set_capture_dependencies", "func_name", "versions_fit", "host_fn", "libcuda",
-           "launch_host_func", "kernel_node_priority_attr", "ctx_create"]
+           "launch_host_func", "kernel_node_priority_attr", "ctx_create", "add_observer", "remove_observer",
+           "observing"]
 
 _driver = None
 _nvrtc = None
@@ -139,10 +140,59 @@ class tracing:
         self.stop()
 
 
+# --- observers: called after each driver call made through this door (the capture doctor watches with one) -------
+# An observer is ``fn(name, args, result, frame)``: ``result`` is the binding's tuple (or the exception it raised),
+# ``frame`` the Python frame that made the call (cugraphlab's own, often: observers walk outward themselves). Like the
+# tracer, it sees the calls of ``cu()`` and of functions looked up with ``driver_fn`` while it is registered;
+# functions looked up before (a Launch made earlier keeps its binding) are not seen. With none registered, nothing
+# here costs anything.
+_observers: list[Callable] = []
+
+
+def add_observer(fn: Callable) -> None:
+    """Call ``fn(name, args, result, frame)`` after every driver call made through this door from now on."""
+    if fn not in _observers:
+        _observers.append(fn)
+
+
+def remove_observer(fn: Callable) -> None:
+    """Stop calling ``fn`` (no error if it was not registered)."""
+    try:
+        _observers.remove(fn)
+    except ValueError:
+        pass
+
+
+def observing() -> bool:
+    """Whether any observer is registered."""
+    return bool(_observers)
+
+
+def _observed(name: str, fn: Callable) -> Callable:
+    def observed(*args):
+        try:
+            result = fn(*args)
+        except Exception as e:
+            _notify(name, args, e, sys._getframe(1))
+            raise
+        _notify(name, args, result, sys._getframe(1))
+        return result
+
+    observed.__name__ = name
+    return observed
+
+
+def _notify(name: str, args: tuple, result, frame) -> None:
+    for obs in tuple(_observers):
+        obs(name, args, result, frame)
+
+
 def driver_fn(name: str) -> Callable:
-    """The driver function ``name`` (traced while tracing is on)."""
+    """The driver function ``name`` (traced while tracing is on, observed while an observer is registered)."""
     fn = getattr(driver_module(), name)
-    return fn if _tracer is None else _tracer.wrap(name, fn)
+    if _tracer is not None:
+        fn = _tracer.wrap(name, fn)
+    return fn if not _observers else _observed(name, fn)
 
 
 def nvrtc_fn(name: str) -> Callable:
@@ -437,16 +487,33 @@ def graph_edges(graph) -> list[tuple]:
     return _edges("cuGraphGetEdges", graph, False)
 
 
-def stream_capture_info(stream) -> tuple:
-    """(status, capture id, graph being captured into, current dependencies) of a stream (cuStreamGetCaptureInfo;
-    CUDA Driver API, "Stream Management"). ``status`` is a CUstreamCaptureStatus; graph and dependencies are only
-    valid while the status is ACTIVE: the graph is the driver's (never destroy it), the dependencies are the nodes
-    the next captured node will depend on."""
-    if bindings_major() >= 13:
-        status, cid, graph, deps, _data, n = cu("cuStreamGetCaptureInfo", stream)
-    else:
-        status, cid, graph, deps, n = cu("cuStreamGetCaptureInfo", stream)
-    return status, cid, graph, list(deps or ())[:n]
+def stream_capture_info(stream, *, raw: bool = False) -> tuple:
+    """What a stream's capture is: (status, capture id, graph being captured into, current dependencies)
+    (cuStreamGetCaptureInfo; CUDA Driver API, "Stream Management").
+
+    ``status`` is a CUstreamCaptureStatus; graph and dependencies are only valid while the status is ACTIVE: the
+    graph is the driver's (never destroy it), the dependencies are the nodes the next captured node will depend on.
+    The 12-vs-13 difference (the binding's tuple) is in the table above: both forms end in the count, and the
+    dependencies are the fifth item of each, so one unpacking serves both.
+
+    Called through the door (checked, traced, observed) by default: graphs.capture_into. ``raw=True`` is for a
+    caller that watches a capture (graphs.doctor): the binding itself is called, neither traced nor observed (an
+    observer asking would see its own question), nothing is raised, and the CUresult comes first:
+    (CUresult, status, id, graph, dependencies), with (CUresult, None, 0, None, []) when the query failed.
+    """
+    if raw:
+        r = driver_module().cuStreamGetCaptureInfo(stream)
+        if r[0] != 0:
+            return (r[0], None, 0, None, [])
+        return (r[0], *_capture_info(r[1:]))
+    return _capture_info(cu("cuStreamGetCaptureInfo", stream))
+
+
+def _capture_info(values: tuple) -> tuple:
+    """(status, id, graph, deps) from the values after the CUresult, in either form (12: status, id, graph, deps,
+    n; 13: status, id, graph, deps, edgeData, n)."""
+    status, cid, graph, deps, n = values[0], values[1], values[2], values[3], values[-1]
+    return status, int(cid or 0), graph, list(deps or ())[:int(n or 0)]
 
 
 def stream_set_capture_dependencies(stream, deps) -> None:
@@ -506,13 +573,15 @@ def host_fn(address: int):
 def launch_host_func(stream, fn_address: int, user_data: int = 0) -> None:
     """cuLaunchHostFunc(stream, fn, userData) straight into libcuda: the driver stores ``fn_address`` and
     ``user_data`` themselves (inside a capture: in the host node), with no wrapper of the bindings in between.
-    Traced and checked like every other call."""
+    Traced, observed and checked like every other call."""
     raw = libcuda().cuLaunchHostFunc
 
     def call(stream_handle, fn, data):
         return (driver_module().CUresult(raw(int(stream_handle), int(fn), int(data))),)
 
     fn = call if _tracer is None else _tracer.wrap("cuLaunchHostFunc", call)
+    if _observers:
+        fn = _observed("cuLaunchHostFunc", fn)
     check(fn(stream, fn_address, user_data), "cuLaunchHostFunc")
 
 

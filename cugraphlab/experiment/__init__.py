@@ -2,7 +2,8 @@
 
 ops (op table, NumPy reference, fused source, bit-exact verification), runners (the one hot loop and the executable
 cache), chain (buffers, inputs, launches), then the chain in each graph lesson: build (explicit nodes), update,
-forkjoin, pdl, conditional; graph_report (what ``cugraphlab graph`` shows).
+forkjoin, pdl, conditional; graph_report (what ``cugraphlab graph`` shows); doctor_gallery (capture mistakes the
+doctor names, one per case).
 """
 from .build import build_chain_graph, build_chain_graph_nodes
 from .chain import Chain, chain_kernels
@@ -16,6 +17,7 @@ from .conditional import CAPTURE_WAYS
 from .memchain import (AddressReuse, MemChain, PhysicalReuse, UnfreedDemo, demonstrate_unfreed, physical_reuse,
                        topology_check)
 from .switch_views import SWITCH_VIEW_MODES, inspect_mode
+from .doctor_gallery import CASES, run_gallery
 from .device_loop import DeviceLoop, DeviceLoopCheck, DeviceLoopState, device_loop, load_devlaunch_kernels, predict_loop
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
@@ -36,6 +38,7 @@ from .runners import Runner
 from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
 
 __all__ = [
+    "CASES", "run_gallery",
     "DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels", "predict_loop",
     "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
     "load_branch_kernels", "CAPTURE_WAYS",

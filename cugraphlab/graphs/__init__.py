@@ -1,6 +1,7 @@
 """Floor 2, the CUDA graph API, one concept per module, in the order of the lessons in examples/:
 
 exec (a graph, its executable form, cached executables), capture (stream capture, fork/join across streams),
+doctor (which call broke a capture, from which line, and the fix),
 build (explicit nodes), update (new parameters for an instantiated graph), conditional (WHILE/IF nodes),
 pdl (programmatic dependent launch), inspect (topology, text view, DOT); handles (what every function accepts as a
 graph: ``GraphLike``, ``as_handle``). No workload and no timer here.
@@ -23,6 +24,7 @@ from .host import HostCallback, add_host_node, launch_host_func
 from .join import add_empty_node
 from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
 from .capture import capture, capture_launches, fork, join
+from .doctor import MISTAKES, Diagnosis, Doctor, Finding, explain_all, explaining
 from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
 from .exec import ExecCache, Graph, GraphExec, ready_exec, run_once
 from .handles import GraphLike, as_handle
@@ -58,6 +60,7 @@ __all__ = [
     "add_empty_node",
     "add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params",
     "capture", "capture_launches", "fork", "join",
+    "Diagnosis", "Doctor", "Finding", "MISTAKES", "explain_all", "explaining",
     "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",
     "ExecCache", "Graph", "GraphExec", "ready_exec", "run_once",
     "GraphLike", "as_handle",

@@ -18,7 +18,7 @@ with CUDA_ERROR_STREAM_CAPTURE_UNJOINED. CUDA Driver API, "Stream Management" an
 from __future__ import annotations
 
 from ..core._calls import cu, driver_fn, driver_module
-from ..core.errors import InvalidArgumentError, check
+from ..core.errors import CaptureError, InvalidArgumentError, check
 from .exec import Graph
 
 __all__ = ["capture", "capture_launches", "fork", "join", "CAPTURE_MODES"]
@@ -33,27 +33,48 @@ class capture:
     capture is ended and the partial graph destroyed before the exception goes on; if the driver invalidated the
     capture, CaptureError says so. ``graph_class`` makes the owner of the captured handle (a Graph subclass taking
     ``(device, handle)``, e.g. graphs.memory.MemoryGraph).
+
+    ``explain=True`` watches the capture with the capture doctor (graphs.doctor): the first call that invalidated
+    it, its Python frame, the class of mistake and the fix end up in ``.diagnosis`` (and in the CaptureError's
+    message). ``None`` (default) follows ``doctor.explaining()`` (the ``cugraphlab doctor`` command turns it on).
+    It slows the capture only; the graph is the same.
     """
 
-    def __init__(self, stream, mode: str = "thread_local", graph_class=Graph):
+    def __init__(self, stream, mode: str = "thread_local", graph_class=Graph, explain: bool | None = None):
         if mode not in CAPTURE_MODES:
             raise InvalidArgumentError(f"capture mode must be one of {', '.join(CAPTURE_MODES)}, got {mode!r}")
         modes = driver_module().CUstreamCaptureMode
         self.stream = stream
+        self.mode_name = mode
         self.mode = getattr(modes, f"CU_STREAM_CAPTURE_MODE_{mode.upper()}")
         self.graph_class = graph_class
         self.graph: Graph | None = None
         self._kept: list = []
+        self.diagnosis = None
+        if explain is None:
+            from .doctor import explaining
+
+            explain = explaining()
+        self._doctor = None
+        if explain:
+            from .doctor import Doctor
+
+            self._doctor = Doctor(stream, mode)
 
     def keep_alive(self, obj) -> None:
         """Hand ``obj`` to the graph made at the end of the capture (graphs.host: a captured host function)."""
         self._kept.append(obj)
 
     def __enter__(self) -> "capture":
+        if self._doctor is not None:
+            self._doctor.begin()
+            return self
         cu("cuStreamBeginCapture", self.stream.handle, self.mode)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        if self._doctor is not None:
+            return self._exit_explained(exc_type, exc)
         result = driver_fn("cuStreamEndCapture")(self.stream.handle)
         if exc_type is not None:
             if result[0] == 0 and result[1] is not None and int(result[1]):
@@ -63,11 +84,45 @@ class capture:
                     pass
             return False
         check(result, "cuStreamEndCapture")  # CaptureError when the driver invalidated the capture
-        self.graph = self.graph_class(self.stream.device, result[1])
+        self._own_graph(result[1])
+        return False
+
+    def _own_graph(self, handle) -> None:
+        """The captured handle's owner (``graph_class``), holding what was handed to ``keep_alive``."""
+        self.graph = self.graph_class(self.stream.device, handle)
         for obj in self._kept:
             self.graph.keep_alive(obj)
         self._kept.clear()
+
+    def _exit_explained(self, exc_type, exc) -> bool:
+        """End the watched capture: the doctor looks at the forked streams before cuStreamEndCapture and at the
+        result; a CaptureError carries the diagnosis in its message."""
+        result, self.diagnosis = self._doctor.end(exc)
+        ok = result[0] == 0 and result[1] is not None and int(result[1])
+        if exc_type is not None or not ok:
+            if ok:
+                try:
+                    cu("cuGraphDestroy", result[1])
+                except Exception:
+                    pass
+            if exc_type is not None:
+                if isinstance(exc, CaptureError):
+                    _attach(exc, self.diagnosis)
+                return False
+            try:
+                check(result, "cuStreamEndCapture")
+            except CaptureError as e:
+                _attach(e, self.diagnosis)
+                raise
+        self._own_graph(result[1])
         return False
+
+
+def _attach(error: CaptureError, diagnosis) -> None:
+    """Give a CaptureError the doctor's diagnosis (``.diagnosis``) and its summary in the message."""
+    error.diagnosis = diagnosis
+    if diagnosis.findings and error.args:
+        error.args = (f"{error.args[0]}\n{diagnosis.summary()}", *error.args[1:])
 
 
 def capture_launches(stream, launches, repeat: int = 1) -> Graph:

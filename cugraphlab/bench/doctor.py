@@ -1,0 +1,132 @@
+"""The capture doctor measured: the gallery's diagnoses, the modes table, and what ``explain=True`` costs.
+
+Overhead: the same capture (``launches`` empty-kernel launches made through ``cu("cuLaunchKernel", ...)``, so the
+doctor sees and checks every one, its worst case) timed with and without ``explain=True``, interleaved sample by
+sample (host clock: perf_counter_ns from before cuStreamBeginCapture to after cuStreamEndCapture). Then the graph
+of each is instantiated and replayed (``replays`` cuGraphLaunch calls per sample, the stream synchronized at the
+end of each sample, host clock): the doctor only watches the recording, so the two executables must replay alike.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..core._calls import cu
+from ..core.device import Device
+from ..core.errors import positive_int
+from ..experiment.doctor_gallery import CASES, run_gallery
+from ..graphs.capture import CAPTURE_MODES, capture
+from .environment import collect
+from .records import Record, clocks
+from .stats import summarize
+
+__all__ = ["DoctorResult", "run_doctor", "measure_overhead"]
+
+
+@dataclass(kw_only=True)
+class DoctorResult(Record):
+    """``cases``: each gallery case in its teaching mode (CaseResult.to_dict); ``modes``: every case in every mode;
+    ``overhead``: Summary dicts of capture and replay µs with and without ``explain=True``."""
+
+    KIND: ClassVar[str] = "cugraphlab.doctor"
+    cases: list = field(default_factory=list)
+    modes: list = field(default_factory=list)
+    overhead: dict = field(default_factory=dict)
+
+    @property
+    def named_all(self) -> bool:
+        return bool(self.cases) and all(c["named"] for c in self.cases)
+
+    @property
+    def restored_all(self) -> bool:
+        return all(c["restored"] for c in self.cases + self.modes)
+
+    @property
+    def false_alarms(self) -> int:
+        """Findings in the clean case, over every mode."""
+        return sum(len(c["diagnosis"]["findings"]) for c in self.cases + self.modes
+                   if c["case"] == "clean" and c["diagnosis"])
+
+    @property
+    def ok(self) -> bool:
+        return self.named_all and self.restored_all and self.false_alarms == 0
+
+    def _extra_dict(self) -> dict:
+        return {"named_all": self.named_all, "restored_all": self.restored_all, "false_alarms": self.false_alarms,
+                "ok": self.ok}
+
+
+def _capture_once(stream, kernel, launches: int, explain: bool):
+    t0 = time.perf_counter_ns()
+    with capture(stream, explain=explain) as cap:
+        for _ in range(launches):
+            cu("cuLaunchKernel", kernel.handle, 1, 1, 1, 1, 1, 1, 0, stream.handle, 0, 0)
+    t1 = time.perf_counter_ns()
+    return (t1 - t0) / 1e3, cap.graph
+
+
+def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 64, samples: int = 31,
+                     replays: int = 200) -> dict:
+    """Capture µs with and without explain, and replay µs per cuGraphLaunch of both graphs (interleaved)."""
+    kernel = kernels["empty"]
+    raw = {"capture_plain": [], "capture_explained": [], "replay_plain": [], "replay_explained": []}
+    with device.create_stream() as s:
+        for _ in range(3):  # warm-up
+            for explain in (False, True):
+                _capture_once(s, kernel, launches, explain)[1].close()
+        for _ in range(samples):
+            for explain in (False, True):
+                us, graph = _capture_once(s, kernel, launches, explain)
+                graph.close()
+                raw["capture_explained" if explain else "capture_plain"].append(us)
+        graphs = {k: _capture_once(s, kernel, launches, k == "explained")[1] for k in ("plain", "explained")}
+        execs = {}
+        try:
+            for k, g in graphs.items():
+                execs[k] = g.instantiate()
+                execs[k].upload(s)
+            for _ in range(samples):
+                for k, exe in execs.items():
+                    t0 = time.perf_counter_ns()
+                    for _ in range(replays):
+                        exe.launch(s)
+                    s.synchronize()
+                    raw[f"replay_{k}"].append((time.perf_counter_ns() - t0) / 1e3 / replays)
+        finally:
+            for exe in execs.values():
+                exe.close()
+            for g in graphs.values():
+                g.close()
+    out = {}
+    for label, values in raw.items():
+        clock = "host_api" if label.startswith("capture") else "host_call"
+        record.keep_samples(label, values, "us", clock)
+        out[label] = summarize(values, unit="us", clock=clock).to_dict()
+    plain, explained = out["capture_plain"]["median"], out["capture_explained"]["median"]
+    out["launches_per_capture"] = launches
+    out["explain_us_per_call"] = (explained - plain) / launches
+    out["capture_ratio"] = explained / plain if plain else None
+    out["replay_ratio"] = (out["replay_explained"]["median"] / out["replay_plain"]["median"]
+                           if out["replay_plain"]["median"] else None)
+    return out
+
+
+def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
+               modes=CAPTURE_MODES) -> DoctorResult:
+    """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
+    ``overhead``, the cost of ``explain=True``, on device ``device``."""
+    samples = positive_int("samples", samples)
+    launches = positive_int("launches", launches)
+    record = DoctorResult(config={"device": device, "samples": samples, "launches": launches,
+                                  "modes": list(modes), "cases": [c.key for c in CASES]},
+                          clocks=clocks("host_api", "host_call"))
+    with Device(device) as dev:
+        record.env = collect(dev)
+        gallery, table = run_gallery(dev, modes)
+        record.cases = [r.to_dict() for r in gallery]
+        record.modes = [r.to_dict() for r in table]
+        if overhead:
+            with dev.load_kernels(names=["empty"]) as ks:
+                record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples)
+    return record

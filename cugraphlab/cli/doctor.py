@@ -1,0 +1,91 @@
+"""``cugraphlab doctor``: run a Python file or module with every capture explained, or show the gallery.
+
+    cugraphlab doctor SCRIPT.py [args...]     # runpy.run_path with sys.argv = [SCRIPT.py, args...]
+    cugraphlab doctor -m package.module [args...]
+    cugraphlab doctor --gallery [--device N] [--json PATH]
+
+Under the doctor, every ``capture(...)`` made through cugraphlab without ``explain=`` is explained
+(``graphs.doctor.explain_all``); at the end the diagnoses of the captures with findings are printed. Exit code: the
+script's own, or 1 when it exited 0 but a capture failed. ``--gallery``: exit 0 when every case was named right,
+the clean case had no finding and the state was restored after each, else 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_commands", "cmd_doctor"]
+
+EXIT_FAILED = 1
+
+
+def _device_index(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"device index must be an integer >= 0, got {text!r}")
+    return value
+
+
+def add_commands(sub, common) -> None:
+    """Register ``doctor`` on ``sub`` (argparse subparsers) with the ``common`` parent options."""
+    p = sub.add_parser("doctor", parents=[common],
+                       help="run a script with every capture explained (which call broke it, and the fix), "
+                            "or --gallery: each capture mistake made on purpose")
+    p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
+                   help="run a module (like python -m) instead of a file; what follows goes to the module")
+    p.add_argument("--gallery", action="store_true",
+                   help="reproduce each class of capture mistake on the GPU, with the diagnoses and the modes table")
+    p.add_argument("--device", type=_device_index, default=0, help="CUDA device index for --gallery (default 0)")
+    p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
+    p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
+    p.add_argument("script", nargs="?", help="the Python file to run")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.set_defaults(handler=cmd_doctor)
+
+
+def cmd_doctor(args) -> int:
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    if args.gallery:
+        if args.script or args.module:
+            raise InvalidArgumentError("doctor: give a script, a module or --gallery, not both")
+        return _gallery(args)
+    if args.module is not None:
+        if not args.module:
+            raise InvalidArgumentError("doctor: -m needs a module name")
+        return _run(args.module[0], list(args.module[1:]), module=True)
+    if not args.script:
+        raise InvalidArgumentError("doctor: name a Python file to run (or -m MODULE, or --gallery)")
+    from pathlib import Path
+
+    if not Path(args.script).is_file():
+        raise InvalidArgumentError(f"doctor: no such file: {args.script}")
+    return _run(args.script, list(args.args), module=False)
+
+
+def _run(target: str, argv: list[str], *, module: bool) -> int:
+    from cugraphlab.graphs.doctor import run_explained
+    from cugraphlab.report.doctor import render_session
+
+    code, diagnoses = run_explained(target, argv, module=module)
+    sys.stdout.flush()
+    print(render_session(diagnoses))
+    if code == 0 and any(not d.ok for d in diagnoses):
+        return EXIT_FAILED
+    return code
+
+
+def _gallery(args) -> int:
+    from cugraphlab.bench.doctor import run_doctor
+    from cugraphlab.report.doctor import render_doctor
+
+    record = run_doctor(args.device, overhead=not args.no_overhead)
+    print(render_doctor(record))
+    if args.json:
+        from cugraphlab.report.files import write_json
+
+        write_json(args.json, record.to_dict())
+    return 0 if record.ok else EXIT_FAILED

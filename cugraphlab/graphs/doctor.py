@@ -1,0 +1,671 @@
+"""The capture doctor: which call broke a stream capture, from which line of Python, what kind of mistake, the fix.
+
+"operation not permitted when stream is capturing" names no culprit, and the capture error often surfaces far from
+the call that caused it (at cuStreamEndCapture, or at the next launch). The doctor watches a capture through the
+package's one door to the driver (``core._calls``): an observer runs after every driver call made through it, and
+after each one the doctor asks the driver about every stream it knows in the capture::
+
+    cuStreamBeginCapture(origin, mode)             # capture(stream, explain=True).__enter__
+      ... each driver call made through cugraphlab, then:
+      cuStreamIsCapturing(s) for s in the capture  # ACTIVE, or INVALIDATED: which call flipped it?
+      cuStreamGetCaptureInfo(s) after an event wait # (status, capture id, graph, dependencies): s joined the capture
+    cuStreamGetCaptureInfo(s) for each forked s    # before the end: its open dependency set must reach the origin's
+    cuStreamEndCapture(origin)
+
+The culprit is the FIRST call that failed with a capture error (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, _IMPLICIT,
+_ISOLATION, _MERGE, _UNJOINED, _WRONG_THREAD, CUDA_ERROR_CAPTURED_EVENT, CUDA_ERROR_NOT_PERMITTED) or after which a
+stream went from ACTIVE to INVALIDATED. A call the door cannot see (CuPy, PyTorch, a raw cuda.bindings call, a
+Launch prepared before the capture began) shows up as a state change between two calls the doctor saw, or at the
+end: the doctor then names both Python frames and says that a call between them did it. A fork never joined is
+named with its stream and the node it left dangling (cuStreamEndCapture would say only UNJOINED).
+
+Capture modes (CUstreamCaptureMode) decide who is refused "potentially unsafe" calls (allocation, synchronous
+copies, event and stream queries): GLOBAL refuses them in every thread while any global capture runs, THREAD_LOCAL
+only in the capturing thread, RELAXED nowhere. Calls that necessarily conflict with a capture (synchronizing the
+capturing stream, an implicit legacy-stream dependency, merging two captures) are refused in every mode. Stacks
+choose different defaults: PyTorch ``torch.cuda.graph(..., capture_error_mode='global')`` (docs.pytorch.org,
+torch.cuda.graph), CuPy ``Stream.begin_capture(mode=None)``: "Default is streamCaptureModeRelaxed"
+(cupy/cuda/stream.pyx), cuda.core ``GraphBuilder.begin_building(mode="relaxed")`` (cuda_core/.../_graph.py), and
+cugraphlab ``capture(stream, mode="thread_local")``. CUDA Driver API, "Stream Management"; CUDA Programming Guide,
+"Prohibited and Unhandled Operations" in "CUDA Graphs".
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import threading
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
+
+__all__ = ["CAPTURE_ERRORS", "MISTAKES", "Mistake", "CallSite", "Finding", "Diagnosis", "Doctor", "explaining",
+           "explain_all", "treat_as_user_code", "classify", "run_explained"]
+
+#: The results that mean "this call and the capture do not mix".
+CAPTURE_ERRORS = frozenset({
+    "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
+    "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
+    "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
+    "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "CUDA_ERROR_CAPTURED_EVENT", "CUDA_ERROR_NOT_PERMITTED",
+})
+_INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A class of capture mistake: a short title, what happened and why (one paragraph), and the fix."""
+
+    key: str
+    title: str
+    why: str
+    fix: str
+
+
+MISTAKES: dict[str, Mistake] = {m.key: m for m in (
+    Mistake("sync", "a synchronizing call inside the capture",
+            "Nothing runs while a stream captures: the work is recorded, not executed. A call that waits for work to "
+            "finish (cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize, a synchronous cuMemcpy) would wait "
+            "for work that will never run, so the driver refuses it and invalidates the capture; every later call "
+            "on the stream answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and cuStreamEndCapture returns no graph.",
+            "Move the wait out of the capture: synchronize before cuStreamBeginCapture or after the graph has been "
+            "launched (sync the replay, not the recording). To order work between streams inside a capture, record "
+            "an event and cuStreamWaitEvent on it instead of waiting on the host. Values the host needs (a loss, a "
+            "count) must be read after a replay, or kept on the device (a conditional node decides on the device)."),
+    Mistake("legacy_stream", "a legacy-stream dependency",
+            "Work on the legacy NULL stream (stream 0) waits for every blocking stream in the context and makes "
+            "them wait for it. If a blocking stream (created without CU_STREAM_NON_BLOCKING) is capturing, that "
+            "implicit dependency would tie eager work to work that is only being recorded: the driver refuses it "
+            "with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and invalidates the capture. Libraries that launch on "
+            "\"the current stream\" fall into it when nobody set one.",
+            "Launch on the capturing stream (or on a stream forked into the capture), never on stream 0 while "
+            "capturing; create the capturing stream with CU_STREAM_NON_BLOCKING (cugraphlab's default) so that "
+            "stray legacy work elsewhere cannot join it; in a framework, set the capture stream as the current one."),
+    Mistake("host_copy", "a pageable or host-synchronous copy",
+            "cuMemcpyHtoD and cuMemcpyDtoH (no Async) run on the legacy stream and return only when the copy is "
+            "done: a host wait, which a capture cannot record. An async copy from pageable (not page-locked) host "
+            "memory is staged through the driver's buffers synchronously, with the same effect. The driver "
+            "refuses it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED or _IMPLICIT) and the capture is invalidated.",
+            "Copy before or after the capture, or capture cuMemcpyHtoDAsync/DtoHAsync on the capturing stream from "
+            "page-locked memory (cuMemAllocHost / cuMemHostRegister) that stays alive and in place for every "
+            "replay: a replay copies from the same address each time."),
+    Mistake("allocation", "an allocation inside the capture",
+            "cuMemAlloc and cuMemFree are not stream operations and may synchronize the device, so in GLOBAL and "
+            "THREAD_LOCAL mode they count as potentially unsafe while a capture runs: the driver refuses them "
+            "(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and the capture is invalidated. In RELAXED mode the "
+            "allocation happens once, now, and is not part of the graph.",
+            "Allocate every buffer before the capture and reuse it in each replay (a static pool), or use stream-"
+            "ordered allocation (cuMemAllocAsync / cuMemFreeAsync on the capturing stream), which is captured as "
+            "memory alloc/free nodes owned by the graph."),
+    Mistake("query_or_thread", "an event query, or a call from another thread, in a strict mode",
+            "In GLOBAL mode a capture forbids potentially unsafe calls (queries such as cuEventQuery or "
+            "cuStreamQuery, allocations, synchronous copies) in EVERY thread of the process, and in THREAD_LOCAL "
+            "mode in the capturing thread: a watchdog or logging thread that polls an event, or a data loader that "
+            "allocates, fails, and its failure invalidates the capture that was running somewhere else.",
+            "Capture in THREAD_LOCAL mode when other threads keep working (cugraphlab's default; PyTorch's default "
+            "is GLOBAL), keep queries out of the capturing thread's capture body, or, for a call you know to be "
+            "safe, switch the calling thread to RELAXED around it (cuThreadExchangeStreamCaptureMode)."),
+    Mistake("unjoined", "work forked and never joined",
+            "A stream that waited on an event of the capturing stream became part of the capture (a fork). Its "
+            "last captured work must flow back into the origin stream (an event recorded on it, waited on by the "
+            "origin) before the capture ends; otherwise cuStreamEndCapture fails with "
+            "CUDA_ERROR_STREAM_CAPTURE_UNJOINED, because the graph would end while that branch still ran.",
+            "Before the capture ends, record an event on every forked stream after its last work and make the "
+            "origin wait on it (graphs.capture.join(origin, other, event)); the doctor names the stream and the "
+            "node left dangling."),
+    Mistake("isolation", "an isolation violation across captures",
+            "Two captures are separate graphs. Waiting, in one capture, on an event recorded in another capture "
+            "would merge them (CUDA_ERROR_STREAM_CAPTURE_MERGE); waiting on captured work from outside any capture, "
+            "or making a dependency that crosses a capture's boundary, is refused with "
+            "CUDA_ERROR_STREAM_CAPTURE_ISOLATION or CUDA_ERROR_CAPTURED_EVENT. The capture is invalidated.",
+            "Keep events inside the capture they were recorded in: fork and join only between streams of the same "
+            "capture. To order two graphs, launch them on one stream, or record/wait events between their replays, "
+            "not between their captures (or add event record/wait nodes to the graphs)."),
+    Mistake("wrong_thread", "the capture ended on another thread",
+            "A capture begun in GLOBAL or THREAD_LOCAL mode belongs to the thread that began it; ending it from "
+            "another thread fails with CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD.",
+            "End the capture on the thread that began it, or begin it in RELAXED mode."),
+    Mistake("foreign", "a call the doctor could not see",
+            "The capture's state changed between two calls made through cugraphlab, so a call made in between, "
+            "outside cugraphlab's driver door (CuPy, PyTorch, a raw cuda.bindings call, or a Launch prepared "
+            "before the capture was begun), broke it. The frames of the two calls around it bound where it is.",
+            "Look between the two lines named for a synchronizing call, an allocation, a host copy or work on "
+            "another stream; run that code with cugraphlab's calls (or make the Launch objects inside the "
+            "explained capture) to have the doctor name the call itself."),
+    Mistake("other", "a call refused during capture",
+            "The driver refused this call while the stream was capturing.",
+            "Move the call out of the capture, or read the driver's text for the code named."),
+)}
+
+_SYNC = {"cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpy", "cuMemcpyPeer",
+         "cuMemcpy2D", "cuMemcpy3D", "cuMemcpyDtoD", "cuMemsetD8", "cuMemsetD16", "cuMemsetD32"}
+_HOST_COPY = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH", "cuMemcpyHtoDAsync",
+              "cuMemcpyDtoHAsync"}
+_ALLOCATION = {"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc",
+               "cuMemFree", "cuMemFreeHost", "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate",
+               "cuMemMap", "cuMemUnmap", "cuMemRelease", "cuArrayCreate", "cuModuleLoadData", "cuModuleUnload"}
+_QUERY = {"cuEventQuery", "cuStreamQuery"}
+# Which argument of a call is its stream (cuLaunchKernelEx carries it in its config).
+_STREAM_ARG = {"cuLaunchKernel": 8, "cuMemcpyHtoDAsync": 3, "cuMemcpyDtoHAsync": 3, "cuMemcpyDtoDAsync": 3,
+               "cuMemsetD32Async": 3, "cuMemsetD16Async": 3, "cuMemsetD8Async": 3, "cuEventRecord": 1,
+               "cuEventRecordWithFlags": 1, "cuStreamWaitEvent": 0, "cuGraphLaunch": 1, "cuGraphUpload": 1,
+               "cuStreamSynchronize": 0, "cuStreamQuery": 0, "cuLaunchHostFunc": 0, "cuMemAllocAsync": 1,
+               "cuMemFreeAsync": 1, "cuStreamBeginCapture": 0, "cuStreamEndCapture": 0}
+_LEGACY = (0, 1)  # NULL and CU_STREAM_LEGACY; CU_STREAM_PER_THREAD (2) does not wait for other streams
+
+
+def _as_int(h) -> int | None:
+    try:
+        return int(h)
+    except Exception:
+        return None
+
+
+def stream_of(name: str, args: tuple) -> int | None:
+    """The stream handle (int) a call works on, or None for calls without one."""
+    if name == "cuLaunchKernelEx" and args:
+        return _as_int(getattr(args[0], "hStream", None))
+    i = _STREAM_ARG.get(name)
+    return _as_int(args[i]) if i is not None and i < len(args) else None
+
+
+def classify(name: str, args: tuple, code: str, *, other_thread: bool = False, event_in_other_capture: bool = False,
+             pageable: bool = False) -> str:
+    """The MISTAKES key for a call that broke a capture: the call's name decides first, then its stream, then the
+    result code. ``other_thread``: made by a thread other than the capturing one."""
+    if other_thread:
+        return "query_or_thread"
+    if name in _SYNC:
+        return "sync"
+    if name in ("cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH") or (name in _HOST_COPY and pageable):
+        return "host_copy"
+    if name in _ALLOCATION:
+        return "allocation"
+    if name in _QUERY:
+        return "query_or_thread"
+    if name == "cuStreamWaitEvent" and (event_in_other_capture or code in (
+            "CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_CAPTURED_EVENT")):
+        return "isolation"
+    if code == "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT" or stream_of(name, args) in _LEGACY:
+        return "legacy_stream"
+    if name in _HOST_COPY:
+        return "host_copy"
+    if code in ("CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_CAPTURED_EVENT"):
+        return "isolation"
+    if code == "CUDA_ERROR_STREAM_CAPTURE_UNJOINED":
+        return "unjoined"
+    if code == "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD":
+        return "wrong_thread"
+    return "other"
+
+
+# --- where a call came from: the first frame outside cugraphlab -------------------------------------------------
+_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
+_USER_CODE: set[str] = set()
+
+
+def treat_as_user_code(path: str) -> None:
+    """Count frames of the file ``path`` as the user's, though it lies inside cugraphlab (the gallery's cases)."""
+    _USER_CODE.add(str(Path(path).resolve()))
+    _is_library.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_library(filename: str) -> bool:
+    if not filename.startswith(_PACKAGE):
+        try:
+            filename = str(Path(filename).resolve())
+        except OSError:
+            return False
+        if not filename.startswith(_PACKAGE):
+            return False
+    return filename not in _USER_CODE and str(Path(filename).resolve()) not in _USER_CODE
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A Python frame: file, line and function (the first frame outside cugraphlab)."""
+
+    file: str
+    line: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}, in {self.function}"
+
+    @classmethod
+    def of(cls, frame) -> "CallSite | None":
+        f, last = frame, frame
+        while f is not None and _is_library(f.f_code.co_filename):
+            last, f = f, f.f_back
+        f = f or last
+        return None if f is None else cls(_short_path(f.f_code.co_filename), f.f_lineno, f.f_code.co_name)
+
+    @classmethod
+    def of_traceback(cls, tb) -> "CallSite | None":
+        """The deepest frame of a traceback outside cugraphlab (where the user's line raised)."""
+        site = None
+        while tb is not None:
+            if not _is_library(tb.tb_frame.f_code.co_filename):
+                site = cls(_short_path(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+            tb = tb.tb_next
+        return site
+
+
+@functools.lru_cache(maxsize=1024)
+def _short_path(filename: str) -> str:
+    try:
+        rel = os.path.relpath(filename)
+        return rel if not rel.startswith("..") else filename
+    except ValueError:
+        return filename
+
+
+# --- what the doctor reports ----------------------------------------------------------------------------------------
+@dataclass
+class Finding:
+    """One mistake: the call (``"?"`` for one the doctor could not see), its arguments, its result, the Python
+    frame, the class of mistake (a MISTAKES key) and how the capture's state changed."""
+
+    kind: str
+    call: str
+    args: str = ""
+    result: str = ""
+    where: str = ""
+    thread: str = ""
+    stream: str = ""
+    status_change: str = ""
+    detail: str = ""
+    seen: bool = True
+
+    @property
+    def mistake(self) -> Mistake:
+        return MISTAKES[self.kind]
+
+    def line(self) -> str:
+        call = f"{self.call}({self.args})" if self.seen else "a call outside cugraphlab"
+        res = f" -> {self.result}" if self.result else ""
+        return f"{self.mistake.title}: {call}{res} at {self.where or '?'}"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.update(title=self.mistake.title, why=self.mistake.why, fix=self.mistake.fix)
+        return d
+
+
+@dataclass
+class Diagnosis:
+    """What the doctor found in one capture. ``findings[0]`` is the first call that broke it (if any); unjoined
+    forks follow. ``ok``: cuStreamEndCapture returned a graph. ``open_dependencies``: before the end, each stream
+    in the capture and the nodes (labels) its next work would depend on. ``later``: refused calls after the first."""
+
+    stream: str
+    mode: str
+    ok: bool = True
+    end_result: str = "CUDA_SUCCESS"
+    findings: list[Finding] = field(default_factory=list)
+    open_dependencies: dict = field(default_factory=dict)
+    later: list[str] = field(default_factory=list)
+    calls_seen: int = 0
+    where: str = ""
+
+    @property
+    def first(self) -> Finding | None:
+        return self.findings[0] if self.findings else None
+
+    def summary(self) -> str:
+        head = (f"capture on {self.stream} ({self.mode}) ended {self.end_result}; {self.calls_seen} driver calls "
+                f"seen, {len(self.findings)} finding(s)")
+        return "\n".join([head] + [f"  [{i + 1}] {f.line()}" for i, f in enumerate(self.findings)])
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["findings"] = [f.to_dict() for f in self.findings]
+        return d
+
+
+# --- the watcher ----------------------------------------------------------------------------------------------------
+@dataclass
+class _Seen:
+    name: str
+    args: tuple  # raw: formatted only for a finding
+    result: str
+    where: CallSite | None
+    thread: str
+    capture_thread: bool
+
+
+_local = threading.local()  # .busy: the doctor's own driver calls are not watched
+# event handle -> id of the capture it was last recorded in (0: outside any), as seen by any doctor, so that a
+# capture begun later can tell that an event came from another capture. Bounded: re-recording overwrites.
+_EVENTS: dict[int, int] = {}
+
+
+def _code_name(result) -> str:
+    if isinstance(result, BaseException):
+        return type(result).__name__
+    status = result[0] if isinstance(result, tuple) and result else result
+    return getattr(status, "name", str(status))
+
+
+def _status_name(status) -> str:
+    return getattr(status, "name", str(status)).replace("CU_STREAM_CAPTURE_STATUS_", "")
+
+
+class Doctor:
+    """Watches one capture on ``stream`` (a Stream) in ``mode`` ("global", "thread_local", "relaxed").
+
+    ``begin()`` calls cuStreamBeginCapture and starts watching; ``end(exc)`` looks at the open dependency sets,
+    calls cuStreamEndCapture and returns ``(raw result tuple, Diagnosis)``. ``graphs.capture(stream, explain=True)``
+    drives it; use it directly only to watch a capture begun some other way.
+    """
+
+    MAX_LATER = 8
+
+    def __init__(self, stream, mode: str = "thread_local"):
+        self.stream = stream
+        self.mode = mode
+        self.origin = int(stream.handle)
+        self.streams: dict[int, str] = {self.origin: "ACTIVE"}  # every stream known in the capture -> last status
+        self.events = _EVENTS  # event -> capture id it was last recorded in (0: none), shared by all doctors
+        self.capture_id = 0
+        self.thread = threading.get_ident()
+        self.thread_name = threading.current_thread().name
+        self.fork_sites: dict[int, str] = {}  # stream -> where it was forked into the capture
+        self.culprit: Finding | None = None
+        self.pending: _Seen | None = None  # a refused call on another thread, not yet known to have hurt us
+        self.last: _Seen | None = None
+        self.later: list[str] = []
+        self.calls = 0
+        self.active = False
+        self.begun_at: CallSite | None = None
+
+    # --- driver queries, never watched ------------------------------------------------------------------------
+    def _status(self, h: int) -> str:
+        d = driver_module()
+        r = d.cuStreamIsCapturing(d.CUstream(h))
+        return _status_name(r[1]) if r[0] == 0 else _code_name(r)
+
+    def _info(self, h: int) -> tuple:
+        return stream_capture_info(driver_module().CUstream(h), raw=True)
+
+    # --- begin / end --------------------------------------------------------------------------------------------
+    def begin(self) -> None:
+        mode = getattr(driver_module().CUstreamCaptureMode, f"CU_STREAM_CAPTURE_MODE_{self.mode.upper()}")
+        self.begun_at = CallSite.of(sys._getframe(1))
+        cu("cuStreamBeginCapture", self.stream.handle, mode)
+        info = self._info(self.origin)
+        self.capture_id = info[2] if info[0] == 0 else 0
+        self.active = True
+        add_observer(self.observe)
+
+    def end(self, exc: BaseException | None = None):
+        """Stop watching, end the capture; returns (cuStreamEndCapture's result tuple, Diagnosis)."""
+        exit_site = CallSite.of(sys._getframe(1))
+        _local.busy = True
+        try:
+            remove_observer(self.observe)
+            self.active = False
+            if self.culprit is None and exc is not None:
+                self._from_exception(exc)  # a refused call the door did not see, named by its exception
+            self._check_states(exit_site, at_exit=True)
+            unjoined, open_deps = self._open_dependencies()
+            result = driver_module().cuStreamEndCapture(self.stream.handle)
+        finally:
+            _local.busy = False
+        end_code = _code_name(result)
+        findings = [self.culprit] if self.culprit else []
+        findings += unjoined
+        if end_code == "CUDA_ERROR_STREAM_CAPTURE_UNJOINED" and not unjoined:
+            findings.append(Finding("unjoined", "cuStreamEndCapture", result=end_code, where=str(exit_site or ""),
+                                    stream=hex(self.origin), seen=False,
+                                    detail="a stream the doctor did not see joined the capture and was not joined "
+                                           "back (forked by a call outside cugraphlab)"))
+        elif end_code not in ("CUDA_SUCCESS",) and not findings:
+            kind = "foreign" if end_code == _INVALIDATED else classify("cuStreamEndCapture", (), end_code)
+            findings.append(Finding(kind, "?" if kind == "foreign" else "cuStreamEndCapture", result=end_code,
+                                    where=self._between(self.last, exit_site), stream=hex(self.origin),
+                                    seen=kind != "foreign",
+                                    status_change="invalidated before cuStreamEndCapture"))
+        ok = end_code == "CUDA_SUCCESS" and result[1] is not None and bool(_as_int(result[1]))
+        d = Diagnosis(stream=hex(self.origin), mode=self.mode, ok=ok, end_result=end_code, findings=findings,
+                      open_dependencies=open_deps, later=list(self.later), calls_seen=self.calls,
+                      where=str(self.begun_at or ""))
+        if _session is not None:
+            _session.append(d)
+        return result, d
+
+    # --- the observer ---------------------------------------------------------------------------------------------
+    def observe(self, name: str, args: tuple, result, frame) -> None:
+        """Called by core._calls after every driver call made through it (any thread)."""
+        if not self.active or getattr(_local, "busy", False):
+            return
+        _local.busy = True
+        try:
+            self._observe(name, args, result, frame)
+        finally:
+            _local.busy = False
+
+    def _observe(self, name, args, result, frame) -> None:
+        self.calls += 1
+        mine = threading.get_ident() == self.thread
+        seen = _Seen(name, args, _code_name(result), CallSite.of(frame),
+                     self.thread_name if mine else threading.current_thread().name, mine)
+        code = seen.result
+        other_capture = self._track(name, args, result)
+        touches = self._touches(name, args)
+        if self.culprit is None and code in CAPTURE_ERRORS and code != _INVALIDATED:
+            if mine or touches or self.mode == "global":
+                self.culprit = self._finding(seen, name, args, other_capture)
+            elif self.pending is None:
+                self.pending = seen
+        elif self.culprit is not None and code in CAPTURE_ERRORS and len(self.later) < self.MAX_LATER:
+            self.later.append(f"{name} -> {code} at {seen.where}")
+        if name == "cuStreamWaitEvent" and args and _as_int(args[0]) in self.streams:
+            self.fork_sites.setdefault(_as_int(args[0]), str(seen.where or ""))
+        if mine:
+            self._check_states(seen.where, seen=seen, touches=touches)
+        self.last = seen if mine else self.last
+
+    def _finding(self, seen: _Seen, name: str, args: tuple, other_capture: bool) -> Finding:
+        pageable = name in _HOST_COPY and self._pageable(name, args)
+        kind = classify(name, args, seen.result, other_thread=not seen.capture_thread,
+                        event_in_other_capture=other_capture, pageable=pageable)
+        s = stream_of(name, args)
+        detail = ""
+        if other_capture:
+            detail = "the event was last recorded in another capture"
+        elif pageable:
+            detail = "the host buffer is pageable (not page-locked)"
+        if not seen.capture_thread:
+            detail = (detail + "; " if detail else "") + f"made by thread {seen.thread!r}, not the capturing thread"
+        return Finding(kind, name, _short_args(seen.args), seen.result, str(seen.where or ""), seen.thread,
+                       hex(s) if s is not None else "", detail=detail)
+
+    def _track(self, name: str, args: tuple, result) -> bool:
+        """Follow events and streams; True when a wait used an event recorded in another capture."""
+        ok = _code_name(result) == "CUDA_SUCCESS"
+        if name in ("cuEventRecord", "cuEventRecordWithFlags") and len(args) >= 2 and ok:
+            s = _as_int(args[1])
+            info = self._info(s) if s not in _LEGACY and s is not None else (1,)
+            if len(self.events) > 4096:
+                self.events.clear()
+            self.events[_as_int(args[0])] = info[2] if info[0] == 0 and _status_name(info[1]) == "ACTIVE" else 0
+            return False
+        if name == "cuStreamWaitEvent" and len(args) >= 2:
+            s, e = _as_int(args[0]), _as_int(args[1])
+            recorded_in = self.events.get(e, 0)
+            if ok and s is not None and s not in _LEGACY and s not in self.streams:
+                info = self._info(s)
+                if info[0] == 0 and _status_name(info[1]) == "ACTIVE" and info[2] == self.capture_id:
+                    self.streams[s] = "ACTIVE"  # a fork: s joined the capture
+            return bool(recorded_in) and recorded_in != self._capture_of(s)
+        return False
+
+    def _capture_of(self, s) -> int:
+        if s is None or s in _LEGACY:
+            return 0
+        if s in self.streams:
+            return self.capture_id
+        info = self._info(s)
+        return info[2] if info[0] == 0 and _status_name(info[1]) == "ACTIVE" else 0
+
+    def _touches(self, name: str, args: tuple) -> bool:
+        s = stream_of(name, args)
+        if s in self.streams:
+            return True
+        return name == "cuStreamWaitEvent" and len(args) >= 2 and self.events.get(_as_int(args[1]), 0) == \
+            self.capture_id != 0
+
+    def _pageable(self, name: str, args: tuple) -> bool:
+        """Whether the host side of an async copy is pageable (cuPointerGetAttribute knows no such address)."""
+        host = args[1] if name == "cuMemcpyHtoDAsync" else args[0] if args else None
+        try:
+            d = driver_module()
+            r = d.cuPointerGetAttribute(d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                        d.CUdeviceptr(_as_int(host)))
+            return r[0] != 0
+        except Exception:
+            return False
+
+    def _check_states(self, site, *, seen: _Seen | None = None, touches: bool = False, at_exit: bool = False):
+        """Ask the driver about every stream of the capture; an ACTIVE stream that is not ACTIVE any more names a
+        culprit: the refused call already found, a refused call of another thread, or an unseen call."""
+        for h, before in list(self.streams.items()):
+            now = self._status(h)
+            self.streams[h] = now
+            if before != "ACTIVE" or now == "ACTIVE":
+                continue
+            change = f"stream {hex(h)}: ACTIVE -> {now}" + (" (seen at the end of the capture)" if at_exit else "")
+            if self.culprit is not None:
+                if not self.culprit.status_change:
+                    self.culprit.status_change = change
+                continue
+            if self.pending is not None:
+                p, self.pending = self.pending, None
+                self.culprit = Finding("query_or_thread", p.name, _short_args(p.args), p.result, str(p.where or ""), p.thread,
+                                       status_change=change,
+                                       detail=f"made by thread {p.thread!r}, not the capturing thread")
+            elif seen is not None and seen.result in CAPTURE_ERRORS and seen.result != _INVALIDATED:
+                continue  # handled by _observe
+            else:  # the call just seen succeeded (or answered INVALIDATED): something unseen came first
+                self.culprit = Finding("foreign", "?", result=seen.result if seen else "",
+                                       where=self._between(self.last, site), stream=hex(h), status_change=change,
+                                       seen=False,
+                                       detail=(f"noticed after {seen.name} at {seen.where}" if seen else
+                                               "noticed when the capture ended"))
+
+    def _between(self, before: _Seen | None, after_site) -> str:
+        start = f"{before.where} ({before.name})" if before is not None else f"{self.begun_at} (capture begun)"
+        return f"between {start} and {after_site}"
+
+    def _from_exception(self, exc: BaseException) -> None:
+        """A capture error raised by a call the door did not see (a Launch prepared before the capture)."""
+        name = getattr(exc, "name", "")
+        if name not in CAPTURE_ERRORS:
+            return
+        call = getattr(exc, "call", "") or "?"
+        site = CallSite.of_traceback(exc.__traceback__)
+        kind = classify(call, (), name) if name != _INVALIDATED else "foreign"
+        self.culprit = Finding(kind, call, result=name, where=str(site or ""), stream=hex(self.origin),
+                               detail="raised by a function looked up before the capture began (not watched)",
+                               seen=False if kind == "foreign" else True)
+
+    def _open_dependencies(self) -> tuple[list[Finding], dict]:
+        """Before cuStreamEndCapture: each stream's open dependency set; a forked stream whose set does not reach
+        the origin's (every node of it an ancestor of, or one of, the origin's) is a fork never joined."""
+        from .inspect import edge_pairs, node_label
+
+        origin = self._info(self.origin)
+        if origin[0] != 0 or _status_name(origin[1]) != "ACTIVE":
+            return [], {}
+        graph, origin_deps = origin[3], origin[4]
+        open_deps = {hex(self.origin): [node_label(n) for n in origin_deps]}
+        others = {h: self._info(h) for h in self.streams if h != self.origin}
+        others = {h: i for h, i in others.items()
+                  if i[0] == 0 and _status_name(i[1]) == "ACTIVE" and i[2] == self.capture_id}
+        if not others:
+            return [], open_deps
+        preds: dict[int, list[int]] = {}
+        for a, b in edge_pairs(graph):
+            preds.setdefault(int(b), []).append(int(a))
+        reach, todo = set(), [int(n) for n in origin_deps]
+        while todo:
+            n = todo.pop()
+            if n not in reach:
+                reach.add(n)
+                todo.extend(preds.get(n, ()))
+        findings = []
+        for h, info in others.items():
+            labels = [node_label(n) for n in info[4]]
+            open_deps[hex(h)] = labels
+            dangling = [(n, lab) for n, lab in zip(info[4], labels) if int(n) not in reach]
+            if dangling:
+                findings.append(Finding(
+                    "unjoined", "cuStreamEndCapture", stream=hex(h), where=str(self.begun_at or ""),
+                    result="CUDA_ERROR_STREAM_CAPTURE_UNJOINED (foreseen before the end)",
+                    detail=f"stream {hex(h)} forked into the capture at {self.fork_sites.get(h, '?')} and never "
+                           f"joined back: its last node"
+                           f"{'s' if len(dangling) > 1 else ''} {', '.join(lab for _, lab in dangling)} "
+                           f"{'are' if len(dangling) > 1 else 'is'} not followed by any work of the origin stream",
+                    seen=True))
+        return findings, open_deps
+
+
+# --- the whole-process switch (the ``cugraphlab doctor`` command) ------------------------------------------------
+_session: list[Diagnosis] | None = None
+
+
+def explaining() -> bool:
+    """Whether captures made without ``explain=`` are explained (inside ``explain_all()``)."""
+    return _session is not None
+
+
+@contextlib.contextmanager
+def explain_all():
+    """Within the block every ``graphs.capture(...)`` made without ``explain=`` is explained; yields the list its
+    diagnoses are appended to, in the order the captures ended."""
+    global _session
+    previous, _session = _session, []
+    try:
+        yield _session
+    finally:
+        _session = previous
+
+
+def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False) -> tuple[int, list]:
+    """Run a Python file (``runpy.run_path``) or a module (``module=True``: ``runpy.run_module``) as ``__main__``,
+    with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all()``. Returns (the script's exit code,
+    the diagnoses of every capture it made through cugraphlab). An uncaught exception is printed and counts 1."""
+    import runpy
+    import traceback
+
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    sys.argv = [target, *(argv or [])]
+    if not module:
+        sys.path.insert(0, str(Path(target).resolve().parent))
+    code = 0
+    with explain_all() as diagnoses:
+        try:
+            if module:
+                runpy.run_module(target, run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(target, run_name="__main__")
+        except SystemExit as e:
+            if e.code is None:
+                code = 0
+            elif isinstance(e.code, int):
+                code = e.code
+            else:
+                print(e.code, file=sys.stderr)
+                code = 1
+        except Exception:
+            traceback.print_exc()
+            code = 1
+        finally:
+            sys.argv = saved_argv
+            if not module and sys.path and sys.path[0] != saved_path0:
+                del sys.path[0]
+    return code, list(diagnoses)

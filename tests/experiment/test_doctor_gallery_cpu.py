@@ -1,0 +1,81 @@
+"""The gallery on the capture-aware fake driver: every case names its class and call in its teaching mode, the
+clean case finds nothing in any mode, nothing is left capturing, and the modes table says who refuses what."""
+from __future__ import annotations
+
+import gc
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
+
+import pytest  # noqa: E402
+
+from capture_driver import CaptureFakeDriver  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results():
+    mp = pytest.MonkeyPatch()
+    fake = CaptureFakeDriver()
+    mp.setattr("cugraphlab.core._calls._driver", fake)
+    mp.setattr("cugraphlab.core.device._initialised", False)
+    from cugraphlab import Device
+    from cugraphlab.experiment.doctor_gallery import run_gallery
+
+    try:
+        with Device(0) as dev:
+            gallery, table = run_gallery(dev)
+        yield fake, gallery, table
+    finally:
+        gc.collect()  # dropped objects are released by this fake, not a later one
+        mp.undo()
+
+
+def test_every_case_is_named_with_its_class_and_call(results):
+    _, gallery, _ = results
+    bad = [(r.case, r.diagnosis.first if r.diagnosis else r.error) for r in gallery if not r.named]
+    assert bad == []
+    assert {r.case for r in gallery} == {"sync", "legacy_stream", "host_copy", "allocation", "event_query",
+                                         "other_thread", "unjoined", "isolation", "clean"}
+
+
+def test_frames_point_at_the_gallery_line_of_the_mistake(results):
+    _, gallery, _ = results
+    src = (pathlib.Path(__file__).resolve().parents[2] / "cugraphlab/experiment/doctor_gallery.py").read_text()
+    lines = src.splitlines()
+    for r in gallery:
+        if r.case in ("clean", "unjoined"):
+            continue
+        where = r.diagnosis.first.where
+        line = int(where.split("doctor_gallery.py:")[1].split(",")[0])
+        assert "mistake" in lines[line - 1], (r.case, where, lines[line - 1])
+
+
+def test_nothing_left_capturing_and_no_false_alarm(results):
+    fake, gallery, table = results
+    assert all(r.restored for r in gallery + table), [(r.case, r.mode, r.still_capturing) for r in gallery + table
+                                                      if not r.restored]
+    assert fake.captures == {}
+    assert all(r.diagnosis.findings == [] for r in table if r.case == "clean")
+
+
+def test_modes_table(results):
+    _, _, table = results
+    outcome = {(r.case, r.mode): r.outcome for r in table}
+    assert outcome[("allocation", "relaxed")] == "allowed"
+    assert outcome[("allocation", "thread_local")].startswith("refused")
+    assert outcome[("other_thread", "global")].startswith("refused")
+    assert outcome[("other_thread", "thread_local")] == "allowed"
+    assert all(outcome[("sync", m)].startswith("refused") for m in ("global", "thread_local", "relaxed"))
+
+
+def test_rendering(results):
+    from cugraphlab.report.doctor import render_diagnosis, render_gallery, render_modes_table
+
+    _, gallery, table = results
+    text = render_gallery(gallery)
+    assert "named" in text and "NO" not in text.split("\n\n")[-1]
+    assert "fix:" in render_diagnosis(gallery[0].diagnosis)
+    modes = render_modes_table([r.to_dict() for r in table])
+    assert "global" in modes and "relaxed" in modes and "PyTorch" in modes
