@@ -7,7 +7,7 @@ larger), so the fit is weighted by relative error, ``sum(((y - a - b*x) / y)^2)`
 on the log-log plot. Beside it, the log-log slope ``p`` of ``cost ~ nodes^p`` (0: flat, 1: proportional).
 
 Intervals come from a bootstrap: each replicate redraws the points (pairs, with replacement) and, where a point
-keeps its raw samples, redraws those too and takes their median, then fits again; the interval is the central
+keeps its raw samples, redraws its median too (``_bootstrap_medians``), then fits again; the interval is the central
 ``confidence`` share of the replicates' slopes and intercepts.
 
 ``flatness`` answers the CUDA 12.6 claim that a straight-line graph launches in constant time: the cost at every
@@ -99,37 +99,41 @@ def _as_points(nodes, values) -> tuple[np.ndarray, list[np.ndarray]]:
     return x[keep], [ys[i] for i in keep]
 
 
-def _wls(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """Least squares of y = a + b x weighted by 1/y^2 (relative residuals); y must be nonzero."""
-    w = 1.0 / np.maximum(np.abs(y), 1e-300) ** 2
-    sw, sx, sy = w.sum(), (w * x).sum(), (w * y).sum()
-    sxx, sxy = (w * x * x).sum(), (w * x * y).sum()
-    det = sw * sxx - sx * sx
-    if det <= 0 or not math.isfinite(det):
-        return float("nan"), float("nan")
-    b = (sw * sxy - sx * sy) / det
-    a = (sy - b * sx) / sw
-    return float(a), float(b)
+def _line_fits(x: np.ndarray, y: np.ndarray, weighted: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row by row over (replicates, points) arrays: intercept, slope of y = a + b x (weighted by 1/y^2, else plain),
+    and the log-log slope. Rows with fewer than two distinct x give NaN."""
+    x, y = np.atleast_2d(x).astype(float), np.atleast_2d(y).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = 1.0 / (y * y) if weighted else np.ones_like(y)
+        sw, sx, sy = w.sum(1), (w * x).sum(1), (w * y).sum(1)
+        sxx, sxy = (w * x * x).sum(1), (w * x * y).sum(1)
+        det = sw * sxx - sx * sx
+        spread = x.max(1) > x.min(1)
+        b = np.where(spread, (sw * sxy - sx * sy) / det, np.nan)
+        a = np.where(spread, (sy - b * sx) / sw, np.nan)
+        lx, ly = np.log(x), np.log(np.where(y > 0, y, np.nan))
+        good = np.isfinite(ly)
+        n = good.sum(1)
+        mx = np.where(good, lx, 0).sum(1) / n
+        my = np.where(good, ly, 0).sum(1) / n
+        dx = np.where(good, lx - mx[:, None], 0)
+        dy = np.where(good, ly - my[:, None], 0)
+        p = np.where(spread & (n >= 2), (dx * dy).sum(1) / (dx * dx).sum(1), np.nan)
+    return a, b, p
 
 
-def _loglog(x: np.ndarray, y: np.ndarray) -> float:
-    ok = y > 0
-    if ok.sum() < 2 or np.unique(x[ok]).size < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
-
-
-def _fit_once(x, y) -> tuple[float, float, float]:
-    if np.unique(x).size < 2 or np.any(y == 0):
-        a, b = (float("nan"), float("nan")) if np.unique(x).size < 2 else _ols(x, y)
-    else:
-        a, b = _wls(x, y)
-    return a, b, _loglog(x, y)
-
-
-def _ols(x, y) -> tuple[float, float]:
-    b, a = np.polyfit(x, y, 1)
-    return float(a), float(b)
+def _bootstrap_medians(a: np.ndarray, reps: int, rng) -> np.ndarray:
+    """``reps`` bootstrap medians of the samples ``a``: resampled outright when there are few; else the order
+    statistic at rank m/2 + N(0, sqrt(m)/2), the normal approximation of the bootstrap median's rank (the one
+    ``stats.median_ci_halfwidth`` uses), which costs nothing per replicate."""
+    m = a.size
+    if m == 1:
+        return np.full(reps, a[0])
+    if m <= 16:
+        return np.median(a[rng.integers(0, m, (reps, m))], axis=1)
+    srt = np.sort(a)
+    k = np.clip(np.rint((m - 1) / 2 + rng.normal(0.0, math.sqrt(m) / 2, reps)), 0, m - 1).astype(int)
+    return srt[k]
 
 
 def fit_linear(nodes, values, *, replicates: int = 1000, confidence: float = 0.95,
@@ -137,7 +141,8 @@ def fit_linear(nodes, values, *, replicates: int = 1000, confidence: float = 0.9
     """Fit ``cost = a + b * nodes`` over points given as node counts and, per point, a cost or its raw samples.
 
     ``values[i]`` is one number or a sequence of samples (their median is the point's cost). Returns a LinearFit;
-    with fewer than two distinct node counts every figure is NaN. ``seed`` makes the bootstrap repeatable.
+    with fewer than two distinct node counts every figure is NaN. ``seed`` makes the bootstrap repeatable. Where a
+    cost is 0 somewhere (memory that did not move), the fit is unweighted.
     """
     if not 0 < confidence < 1:
         raise InvalidArgumentError(f"confidence must be in (0, 1), got {confidence!r}")
@@ -148,30 +153,30 @@ def fit_linear(nodes, values, *, replicates: int = 1000, confidence: float = 0.9
         return LinearFit(float("nan"), float("nan"), nan2, nan2, float("nan"), nan2, int(x.size), rng_nodes,
                          confidence, 0)
     y = np.array([np.median(a) for a in ys])
-    a, b, p = _fit_once(x, y)
-    rng = np.random.default_rng(seed)
-    boot = []
-    n = x.size
-    for _ in range(max(int(replicates), 0)):
-        idx = rng.integers(0, n, n)
-        if np.unique(x[idx]).size < 2:
-            continue
-        yb = np.array([np.median(ys[i][rng.integers(0, ys[i].size, ys[i].size)]) if ys[i].size > 1 else ys[i][0]
-                       for i in idx])
-        boot.append(_fit_once(x[idx], yb))
-    if boot:
-        arr = np.array(boot)
+    weighted = bool(np.all(y != 0) and all(np.all(a != 0) for a in ys))
+    a0, b0, p0 = (float(v[0]) for v in _line_fits(x, y, weighted))
+    n, reps = x.size, max(int(replicates), 0)
+    a_ci = b_ci = p_ci = nan2
+    kept = 0
+    if reps:
+        rng = np.random.default_rng(seed)
+        # each point's bootstrap medians (one per replicate), then pairs redrawn with a random one of them
+        med = np.empty((n, reps))
+        for i, a in enumerate(ys):
+            med[i] = _bootstrap_medians(a, reps, rng)
+        idx = rng.integers(0, n, (reps, n))
+        col = rng.integers(0, reps, (reps, n))
+        ab, bb, pb = _line_fits(x[idx], med[idx, col], weighted)
+        ok = np.isfinite(bb)
+        kept = int(ok.sum())
         q = [(1 - confidence) / 2 * 100, (1 + confidence) / 2 * 100]
 
-        def ci(col):
-            c = arr[:, col]
-            c = c[np.isfinite(c)]
-            return tuple(float(v) for v in np.percentile(c, q)) if c.size else nan2
+        def ci(v):
+            v = v[ok & np.isfinite(v)]
+            return tuple(float(t) for t in np.percentile(v, q)) if v.size else nan2
 
-        a_ci, b_ci, p_ci = ci(0), ci(1), ci(2)
-    else:
-        a_ci = b_ci = p_ci = nan2
-    return LinearFit(a, b, a_ci, b_ci, p, p_ci, n, rng_nodes, confidence, len(boot))
+        a_ci, b_ci, p_ci = ci(ab), ci(bb), ci(pb)
+    return LinearFit(a0, b0, a_ci, b_ci, p0, p_ci, n, rng_nodes, confidence, kept)
 
 
 def flatness(nodes, values, *, lo: int = FLAT_RANGE[0], hi: int = FLAT_RANGE[1],
