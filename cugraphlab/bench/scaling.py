@@ -282,7 +282,8 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
             nodes = [p["nodes"] for p in pts]
             vals = [_samples_of(result, _sample_label(s, p["length"], cost)) or [p["summaries"][cost]["median"]]
                     for p in pts]
-            verdict.setdefault(cost, {})[s] = flatness(nodes, vals, lo=FLAT_RANGE[0], hi=FLAT_RANGE[1],
+            extra = 0 if s == "line" else 2  # a fork/join has its fork and join nodes beside the units
+            verdict.setdefault(cost, {})[s] = flatness(nodes, vals, lo=FLAT_RANGE[0], hi=FLAT_RANGE[1] + extra,
                                                        tolerance=FLAT_TOLERANCE).to_dict()
     result.verdict = verdict
     rows = []

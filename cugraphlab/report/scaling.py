@@ -99,7 +99,7 @@ def render_scaling(result, written=()) -> str:
                                                              f"(lengths in iterations)"
     lines = [f"cugraphlab scaling: {gpu}, driver {drv.get('release') or '?'} (CUDA {drv.get('cuda', '?')}), "
              f"work: {work}; {c.get('points', len(d.get('points', [])))} points in {d.get('elapsed_s', 0):.0f} s",
-             "µs, medians; capture/build/instantiate/upload/launch API: perf_counter_ns around each call; 1st "
+             "µs, medians (memory: the largest drop over samples, since the driver reuses freed memory); capture/build/instantiate/upload/launch API: perf_counter_ns around each call; 1st "
              "launch: not uploaded, until the stream's sync returns; held launch: K cuGraphLaunch behind a spinning "
              "kernel / K; device/graph: %globaltimer, release to stamp / K; eager/iter and graph/iter: R "
              "iterations back to back until sync / R"]
@@ -108,8 +108,7 @@ def render_scaling(result, written=()) -> str:
         for p in pts:
             ok = "ok" if p.get("ok") else "FAILED"
             rows.append([p["length"], p["nodes"], *[_num(_med(p, k)) for k, _ in TABLE_COSTS],
-                         _bytes(max((d.get("samples", {}).get(f"{key}:L{p['length']}:exec_bytes") or {})
-                                    .get("values", [0]) or [0])), ok])
+                         _bytes((p.get("summaries", {}).get("exec_bytes") or {}).get("max")), ok])
         lines += ["", f"{_series_name(key)}:",
                   format_table(["units", "nodes", *[h for _, h in TABLE_COSTS], "memory", "check"], rows)]
     lines += ["", "fits: cost = a + b * nodes (weighted by relative error; 95% bootstrap intervals); p: log-log "
@@ -206,15 +205,15 @@ def csv_rows(result) -> list[dict]:
     for p in d.get("points", []):
         key = p.get("series") or ("line" if p["topology"] == "line" else f"forkjoin:w{p['width']}")
         row = {"series": key, "topology": p["topology"], "width": p["width"], "length": p["length"],
-               "work": p.get("work"), "nodes": p["nodes"], "edges": p["edges"], "ok": p.get("ok"),
+               "work": p.get("work"), "nodes": p["nodes"], "edges": p.get("edges"), "ok": p.get("ok"),
                "verified": p.get("verified"), "held_launches": (p.get("held") or {}).get("held_launches")}
         for cost, s in p.get("summaries", {}).items():
             row[cost] = s.get("median")
             row[f"{cost}_p5"] = s.get("p5")
             row[f"{cost}_p95"] = s.get("p95")
             row[f"{cost}_n"] = s.get("n")
-        for cost, v in p.get("per_node", {}).items():
-            row[f"{cost}_per_node"] = v
+        for cost, s in p.get("summaries", {}).items():
+            row[f"{cost}_per_node"] = s["median"] / p["nodes"] if p.get("nodes") else None
         r = be.get((key, p["length"]))
         if r:
             row.update(break_even_replays=r["replays"], break_even_replays_with_upload=r["replays_with_upload"])
