@@ -357,15 +357,21 @@ def _us(t0: int, t1: int) -> float:
     return (t1 - t0) / 1e3
 
 
-def _adaptive(plan: ScalingPlan, sample: Callable[[], float], clock: str, unit: str = "us"):
-    """``measure`` with the plan's bounds; the warm-up sample's duration stretches the cap so that at least
-    ``repeats`` samples are taken even where one sample is slow."""
+def _adaptive(plan: ScalingPlan, sample: Callable[[], float], clock: str, unit: str = "us") -> tuple[str, int]:
+    """``measure`` with the plan's bounds: (stop reason, samples taken after the warm-up). The warm-up sample's
+    duration stretches the cap so that at least ``repeats`` samples fit where one sample is slow; should the cap
+    still come first (a slow sample later on), the missing ones are taken anyway."""
     t0 = time.perf_counter()
     sample()  # warm-up, timed only to size the cap
     one = time.perf_counter() - t0
     cap = max(plan.time_cap_s, plan.repeats * one * 1.2)
-    return measure(sample, warmup=0, min_samples=plan.repeats, max_samples=plan.max_samples,
-                   target_rel_spread=TARGET_SPREAD, time_cap_s=cap, unit=unit, clock=clock)
+    summary = measure(sample, warmup=0, min_samples=plan.repeats, max_samples=plan.max_samples,
+                      target_rel_spread=TARGET_SPREAD, time_cap_s=cap, unit=unit, clock=clock)
+    n = summary.n
+    while n < plan.repeats:
+        sample()
+        n += 1
+    return summary.stop_reason, n
 
 
 def _held_batch(nodes: int) -> int:
@@ -477,11 +483,10 @@ class _Point:
                 got[key].append(v)
             return _us(t4, t5)
 
-        summary = _adaptive(self.plan, sample, MEASURES["instantiate_us"][2])
-        # the warm-up sample is in the lists too: drop it so every list holds what the summary saw
-        for k in got:
-            got[k] = got[k][-summary.n:]
-        return got, {k: summary.stop_reason for k in got}
+        reason, n = _adaptive(self.plan, sample, MEASURES["instantiate_us"][2])
+        for k in got:  # the warm-up sample is in the lists too: drop it
+            got[k] = got[k][-n:]
+        return got, {k: reason for k in got}
 
     # --- steady state on one ready executable ---------------------------------------------------------------------
     def steady(self) -> tuple[dict, dict, dict]:
@@ -541,10 +546,10 @@ class _Point:
 
             for keys, fn in ((("held_launch_us", "device_us"), held), (("eager_us_per_iter",), eager),
                              (("graph_us_per_iter",), graph)):
-                summary = _adaptive(self.plan, fn, MEASURES[keys[0]][2])
-                for key in keys:  # drop the warm-up sample: the lists hold what the summary saw
-                    got[key] = got[key][-summary.n:]
-                    reasons[key] = summary.stop_reason
+                reason, n = _adaptive(self.plan, fn, MEASURES[keys[0]][2])
+                for key in keys:  # drop the warm-up sample
+                    got[key] = got[key][-n:]
+                    reasons[key] = reason
             w.stream.synchronize()
         return got, info, reasons
 
