@@ -5,10 +5,10 @@
    released lets go by itself (so nothing can hang).
 2. the sweep: lengths 1..4096 (doubling), straight line and fork/join of 1, 2, 4, 8, 16 branches, the empty kernel;
    the default sweep of ``cugraphlab scaling`` aims at 120 s, so here its time budget is cut to --budget (default
-   55 s) to stay under 90 s in all; ``--quick`` runs the quick preset instead; ``--chain`` adds a quick chain sweep.
+   45 s) to stay under 90 s in all; ``--quick`` runs the quick preset instead; ``--chain`` adds a quick chain sweep.
 
 Usage (with the package installed, from the repo root):
-    python3 benchmarks/scaling.py OUT.json [--csv OUT.csv] [--plot STEM] [--quick] [--budget 55] [--chain]
+    python3 benchmarks/scaling.py OUT.json [--csv OUT.csv] [--plot STEM] [--quick] [--budget 45] [--chain]
 Prints the report (the short table last: the verdict and goals) and writes the JSON record (plus CSV and figures).
 """
 from __future__ import annotations
@@ -69,7 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--csv", help="path of the CSV (one row per point)")
     ap.add_argument("--plot", help="STEM of the figures (STEM.png, STEM.svg)")
     ap.add_argument("--quick", action="store_true", help="the quick preset (under 30 s)")
-    ap.add_argument("--budget", type=float, default=55.0, help="seconds for the sweep (default 55)")
+    ap.add_argument("--budget", type=float, default=45.0, help="seconds for the sweep (default 45)")
     ap.add_argument("--chain", action="store_true", help="also a quick sweep with the chain as the work")
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args(argv)

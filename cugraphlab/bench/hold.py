@@ -75,6 +75,15 @@ class DeviceHold(Resource):
                             stream)
         self._stamp = Launch(stamp, PackedArgs(("ptr",), (self.device_ptr + 8 * _T_STAMP,)), one, stream)
         self.engaged = False
+        # Launch both once, released from the start: with lazy module loading (CUDA_MODULE_LOADING=LAZY, the
+        # default) a kernel loads at its first launch, and loading while the hold spins could make the host wait
+        # for the device inside cuLaunchKernel until the hold's timeout.
+        self.slots[_RELEASE] = 1
+        self._hold()
+        self._stamp()
+        cu("cuStreamSynchronize", stream.handle)
+        for i in range(_SLOTS):
+            self.slots[i] = 0
 
     # --- the hold itself ----------------------------------------------------------------------------------------
     def engage(self) -> None:

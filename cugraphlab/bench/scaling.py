@@ -40,7 +40,8 @@ from .hold import HOLD_KERNEL, MAX_HELD_LAUNCHES, DeviceHold
 from .records import Record, clocks
 from .stats import measure, summarize
 
-__all__ = ["ScalingPlan", "ScalingResult", "make_plan", "measure_scaling", "analyze", "MEASURES", "series_key",
+__all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
+           "MEASURES", "series_key",
            "break_even", "unroll_payoff", "evaluate_goals", "native_floor_hook", "DEFAULT_LENGTHS",
            "DEFAULT_WIDTHS", "QUICK_LENGTHS", "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL"]
 
@@ -181,6 +182,9 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
     cap = min(max(budget / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
     return ScalingPlan(work, tops, lengths, widths, tuple(shapes), tuple(skipped), repeats, max_samples, cap,
                        budget, size, bool(quick))
+
+
+make_scaling_plan = make_plan  # the name the package re-exports (cugraphlab.make_scaling_plan)
 
 
 # --- pure analysis: break-even, unrolling, goals, fits ---------------------------------------------------------
@@ -577,7 +581,8 @@ def _first_launches(workload: ScalingWorkload) -> dict:
     warm_api.sort()
     warm_total.sort()
     return {"cold_launch_api_us": _us(t0, t1), "cold_launch_total_us": _us(t0, t2),
-            "warm_launch_api_us": warm_api[len(warm_api) // 2], "warm_launch_total_us": warm_total[len(warm_total) // 2]}
+            "warm_launch_api_us": warm_api[len(warm_api) // 2],
+            "warm_launch_total_us": warm_total[len(warm_total) // 2]}
 
 
 def _first_instantiate(workload: ScalingWorkload) -> dict:

@@ -99,8 +99,9 @@ def render_scaling(result, written=()) -> str:
                                                              f"(lengths in iterations)"
     lines = [f"cugraphlab scaling: {gpu}, driver {drv.get('release') or '?'} (CUDA {drv.get('cuda', '?')}), "
              f"work: {work}; {c.get('points', len(d.get('points', [])))} points in {d.get('elapsed_s', 0):.0f} s",
-             "µs, medians (memory: the largest drop over samples, since the driver reuses freed memory); capture/build/instantiate/upload/launch API: perf_counter_ns around each call; 1st "
-             "launch: not uploaded, until the stream's sync returns; held launch: K cuGraphLaunch behind a spinning "
+             "µs, medians (memory: the largest drop of free memory over samples, since the driver reuses freed "
+             "memory); capture/build/instantiate/upload/launch API: perf_counter_ns around each call; 1st launch"
+             ": not uploaded, until the stream's sync returns; held launch: K cuGraphLaunch behind a spinning "
              "kernel / K; device/graph: %globaltimer, release to stamp / K; eager/iter and graph/iter: R "
              "iterations back to back until sync / R"]
     for key, pts in _series(d).items():
