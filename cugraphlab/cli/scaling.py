@@ -1,4 +1,4 @@
-"""``cugraphlab scaling``: what a graph costs as it grows. Parsing only; the lead registers ``add_commands``.
+"""The scaling family: ``cugraphlab scaling``, what a graph costs as it grows. Parsing only.
 
     cugraphlab scaling [--lengths 1,2,...,4096] [--widths 1,2,4,8,16] [--work empty|chain] [--topology line,forkjoin]
                        [--quick] [--repeats N] [--budget S] [--size N] [--device N] [--seed N]
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..cli_args import device_index_arg, positive_int_arg, size_list_arg
+from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, size_list_arg
 
 __all__ = ["add_commands", "cmd_scaling"]
 
@@ -43,18 +43,18 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     p.add_argument("--work", default="empty", help="empty (the empty kernel; default) or chain (4 kernels a unit)")
     p.add_argument("--topology", default="line,forkjoin", help="line, forkjoin or both (default line,forkjoin)")
     p.add_argument("--quick", action="store_true", help="a small sweep, under 30 s")
-    p.add_argument("--repeats", type=positive_int_arg, default=None,
+    p.add_argument("--repeats", type=count_arg, default=None,
                    help="at least this many samples per cost and point (default 5, --quick 3); more are taken "
                         "until the median is known within 2%% or the time cap")
     p.add_argument("--budget", type=_seconds, default=None,
                    help="seconds the sweep aims at, shared out as a time cap per set of samples (default 120, "
                         "--quick 12)")
-    p.add_argument("--size", type=positive_int_arg, default=1024, help="float32 elements of the chain (default 1024)")
-    p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the chain's random inputs")
-    p.add_argument("--json", metavar="PATH", help="write the full record (points, raw samples, fits, env, clocks)")
-    p.add_argument("--csv", metavar="PATH", help="write one row per point")
-    p.add_argument("--plot", metavar="STEM", help="write STEM.png and STEM.svg: cost against nodes, log-log")
+    p.add_argument("--size", type=count_arg, default=1024, help="float32 elements of the chain (default 1024)")
+    add_device(p)
+    add_seed(p)
+    add_json(p, "write the full record (points, raw samples per point and cost, fits, verdicts, env, clocks)")
+    add_csv(p, "write one row per point as CSV")
+    add_plot(p, "write STEM.png and STEM.svg: each cost against nodes, log-log, with the fitted lines")
     p.set_defaults(handler=cmd_scaling)
     return p
 

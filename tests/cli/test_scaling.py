@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
-import pathlib
 
 import pytest
 
@@ -12,17 +10,7 @@ from cugraphlab.core.errors import InvalidArgumentError
 
 
 def _module():
-    """cugraphlab.cli.scaling; before cli/ becomes a package (cli.py still a module), loaded from its file."""
-    try:
-        return importlib.import_module("cugraphlab.cli.scaling")
-    except ModuleNotFoundError:
-        import cugraphlab
-
-        path = pathlib.Path(cugraphlab.__file__).parent / "cli" / "scaling.py"
-        spec = importlib.util.spec_from_file_location("cugraphlab.cli.scaling", path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
+    return importlib.import_module("cugraphlab.cli.scaling")
 
 
 def _parser():

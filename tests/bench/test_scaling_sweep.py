@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import ctypes
 import json
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
+import pytest
 
-import pytest  # noqa: E402
-
-from cugraphlab.core.module import Kernel  # noqa: E402
+from cugraphlab.core.module import Kernel
 
 NAMES = ("empty", "add", "mul", "sub", "relu", "fused", "hold", "stamp")
 

@@ -2,17 +2,11 @@
 same graph by capture and by explicit building, and the eager twin issuing the same launches (no GPU needed)."""
 from __future__ import annotations
 
-import pathlib
-import sys
+import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
-
-import pytest  # noqa: E402
-
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
-from cugraphlab.core.module import Kernel  # noqa: E402
-from cugraphlab.experiment.scaling import ScalingWorkload, Shape, branch_lengths, scaling_kernel_names  # noqa: E402
+from cugraphlab.core.errors import InvalidArgumentError
+from cugraphlab.core.module import Kernel
+from cugraphlab.experiment.scaling import ScalingWorkload, Shape, branch_lengths, scaling_kernel_names
 
 NAMES = ("empty", "add", "mul", "sub", "relu", "fused")
 

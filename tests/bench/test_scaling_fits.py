@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from cugraphlab.bench.fits import fit_linear, flatness
-from cugraphlab.bench.scaling import (DEFAULT_LENGTHS, DEFAULT_WIDTHS, QUICK_LENGTHS, ScalingResult, analyze,
+from cugraphlab.bench.scaling import (DEFAULT_LENGTHS, DEFAULT_WIDTHS, QUICK_LENGTHS, analyze,
                                       break_even, evaluate_goals, make_plan, unroll_payoff)
-from cugraphlab.bench.stats import summarize
 from cugraphlab.core.errors import InvalidArgumentError
+from scaling_records import synthetic_record
 
 NODES = [1 << i for i in range(13)]
 
@@ -98,27 +98,6 @@ def test_break_even_and_unrolling_arithmetic():
     assert unroll_payoff(50.0, 5.0, 10, 350.0, 20.0) == 10
     assert unroll_payoff(50.0, 5.0, 10, 40.0, 20.0) == 1  # cheaper to set up: pays at once
     assert unroll_payoff(50.0, 5.0, 10, 350.0, 60.0) is None  # slower per iteration: never
-
-
-def _point(topology, length, width, nodes, costs):
-    return {"topology": topology, "length": length, "width": width, "nodes": nodes, "ok": True,
-            "series": "line" if topology == "line" else f"forkjoin:w{width}",
-            "summaries": {k: summarize([v], unit="us", clock="x").to_dict() for k, v in costs.items()}}
-
-
-def synthetic_record(launch=lambda n: 1.8 + 0.00001 * n) -> ScalingResult:
-    r = ScalingResult(config={"work": "empty", "points": 0}, env={"gpu": {"name": "Fake GPU"}})
-    for L in DEFAULT_LENGTHS:
-        costs = {"capture_us": 5 + 2.0 * L, "build_us": 4 + 1.5 * L, "instantiate_us": 8 + 0.9 * L,
-                 "upload_total_us": 6 + 0.1 * L, "held_launch_us": launch(L), "repeat_launch_api_us": launch(L),
-                 "device_us": 2 + 0.5 * L, "eager_us_per_iter": 4.0 * L + 6, "graph_us_per_iter": 2 + 0.55 * L,
-                 "exec_bytes": 2048.0 * L}
-        r.points.append(_point("line", L, 1, L, costs))
-        r.keep_samples(f"line:L{L}:held_launch_us", [launch(L) * (1 + 0.002 * k) for k in (-1, 0, 1)])
-        if L >= 4:
-            costs = dict(costs, capture_us=costs["capture_us"] + 10)
-            r.points.append(_point("forkjoin", L, 4, L + 2, costs))
-    return r
 
 
 def test_analyze_a_synthetic_record():

@@ -4,15 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
+import pytest
 
-import pytest  # noqa: E402
-
-from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError  # noqa: E402
-from cugraphlab.core.module import Kernel  # noqa: E402
+from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
+from cugraphlab.core.module import Kernel
 
 
 class Kernels(dict):

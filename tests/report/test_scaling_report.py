@@ -3,17 +3,13 @@ log-log figure (no GPU needed)."""
 from __future__ import annotations
 
 import json
-import pathlib
 import sys
 
 import pytest
+from scaling_records import synthetic_record
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "bench"))
-
-from test_scaling_fits_cpu import synthetic_record  # noqa: E402
-
-from cugraphlab.bench.scaling import analyze  # noqa: E402
-from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling  # noqa: E402
+from cugraphlab.bench.scaling import analyze
+from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling
 
 
 @pytest.fixture
