@@ -1,0 +1,93 @@
+"""The scaling family: ``cugraphlab scaling``, what a graph costs as it grows. Parsing only.
+
+    cugraphlab scaling [--lengths 1,2,...,4096] [--widths 1,2,4,8,16] [--work empty|chain] [--topology line,forkjoin]
+                       [--quick] [--repeats N] [--budget S] [--size N] [--device N] [--seed N]
+                       [--json PATH] [--csv PATH] [--plot STEM]
+
+Bad input (an unknown work or topology, a length out of range) raises InvalidArgumentError from
+``bench.scaling.make_plan`` before any GPU work: one line, exit 2. Exit 0 when every point had the expected graph,
+ran bit-exact (chain work) and released its hold; 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, size_list_arg
+
+__all__ = ["add_commands", "cmd_scaling"]
+
+EXIT_FAILED = 1
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+    return v
+
+
+def add_commands(sub, common) -> argparse.ArgumentParser:
+    """Register ``scaling`` on ``sub`` (argparse subparsers) with the ``common`` parent options."""
+    p = sub.add_parser("scaling", parents=[common],
+                       help="what a graph costs as it grows: capture, build, instantiate, upload, launch and device "
+                            "time against node count, with fits, the constant-launch verdict and break-even")
+    p.add_argument("--lengths", type=size_list_arg, default=None,
+                   help="units per graph (empty kernels, or chain iterations), a comma list "
+                        "(default 1,2,4,...,4096; --quick: 1,4,16,64,256,1024)")
+    p.add_argument("--widths", type=size_list_arg, default=None,
+                   help="fork/join branches, a comma list (default 1,2,4,8,16; --quick: 1,4)")
+    p.add_argument("--work", default="empty", help="empty (the empty kernel; default) or chain (4 kernels a unit)")
+    p.add_argument("--topology", default="line,forkjoin", help="line, forkjoin or both (default line,forkjoin)")
+    p.add_argument("--quick", action="store_true", help="a small sweep, under 30 s")
+    p.add_argument("--repeats", type=count_arg, default=None,
+                   help="at least this many samples per cost and point (default 5, --quick 3); more are taken "
+                        "until the median is known within 2%% or the time cap")
+    p.add_argument("--budget", type=_seconds, default=None,
+                   help="seconds the sweep aims at, shared out as a time cap per set of samples (default 120, "
+                        "--quick 12)")
+    p.add_argument("--size", type=count_arg, default=1024, help="float32 elements of the chain (default 1024)")
+    add_device(p)
+    add_seed(p)
+    add_json(p, "write the full record (points, raw samples per point and cost, fits, verdicts, env, clocks)")
+    add_csv(p, "write one row per point as CSV")
+    add_plot(p, "write STEM.png and STEM.svg: each cost against nodes, log-log, with the fitted lines")
+    p.set_defaults(handler=cmd_scaling)
+    return p
+
+
+def plan_from_args(args):
+    """The checked plan (InvalidArgumentError on bad input, before any GPU work)."""
+    from ..bench.scaling import make_plan
+
+    return make_plan(args.lengths, args.widths, work=args.work, topologies=args.topology, quick=args.quick,
+                     repeats=args.repeats, budget_s=args.budget, size=args.size)
+
+
+def cmd_scaling(args) -> int:
+    from ..bench.scaling import measure_scaling
+    from ..report.scaling import csv_rows, plot_scaling, render_scaling
+
+    plan = plan_from_args(args)
+
+    def progress(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    progress(f"scaling: {len(plan.shapes)} points, about {plan.budget_s:.0f} s")
+    result = measure_scaling(args.device, plan, seed=args.seed, progress=progress)
+    written = []
+    if args.plot:
+        written += plot_scaling(result, args.plot)
+    if args.json:
+        from ..report.files import write_json
+
+        written.append(write_json(args.json, result.to_dict()))
+    if args.csv:
+        from ..report.files import write_csv
+
+        written.append(write_csv(args.csv, csv_rows(result)))
+    print(render_scaling(result, written))
+    return 0 if result.verified else EXIT_FAILED
