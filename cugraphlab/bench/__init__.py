@@ -2,10 +2,12 @@
 
 The shared base: records (one record shape, the clock descriptions), stats (robust summaries, adaptive sampling),
 timing (the one timed loop and the interleaved-repeats harness), environment (what a measurement ran on), workers
-(worker processes with a start gate and a time limit), copy_roof (the device's copy bandwidth). Then one module per
-command family, named as its ``cli/`` and ``report/`` modules: run, latency / timeline / sweep (measure), update and
-conditional (graphs), pdl; and the wings compare/ and scale/, which never import each other. Every measurement
-returns a Record that serializes to JSON with its environment.
+(worker processes with a start gate and a time limit), copy_roof (the device's copy bandwidth), hold (a kernel that
+holds the device while launches queue behind it), fits (linear fits, flatness verdicts). Then one module per command
+family, named as its ``cli/`` and ``report/`` modules: run, latency / timeline / sweep (measure), update and
+conditional (graphs), pdl, doctor (the capture doctor's gallery and its overhead), scaling (graph costs against node
+count); and the wings compare/ and scale/, which never import each other. Every measurement returns a Record that
+serializes to JSON with its environment.
 """
 from .conditional import WhileResult, measure_while
 from .copy_roof import CopyBandwidth, copy_bandwidth
@@ -13,9 +15,12 @@ from .environment import collect, system_info
 from .latency import LatencyResult, measure_latency
 from .diff import DiffResult, diff_records
 from .doctor import DoctorResult, run_doctor
+from .fits import Flatness, LinearFit, fit_linear, flatness
+from .hold import DeviceHold, HeldSample
 from .intervals import compare_samples, mann_whitney, ratio_of_medians
 from .memnodes import MemnodesResult, measure_memnodes
 from .nodes import NodesResult, measure_nodes
+from .scaling import ScalingResult, make_scaling_plan, measure_scaling
 from .switch import SwitchResult, measure_switch
 from .pdl import PdlResult, measure_pdl
 from .records import CLOCKS, Record, RecordError, load_record
@@ -33,6 +38,8 @@ __all__ = [
     "LatencyResult", "measure_latency",
     "NodesResult", "measure_nodes",
     "DoctorResult", "run_doctor",
+    "ScalingResult", "measure_scaling", "make_scaling_plan", "DeviceHold", "HeldSample",
+    "fit_linear", "flatness", "LinearFit", "Flatness",
     "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
     "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",

@@ -2,9 +2,10 @@
 to a renderer (report), prints, and returns an exit code.
 
 One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
-(latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes), memnodes (graph memory
-nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row by row). ``main`` is the one funnel from
-errors to exit codes, so no command ends in a traceback:
+(latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes),
+memnodes (graph memory nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row
+by row), devlaunch (device graph launch), doctor (which call broke a capture), scaling (what a graph costs as it
+grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:
 
 - 0: measured, and every check passed;
 - 1: the driver failed on good input, or a result did not match NumPy;
@@ -30,7 +31,7 @@ EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measure
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
 FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "devlaunch",
-            "doctor")
+            "doctor", "scaling")
 
 
 class _Parser(argparse.ArgumentParser):

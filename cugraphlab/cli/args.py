@@ -1,9 +1,10 @@
 """Options every command family shares, declared once, and the checks made before anything is measured.
 
 Sizes and counts are parsed one way everywhere: ``1048576``, ``1_048_576`` and ``2^20`` are accepted; ``1,024`` is
-refused as ambiguous (a list or a thousands separator?). Output paths (``--json``, ``--csv``, ``--plot``, ``--out``,
-``--dot``) are checked to be writable before any GPU work (``check_output_paths``), so a typo costs one line, not a
-whole measurement.
+refused as ambiguous (a list or a thousands separator?), in a size and in a list of sizes; a list of counts
+(``--lengths 4,128,256``, ``--widths``) takes every comma as a separator. Output paths (``--json``, ``--csv``,
+``--plot``, ``--out``, ``--dot``) are checked to be writable before any GPU work (``check_output_paths``), so a
+typo costs one line, not a whole measurement.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from pathlib import Path
 
 from ..core.errors import InvalidArgumentError
 
-__all__ = ["count_arg", "size_arg", "size_list_arg", "device_index_arg", "threshold_arg", "add_size",
-           "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv", "add_plot",
-           "add_scalar", "check_output_paths", "save_json", "nothing_measured", "OUTPUT_FILE_OPTIONS", "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
+__all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg", "threshold_arg",
+           "add_size", "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv",
+           "add_plot", "add_scalar", "check_output_paths", "save_json", "nothing_measured", "OUTPUT_FILE_OPTIONS",
+           "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
 
 DEFAULT_OPS_TEXT = "add,mul,sub,relu"
 #: Options holding a file path, and options holding a stem (suffixes are appended), that commands write to.
@@ -60,6 +62,16 @@ def size_list_arg(text: str) -> list[int]:
     parts = [p.strip() for p in text.split(",")]
     if not all(parts):
         raise argparse.ArgumentTypeError(f"expected sizes separated by commas, got {text!r}")
+    return [count_arg(p) for p in parts]
+
+
+def count_list_arg(text: str) -> list[int]:
+    """A comma list of counts (kernels per chain, graph lengths, branch widths): every comma separates, so
+    ``4,128,256`` is three counts. Each item follows ``count_arg`` (``2^K`` and ``1_000`` accepted). Sizes keep
+    ``size_list_arg``, where ``1,024`` is ambiguous: a count list has small items and no thousands to write."""
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"expected counts separated by commas, got {text!r}")
     return [count_arg(p) for p in parts]
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .args import add_device, add_json, add_ops, add_repeats, add_size, count_arg, save_json, size_list_arg
+from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_arg, count_list_arg, save_json,
+                   size_list_arg)
 
 __all__ = ["add_commands"]
 
@@ -36,7 +37,8 @@ def add_commands(sub, common) -> None:
     sw = sub.add_parser("sweep", parents=[common], help="sizes x chain lengths x modes, with plots and break-even")
     sw.add_argument("--sizes", type=size_list_arg, default=None,
                     help="comma list, e.g. 1024,2^20 (default 2^10..2^26 by 4x)")
-    sw.add_argument("--lengths", type=size_list_arg, default=None, help="kernels per chain, e.g. 1,4,16 (default 1..256)")
+    sw.add_argument("--lengths", type=count_list_arg, default=None,
+                    help="kernels per chain, a comma list, e.g. 1,4,128,256 (default 1..256)")
     add_repeats(sw, 3, "timed loops per point")
     add_device(sw)
     sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")

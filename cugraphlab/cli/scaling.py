@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, size_list_arg
+from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, count_list_arg
 
 __all__ = ["add_commands", "cmd_scaling"]
 
@@ -35,10 +35,10 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     p = sub.add_parser("scaling", parents=[common],
                        help="what a graph costs as it grows: capture, build, instantiate, upload, launch and device "
                             "time against node count, with fits, the constant-launch verdict and break-even")
-    p.add_argument("--lengths", type=size_list_arg, default=None,
+    p.add_argument("--lengths", type=count_list_arg, default=None,
                    help="units per graph (empty kernels, or chain iterations), a comma list "
                         "(default 1,2,4,...,4096; --quick: 1,4,16,64,256,1024)")
-    p.add_argument("--widths", type=size_list_arg, default=None,
+    p.add_argument("--widths", type=count_list_arg, default=None,
                    help="fork/join branches, a comma list (default 1,2,4,8,16; --quick: 1,4)")
     p.add_argument("--work", default="empty", help="empty (the empty kernel; default) or chain (4 kernels a unit)")
     p.add_argument("--topology", default="line,forkjoin", help="line, forkjoin or both (default line,forkjoin)")

@@ -3,7 +3,7 @@
 ops (op table, NumPy reference, fused source, bit-exact verification), runners (the one hot loop and the executable
 cache), chain (buffers, inputs, launches), then the chain in each graph lesson: build (explicit nodes), update,
 forkjoin, pdl, conditional; graph_report (what ``cugraphlab graph`` shows); doctor_gallery (capture mistakes the
-doctor names, one per case).
+doctor names, one per case); scaling (graphs of a given shape, line or fork/join, for ``cugraphlab scaling``).
 """
 from .build import build_chain_graph, build_chain_graph_nodes
 from .chain import Chain, chain_kernels
@@ -18,6 +18,8 @@ from .memchain import (AddressReuse, MemChain, PhysicalReuse, UnfreedDemo, demon
                        topology_check)
 from .switch_views import SWITCH_VIEW_MODES, inspect_mode
 from .doctor_gallery import CASES, run_gallery
+from .scaling import ScalingWorkload
+from .scaling import Shape as ScalingShape
 from .device_loop import DeviceLoop, DeviceLoopCheck, DeviceLoopState, device_loop, load_devlaunch_kernels, predict_loop
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
@@ -39,6 +41,7 @@ from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, 
 
 __all__ = [
     "CASES", "run_gallery",
+    "ScalingShape", "ScalingWorkload",
     "DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels", "predict_loop",
     "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
     "load_branch_kernels", "CAPTURE_WAYS",
