@@ -1,4 +1,4 @@
-"""What a CUDA graph costs as it grows, on the H200: the checks of tests/bench/test_gpu_scaling.py, then the sweep.
+"""What a CUDA graph costs as it grows, on the H200: the checks of tests/bench/test_scaling_on_device.py, the sweep.
 
 1. checks (a few seconds): the chain as a line and as a fork/join of 3 branches, captured and built explicitly, is
    bit-exact against NumPy on poisoned outputs; a held stream runs nothing until released; a hold that is never
@@ -6,6 +6,8 @@
 2. the sweep: lengths 1..4096 (doubling), straight line and fork/join of 1, 2, 4, 8, 16 branches, the empty kernel;
    the default sweep of ``cugraphlab scaling`` aims at 120 s, so here its time budget is cut to --budget (default
    45 s) to stay under 90 s in all; ``--quick`` runs the quick preset instead; ``--chain`` adds a quick chain sweep.
+3. the native floor (bench.scaling.native_floor_hook): the sweep's line graphs instantiated from C and launched from
+   C behind the same hold; a check line says whether it ran (it needs gcc or cc and libcuda.so.1).
 
 Usage (with the package installed, from the repo root):
     python3 benchmarks/scaling.py OUT.json [--csv OUT.csv] [--plot STEM] [--quick] [--budget 45] [--chain]
@@ -21,8 +23,8 @@ import cugraphlab as cgl
 from cugraphlab.bench.hold import DeviceHold
 from cugraphlab.bench.scaling import make_plan, measure_scaling
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
-from cugraphlab.report.files import write_csv, write_json
-from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling
+from cugraphlab.report.files import write_csv
+from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
 
 def checks(dev) -> list[str]:
@@ -82,11 +84,18 @@ def main(argv=None) -> int:
         chain = None
         if args.chain:
             chain = measure_scaling(dev, make_plan([1, 4, 16, 64, 256], [1, 4], work="chain", budget_s=10), seed=1)
+    native = result.native or {}
+    if "unavailable" in native or not native.get("instantiate_us_per_node"):
+        lines.append(f"FAILED: native floor: {native.get('unavailable', 'no figure')}")
+    else:
+        lines.append(f"ok: native floor (C): instantiate {native['instantiate_us_per_node'] * 1e3:.0f} ns/node, "
+                     f"held launch {native['launch_us']:.2f} µs at {native['launch_at_nodes']} nodes")
+    print(lines[-1], flush=True)
     record = result.to_dict()
     record["checks"] = lines
     if chain is not None:
         record["chain_sweep"] = chain.to_dict()
-    written = [write_json(args.json, record)]
+    written = [write_scaling_json(args.json, record)]
     if args.csv:
         written.append(write_csv(args.csv, csv_rows(result)))
     if args.plot:

@@ -119,21 +119,28 @@ class DeviceHold(Resource):
         return self.slots[_T_RELEASE] != 0
 
     # --- a timed batch of launches ------------------------------------------------------------------------------
-    def time_graph_launches(self, exe_handle, launches: int) -> HeldSample:
-        """``launches`` cuGraphLaunch calls of ``exe_handle`` on the held stream: host and device µs per launch."""
+    def time_graph_launches(self, exe_handle, launches: int, loop=None) -> HeldSample:
+        """``launches`` cuGraphLaunch calls of ``exe_handle`` on the held stream: host and device µs per launch.
+
+        ``loop``: a C loop of the same executable on the same stream (``bench.native.NativeFloor.graph_loop``,
+        ``loop(k) -> ns``) makes the calls instead of Python, and its own clock (CLOCK_MONOTONIC in C) times them.
+        """
         k = positive_int("held launches", launches, MAX_HELD_LAUNCHES)
         fn, s = driver_fn("cuGraphLaunch"), self.stream.handle
         perf = time.perf_counter_ns
         self.engage()
         try:
-            t0 = perf()
-            for _ in range(k):
-                r = fn(exe_handle, s)
-                if r[0]:
-                    check(r, "cuGraphLaunch")
-            t1 = perf()
+            if loop is None:
+                t0 = perf()
+                for _ in range(k):
+                    r = fn(exe_handle, s)
+                    if r[0]:
+                        check(r, "cuGraphLaunch")
+                host_ns = perf() - t0
+            else:
+                host_ns = loop(k)
             self.mark_end()
         finally:
             t_release, t_stamp, timed_out = self.release()
         device = (t_stamp - t_release) / 1e3 / k if t_stamp > t_release else float("nan")
-        return HeldSample((t1 - t0) / 1e3 / k, device, k, timed_out)
+        return HeldSample(host_ns / 1e3 / k, device, k, timed_out)

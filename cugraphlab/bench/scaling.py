@@ -18,9 +18,12 @@ kernel or the chain as the work, all on stream 0 of one ScalingWorkload:
 
 Each set is sampled adaptively (``bench.stats.measure``: until the median's ~95% interval is within 2%, or a time cap
 per set, at least ``repeats`` samples); raw samples are kept per point and cost (``keep_samples``, labels
-``<series>:L<length>:<cost>``, series ``line`` or ``forkjoin:w<W>``). Then ``analyze``: each cost fitted against
-nodes (bench.fits), the flatness verdict on launch, break-even replays against eager launches per length, the
-replays at which unrolling K iterations pays off, and the issue's goals. Module loading: the record keeps
+``<series>:L<length>:<cost>``, series ``line`` or ``forkjoin:w<W>``; at most ``KEPT_SAMPLES``, evenly thinned, µs
+to the nanosecond, so a default record stays well under 1 MB). The native floor (``native_floor_hook``): the same
+line graphs instantiated from C, and launched from C behind the same hold. Then ``analyze``: each cost fitted
+against nodes (bench.fits), the flatness verdict on launch, break-even replays against eager launches per length,
+the replays at which unrolling K iterations pays off, and the issue's goals (Python instantiate per node against
+the C one). Module loading: the record keeps
 ``CUDA_MODULE_LOADING`` and the cold first launch of the empty kernel against a warm one (with lazy loading, the
 default since CUDA 12.2, a kernel loads at its first launch; every kernel is launched before any timing here).
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Iterable
@@ -37,13 +41,14 @@ from ..core.errors import InvalidArgumentError, check, positive_int
 from ..experiment.scaling import MAX_WIDTH, TOPOLOGIES, WORKS, ScalingWorkload, Shape, scaling_kernel_names
 from .fits import FLAT_RANGE, FLAT_TOLERANCE, fit_linear, flatness
 from .hold import HOLD_KERNEL, MAX_HELD_LAUNCHES, DeviceHold
-from .records import Record, clocks
+from .records import Record, bounded, clocks
 from .stats import measure, summarize
 
 __all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
            "MEASURES", "series_key",
            "break_even", "unroll_payoff", "evaluate_goals", "native_floor_hook", "DEFAULT_LENGTHS",
-           "DEFAULT_WIDTHS", "QUICK_LENGTHS", "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL"]
+           "DEFAULT_WIDTHS", "QUICK_LENGTHS", "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "NATIVE_REPEATS",
+           "KEPT_SAMPLES", "kept_samples"]
 
 DEFAULT_LENGTHS = tuple(1 << i for i in range(13))  # 1 .. 4096
 DEFAULT_WIDTHS = (1, 2, 4, 8, 16)
@@ -57,6 +62,8 @@ TARGET_SPREAD = 0.02
 LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes (issue 16)
 LAUNCH_GOAL_RANGE = (4, 128)
 INSTANTIATE_GOAL = 0.10  # Python-side instantiate within 10% of the native call, per node
+NATIVE_REPEATS = 9  # C instantiations per line length, and C launch holds per length from 4 to 128 nodes
+KEPT_SAMPLES = 50  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
 
 #: cost key -> (what it is, unit, clock key of bench.records.CLOCKS or None)
 MEASURES: dict[str, tuple[str, str, str | None]] = {
@@ -230,30 +237,93 @@ def evaluate_goals(points: list[dict], fits: dict, native: dict | None) -> dict:
     inst_fit = (fits.get("instantiate_us") or {}).get("line")
     python_per_node = inst_fit.get("slope") if inst_fit else None
     native_per_node = (native or {}).get("instantiate_us_per_node")
-    if native_per_node and python_per_node is not None:
+    if native_per_node and native_per_node > 0 and python_per_node is not None:
         ratio = python_per_node / native_per_node
         inst = {"goal": INSTANTIATE_GOAL, "python_us_per_node": python_per_node,
                 "native_us_per_node": native_per_node, "ratio": ratio, "met": ratio <= 1 + INSTANTIATE_GOAL,
                 "native_source": (native or {}).get("source")}
     else:
+        why = (native or {}).get("unavailable") or "the native floor was not measured"
         inst = {"goal": INSTANTIATE_GOAL, "python_us_per_node": python_per_node, "native_us_per_node": None,
-                "met": None, "note": "no native figure: bench.scaling.native_floor_hook returned none (the C floor "
-                                     "of bench/native.py plugs in there)"}
+                "met": None, "note": f"no native figure: {why}"}
     native_launch = (native or {}).get("launch_us")
     if native_launch is not None:
         launch["native_launch_us"] = native_launch
     return {"launch": launch, "instantiate_vs_native": inst}
 
 
-def native_floor_hook(device, shapes) -> dict | None:
-    """NATIVE FLOOR HOOK: the C figures the Python ones are compared with, or None.
+def native_floor_hook(workload, hold, shapes, *, repeats: int = NATIVE_REPEATS, entry: dict | None = None,
+                      cache=None) -> dict:
+    """The native floor: the C figures the Python ones are compared with, on the same workload, stream and hold.
 
-    Where the native C floor (``cugraphlab/core/native.py`` / ``bench/native.py``, another branch) lands, this
-    returns ``{"instantiate_us_per_node": ..., "launch_us": ..., "source": "bench.native ..."}`` measured in C on
-    the same device for line graphs of these shapes. Until then it returns None and the instantiate goal reads
-    "no native figure". ``measure_scaling(native_floor=...)`` takes any callable of the same form.
+    For every line shape of ``shapes``: ``repeats`` fresh captures (after one for warm-up), each instantiated once
+    from C (``bench.native_graph``: cuGraphInstantiateWithFlags timed by CLOCK_MONOTONIC in C, the executable
+    destroyed outside the timing), fitted against nodes as the Python figure is: ``instantiate_us_per_node`` is the
+    slope. For the lines from 4 to 128 nodes (the launch goal's range), ``repeats`` holds of ``bench.hold`` with the
+    C cuGraphLaunch loop of ``bench.native`` queued behind the hold, K launches as in the Python figure:
+    ``launch_us`` is the worst median there, the figure the goal reads.
+
+    Parameters: ``workload`` (experiment.scaling.ScalingWorkload) and ``hold`` (bench.hold.DeviceHold) of the
+    sweep; ``shapes`` the plan's; ``entry`` driver entry points by name (default libcuda's; a test gives ctypes
+    callbacks); ``cache`` where the C libraries are kept. Returns ``{"instantiate_us_per_node", "launch_us",
+    "instantiate_us": {nodes: [µs...]}, "launch_us_by_nodes": {nodes: [µs...]}, "fit", "source", "clock"}``; where
+    the floor cannot be built or run (no C compiler, no libcuda.so.1, a refused call) ``{"unavailable": reason,
+    "source"}``, and the instantiate goal reads "no native figure". ``measure_scaling(native_floor=...)`` takes any
+    callable ``(workload, hold, shapes) -> dict | None``.
     """
-    return None
+    from ..core.errors import CugraphlabError
+    from .native import NativeFloor
+    from .native_graph import NATIVE_CLOCK, InstantiateFloor
+
+    source = "C loops: bench.native_graph (cuGraphInstantiateWithFlags), bench.native (cuGraphLaunch)"
+    lines = sorted({s.length: s for s in shapes if s.topology == "line"}.values(), key=lambda s: s.length)
+    if len(lines) < 2:
+        return {"unavailable": "fewer than two line shapes in the plan: nothing to fit", "source": source}
+    lo, hi = LAUNCH_GOAL_RANGE
+    per, stream = workload.per_unit, workload.stream
+    inst: dict[int, list[float]] = {}
+    launch: dict[int, list[float]] = {}
+    try:
+        inst_floor = InstantiateFloor(entry=entry, cache=cache)
+        launch_floor = NativeFloor(entry=entry, cache=cache)
+        for shape in lines:
+            nodes = shape.nodes(per)
+            got = []
+            for _ in range(repeats + 1):
+                with workload.capture(shape) as g:
+                    got.append(inst_floor.instantiate_ns(g, 1)[0] / 1e3)
+            inst[nodes] = [round(v, 3) for v in got[1:]]
+            if not lo <= nodes <= hi:
+                continue
+            with workload.capture(shape) as g, g.instantiate() as exe:
+                exe.upload(stream)
+                for _ in range(3):
+                    exe.launch(stream)
+                stream.synchronize()
+                loop = launch_floor.graph_loop(exe, stream)
+                k = _held_batch(nodes)
+                held = [hold.time_graph_launches(exe.handle, k, loop=loop) for _ in range(repeats + 1)][1:]
+                stream.synchronize()
+            launch[nodes] = [round(r.host_us, 4) for r in held if not r.timed_out]
+    except CugraphlabError as e:  # UnsupportedError (no compiler), NoDeviceError (no libcuda), CudaError, ...
+        return {"unavailable": f"{type(e).__name__}: {e}".splitlines()[0], "source": source}
+    fit = fit_linear(list(inst), list(inst.values()), seed=0)
+    medians = {n: statistics.median(v) for n, v in launch.items() if v}
+    worst = max(medians.items(), key=lambda t: t[1]) if medians else None
+    return {"instantiate_us_per_node": fit.slope if math.isfinite(fit.slope) else None,
+            "launch_us": worst[1] if worst else None, "launch_at_nodes": worst[0] if worst else None,
+            "instantiate_us": {str(n): v for n, v in inst.items()},
+            "launch_us_by_nodes": {str(n): v for n, v in launch.items()},
+            "fit": fit.to_dict(), "repeats": repeats, "source": source, "clock": NATIVE_CLOCK}
+
+
+def kept_samples(values, unit: str) -> list[float]:
+    """The raw samples a record keeps of one point and cost: at most ``KEPT_SAMPLES``, evenly thinned in order
+    (``records.bounded``), each to 5 significant digits and µs to the nanosecond at most (the host clocks'
+    resolution; a relative 1e-5 is far below any spread measured here), bytes to the byte."""
+    if unit != "us":
+        return [float(round(v)) for v in bounded(values, KEPT_SAMPLES)]
+    return [float(f"{round(v, 3):.5g}") for v in bounded(values, KEPT_SAMPLES)]
 
 
 def _samples_of(result, label: str) -> list[float]:
@@ -617,8 +687,8 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                     native_floor: Callable | None = native_floor_hook) -> ScalingResult:
     """Measure every point of ``plan`` (default: ``make_plan()``) on ``device`` (a Device or an index).
 
-    Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, goals). ``native_floor(device,
-    shapes)`` may return the C figures the goals compare with (see ``native_floor_hook``).
+    Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, goals). ``native_floor(workload, hold,
+    shapes)`` returns the C figures the goals compare with (default ``native_floor_hook``; None skips it).
     """
     from ..core.device import Device
     from .environment import collect
@@ -640,7 +710,7 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
             env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
             result = ScalingResult(
                 config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
-                        "kernels": names, "per_unit_nodes": workload.per_unit,
+                        "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
                         "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after"},
                 env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
                 module_loading=_module_loading(first, inst0))
@@ -653,7 +723,14 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                              f"{sm['instantiate_us']['median']:.1f} µs, held launch "
                              f"{sm['held_launch_us']['median']:.2f} µs, device "
                              f"{sm['device_us']['median']:.1f} µs/graph{'' if p['ok'] else '  CHECK FAILED'}")
-            result.native = native_floor(dev, plan.shapes) if native_floor else None
+            result.native = native_floor(workload, hold, plan.shapes) if native_floor else None
+            if result.native and "unavailable" not in result.native:
+                result.clocks["c_monotonic"] = result.native.get("clock", "")
+            if progress and result.native:
+                n = result.native
+                progress("native floor: " + (n["unavailable"] if "unavailable" in n else
+                                             f"instantiate {(n['instantiate_us_per_node'] or math.nan) * 1e3:.0f} "
+                                             f"ns/node, held launch {n['launch_us'] or math.nan:.2f} µs (C)"))
     finally:
         if own:
             dev.close()
@@ -674,10 +751,9 @@ def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: Sc
         finite = [v for v in values if v is not None and math.isfinite(v)]
         if not finite:
             continue
-        result.keep_samples(_sample_label(series, shape.length, cost), finite, unit, clock)
-        summaries[cost] = summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
-                                    stop_reason=reasons.get(cost, "fixed")).to_dict()
-    per_node = {k: v["median"] / pt.nodes for k, v in summaries.items()}
+        result.keep_samples(_sample_label(series, shape.length, cost), kept_samples(finite, unit), unit, clock)
+        summaries[cost] = _short(summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
+                                           stop_reason=reasons.get(cost, "fixed")).to_dict())
     ok = checks["ok"] and checks["verified"] is not False and info["held_released"] and \
         info["held_timed_out"] == 0
     return {"topology": shape.topology, "length": shape.length, "width": shape.width, "work": plan.work,
@@ -689,4 +765,9 @@ def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: Sc
             "stop": {"lifecycle": life_reasons.get("instantiate_us"), "held": steady_reasons.get("held_launch_us"),
                      "eager": steady_reasons.get("eager_us_per_iter"),
                      "graph": steady_reasons.get("graph_us_per_iter")},
-            "summaries": summaries, "per_node": per_node, "ok": bool(ok)}
+            "summaries": summaries, "ok": bool(ok)}
+
+
+def _short(summary: dict) -> dict:
+    """A summary's floats to 6 significant digits (far below its spread): the record's size, not its meaning."""
+    return {k: float(f"{v:.6g}") if isinstance(v, float) and math.isfinite(v) else v for k, v in summary.items()}

@@ -69,7 +69,7 @@ def plan_from_args(args):
 
 def cmd_scaling(args) -> int:
     from ..bench.scaling import measure_scaling
-    from ..report.scaling import csv_rows, plot_scaling, render_scaling
+    from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
     plan = plan_from_args(args)
 
@@ -82,9 +82,7 @@ def cmd_scaling(args) -> int:
     if args.plot:
         written += plot_scaling(result, args.plot)
     if args.json:
-        from ..report.files import write_json
-
-        written.append(write_json(args.json, result.to_dict()))
+        written.append(write_scaling_json(args.json, result.to_dict()))
     if args.csv:
         from ..report.files import write_csv
 

@@ -4,17 +4,21 @@
 fits (intercept and slope per node with their bootstrap intervals, log-log exponent), the verdict on constant-time
 launch, break-even replays against eager launches, the unrolling pay-off, the goals and module loading.
 ``plot_scaling(result, stem)``: one log-log panel per cost, a curve per series with its fitted line dashed.
+``write_scaling_json(path, result)``: the record as indented JSON with each innermost list or object on one line
+(the raw samples are most of a record: one number a line, a default sweep's file would pass 1 MB).
 """
 from __future__ import annotations
 
+import json
 import math
+import re
 from pathlib import Path
 from typing import Any, Mapping
 
 from ..core.errors import InvalidArgumentError
 from .tables import format_table
 
-__all__ = ["render_scaling", "plot_scaling", "csv_rows", "TABLE_COSTS", "PLOT_COSTS"]
+__all__ = ["render_scaling", "plot_scaling", "csv_rows", "write_scaling_json", "TABLE_COSTS", "PLOT_COSTS"]
 
 # the columns of the per-topology table: (cost key, header)
 TABLE_COSTS = (("capture_us", "capture"), ("build_us", "build"), ("instantiate_us", "instantiate"),
@@ -285,3 +289,19 @@ def plot_scaling(result, stem) -> list[Path]:
     finally:
         plt.close(fig)
     return paths
+
+
+_INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a list or object holding no list or object
+
+
+def write_scaling_json(path, result) -> Path:
+    """Write a scaling record (a ScalingResult or its dict) to ``path`` as ``report.files.write_json`` does
+    (indented, strict JSON, atomic), with each innermost list or object (raw samples, a summary, an interval) on
+    one line. Returns the path written."""
+    from .files import _atomic_write_text, to_jsonable
+
+    text = json.dumps(to_jsonable(result), indent=2, ensure_ascii=False, allow_nan=False)
+    # JSON strings never hold a raw newline, so only the indentation between items goes
+    text = _INNERMOST.sub(lambda m: re.sub(r"\n\s*", " ", m.group(0)).replace("[ ", "[").replace("{ ", "{")
+                          .replace(" ]", "]").replace(" }", "}"), text)
+    return _atomic_write_text(path, text + "\n")

@@ -1,5 +1,6 @@
 """On the GPU: a small scaling sweep runs and counts nodes right, the chain variants are bit-exact against NumPy
-(poisoned outputs first), the held-device launch figure exists and the hold kernel is always released."""
+(poisoned outputs first), the held-device launch figure exists and the hold kernel is always released; the native
+floor (C instantiate and C launch loops) runs on the real driver."""
 from __future__ import annotations
 
 import math
@@ -36,6 +37,13 @@ def test_a_small_sweep_runs_counts_nodes_and_holds(device):
     assert r.fits["instantiate_us"]["line"]["slope"] > 0
     assert r.module_loading["cold_launch_total_us"] > 0 and r.env["driver"]["version_int"] >= 12000
     assert r.verdict["held_launch_us"]["line"]["text"]
+    # the native floor ran: C instantiate per node and the C held launch beside the Python figures
+    n = r.native
+    assert "unavailable" not in n, n
+    assert n["instantiate_us_per_node"] > 0 and 0 < n["launch_us"] < 1000 and n["launch_at_nodes"] in (4, 16, 64)
+    assert set(n["instantiate_us"]) == {"1", "4", "16", "64"} and all(len(v) == 9 for v in n["instantiate_us"].values())
+    assert r.goals["instantiate_vs_native"]["native_us_per_node"] == n["instantiate_us_per_node"]
+    assert r.goals["launch"]["native_launch_us"] == n["launch_us"] and "c_monotonic" in r.clocks
 
 
 def test_chain_variants_are_bit_exact(device):
@@ -97,3 +105,21 @@ def test_the_hold_lets_go_by_itself(device, hold_kernels):
         _t_release, _stamp, timed_out = hold.release()
         assert timed_out and time.perf_counter() - t0 < 0.1
         assert hold.slots[3] - hold.slots[2] >= 20e6
+
+
+def test_the_c_instantiate_loop_makes_real_executables(device, hold_kernels):
+    from cugraphlab.bench.native_graph import InstantiateFloor
+    from cugraphlab.core._calls import cu
+    from cugraphlab.experiment.scaling import ScalingWorkload, Shape
+
+    floor = InstantiateFloor()
+    with ScalingWorkload(device, "empty", kernels=hold_kernels) as w:
+        with w.capture(Shape("line", 256)) as big, w.capture(Shape("line", 1)) as small:
+            ns_big = sorted(floor.instantiate_ns(big, 15))
+            ns_small = sorted(floor.instantiate_ns(small, 15))
+        assert ns_big[0] > 0 and ns_small[0] > 0
+        assert ns_big[7] > ns_small[7]  # 256 nodes take longer to instantiate than one
+        free0 = cu("cuMemGetInfo")[0]
+        with w.capture(Shape("line", 16)) as g:
+            floor.instantiate_ns(g, 200)  # every executable destroyed at once: no device memory kept
+        assert free0 - cu("cuMemGetInfo")[0] < 16 << 20

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import shutil
 
 import pytest
 
@@ -84,12 +85,13 @@ def sim(monkeypatch):
 
 @pytest.mark.parametrize("work", ["empty", "chain"])
 def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
-    from cugraphlab.bench.scaling import ScalingResult, make_plan, measure_scaling
+    from cugraphlab.bench.scaling import KEPT_SAMPLES, ScalingResult, make_plan, measure_scaling
     from cugraphlab.report.scaling import csv_rows, render_scaling
 
     plan = make_plan([1, 4, 16], [1, 2], work=work, repeats=3, budget_s=0.5)
     lines = []
-    result = measure_scaling(0, plan, seed=5, progress=lines.append)
+    # no native floor here: its C loop would call the real driver with the fake's handles
+    result = measure_scaling(0, plan, seed=5, progress=lines.append, native_floor=None)
     assert len(result.points) == len(plan.shapes) == 3 + 3 + 2 and len(lines) == len(plan.shapes)
     assert sim.holds == sim.releases > 0 and sim.ctl is None
     k = 1 if work == "empty" else 4
@@ -103,7 +105,7 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
         assert s["device_us"]["median"] == pytest.approx(1.0)
         for cost in ("capture_us", "instantiate_us", "held_launch_us", "eager_us_per_iter"):
             label = f"{p['series']}:L{p['length']}:{cost}"
-            assert len(result.samples[label]["values"]) == s[cost]["n"]
+            assert len(result.samples[label]["values"]) == min(s[cost]["n"], KEPT_SAMPLES)
     # the fake compares nothing for chain work (its kernels do not run): bits are the GPU test's job
     assert all(p["ok"] == (p["verified"] is not False) for p in result.points)
     d = json.loads(json.dumps(result.to_dict()))
@@ -112,7 +114,61 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
     assert "line" in d["fits"]["instantiate_us"] and "forkjoin:w2" in d["fits"]["instantiate_us"]
     assert d["verdict"]["held_launch_us"]["line"]["text"]
     assert d["module_loading"]["effective"]
-    assert d["goals"]["instantiate_vs_native"]["met"] is None  # the native hook answers nothing yet
+    assert d["goals"]["instantiate_vs_native"]["met"] is None  # no native floor measured
+    assert d["config"]["kept_samples"] == KEPT_SAMPLES
     text = render_scaling(d)
     assert "straight line" in text and "fork/join, 2 branches" in text and "break-even" in text
     assert len(csv_rows(d)) == len(plan.shapes)
+
+
+@pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
+def test_the_native_floor_runs_its_c_loops_behind_the_same_hold(sim, tmp_path):
+    """The hook's C loops on fake entry points: a C instantiation per fresh capture of each line (its time grows
+    2 µs a node here), fitted per node; the C launch loop queued behind the hold for the lines of 4..128 nodes."""
+    from native_graph_fakes import FakeEntry
+
+    from cugraphlab.bench.scaling import NATIVE_REPEATS, _held_batch, make_plan, measure_scaling, native_floor_hook
+    from cugraphlab.core.cache import Cache
+
+    fake = FakeEntry(us_for=lambda graph: 2.0 * len(sim.graphs[graph]["nodes"]))
+    plan = make_plan([1, 4, 16, 64, 256], [2], repeats=3, budget_s=0.5)
+
+    def floor(workload, hold, shapes):
+        return native_floor_hook(workload, hold, shapes, entry=fake.entry, cache=Cache(tmp_path))
+
+    holds = sim.holds
+    r = measure_scaling(0, plan, seed=1, native_floor=floor)
+    n = r.native
+    assert "unavailable" not in n, n
+    line_nodes = [1, 4, 16, 64, 256]
+    assert len(fake.instantiated) == len(line_nodes) * (NATIVE_REPEATS + 1)  # fork/join shapes are not used
+    assert len(fake.destroyed) == len(fake.instantiated)
+    assert sorted(map(int, n["instantiate_us"])) == line_nodes
+    assert n["instantiate_us_per_node"] == pytest.approx(2.0, rel=0.3)
+    # C launches only for 4, 16 and 64 nodes (the goal's range), K per hold, every hold released
+    k = {m: _held_batch(m) for m in (4, 16, 64)}
+    assert sorted(map(int, n["launch_us_by_nodes"])) == [4, 16, 64]
+    assert len(fake.launched) == sum(k[m] * (NATIVE_REPEATS + 1) for m in k)
+    assert sim.holds == sim.releases and sim.ctl is None and sim.holds > holds
+    assert 0 < n["launch_us"] < 1000 and n["launch_at_nodes"] in k
+    g = r.goals
+    assert g["instantiate_vs_native"]["native_us_per_node"] == n["instantiate_us_per_node"]
+    assert g["instantiate_vs_native"]["met"] in (True, False) and g["launch"]["native_launch_us"] == n["launch_us"]
+    assert "c_monotonic" in r.clocks
+
+
+def test_without_a_driver_library_the_native_floor_says_why(sim, monkeypatch):
+    from cugraphlab.bench import native
+    from cugraphlab.bench.scaling import make_plan, measure_scaling
+    from cugraphlab.core.errors import NoDeviceError
+
+    def no_libcuda(names=()):
+        raise NoDeviceError("libcuda.so.1 is not loadable (test)")
+
+    monkeypatch.setattr(native, "driver_entry_points", no_libcuda)
+    monkeypatch.setattr("cugraphlab.bench.native_graph.driver_entry_points", no_libcuda)
+    r = measure_scaling(0, make_plan([1, 4], [1], repeats=3, budget_s=0.2))
+    assert r.native["unavailable"].startswith("NoDeviceError: libcuda.so.1 is not loadable")
+    note = r.goals["instantiate_vs_native"]["note"]
+    assert r.goals["instantiate_vs_native"]["met"] is None and "libcuda.so.1" in note
+    assert "c_monotonic" not in r.clocks

@@ -62,3 +62,40 @@ def test_plot_without_matplotlib_names_the_install(record, tmp_path, monkeypatch
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(InvalidArgumentError, match="pip install matplotlib"):
         plot_scaling(record, tmp_path / "x")
+
+
+def test_a_default_record_at_its_largest_stays_under_a_megabyte(tmp_path):
+    """Every point of the default plan with every cost sampled 200 times (the plan's most), values from 1 µs to
+    8 ms: the record keeps KEPT_SAMPLES of each, and the file (one line per innermost list or object) reads back
+    as the same record."""
+    import json
+    import math
+    import random
+
+    from cugraphlab.bench.scaling import (KEPT_SAMPLES, MEASURES, ScalingResult, _short, analyze, kept_samples,
+                                          make_plan, series_key)
+    from cugraphlab.bench.stats import summarize
+    from cugraphlab.report.files import read_json
+    from cugraphlab.report.scaling import write_scaling_json
+
+    plan = make_plan()
+    assert plan.max_samples == 200 and len(plan.shapes) > 60
+    rng = random.Random(7)
+    r = ScalingResult(config=plan.to_dict())
+    for shape in plan.shapes:
+        series, nodes = series_key(shape.topology, shape.width), shape.nodes(1)
+        summaries = {}
+        for cost, (_title, unit, clock) in MEASURES.items():
+            values = [math.exp(rng.uniform(0, 9)) * 1.000000123 for _ in range(plan.max_samples)]
+            kept = kept_samples(values, unit)
+            assert len(kept) == KEPT_SAMPLES and kept[0] == pytest.approx(values[0], rel=1e-4, abs=0.5)
+            r.keep_samples(f"{series}:L{shape.length}:{cost}", kept, unit, clock)
+            summaries[cost] = _short(summarize(values, unit=unit, clock=clock or "x").to_dict())
+        r.points.append({"topology": shape.topology, "length": shape.length, "width": shape.width, "nodes": nodes,
+                         "edges": shape.edges(1), "series": series, "summaries": summaries, "ok": True})
+    analyze(r)
+    path = write_scaling_json(tmp_path / "scaling.json", r)
+    size = path.stat().st_size
+    assert size < 900_000, size
+    assert read_json(path) == json.loads(json.dumps(r.to_dict()))
+    assert '"values": [' in path.read_text() and "\n          1" not in path.read_text()  # one line per list
