@@ -56,7 +56,7 @@ def test_explain_slows_capture_never_replay(device):
     assert 0.8 < o["replay_ratio"] < 1.25, o
 
 
-def test_example_12_runs():
+def test_example_13_runs():
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, str(ROOT / "examples" / "13_doctor.py")], cwd=ROOT, env=env,
                        capture_output=True, text=True, timeout=300)
