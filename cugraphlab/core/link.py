@@ -17,7 +17,7 @@ as the chain's kernels are. The steps, in order:
 the CUDA runtime wheel, ``nvidia/cu13/lib`` for CUDA 13 or ``nvidia/cuda_runtime/lib`` for CUDA 12, then conda,
 then ``$CUDA_HOME``/``$CUDA_PATH``), else in the toolkit of the ``nvcc`` on PATH or under /usr/local/cuda. The
 header comes from the CUDA that NVRTC belongs to, found by the one search of core.cuda_headers that the conditional
-kernels use too (beside NVRTC, beside the library found, $CUDA_HOME/$CUDA_PATH, the nvcc on PATH, cuda.pathfinder,
+kernels use too (beside NVRTC, $CUDA_HOME/$CUDA_PATH, the nvcc on PATH, cuda.pathfinder, beside the library found,
 /usr/local/cuda), and only when its CUDA major is NVRTC's; where none fits, the error names every folder looked in.
 The linked cubin is cached like any NVRTC result (core.cache), keyed by the source, headers, both option lists, arch,
 the NVRTC and nvJitLink versions, the library's own sha256 and the package version.
@@ -127,7 +127,7 @@ def find_cudadevrt() -> str:
 
 def devrt_include_dir(devrt_path: str | None = None, nvrtc_major: int | None = None) -> str:
     """The folder holding cuda_device_runtime_api.h for the NVRTC in use: core.cuda_headers' one search (the same
-    the conditional kernels use), with the folders beside libcudadevrt.a added as its step 2. UnsupportedError (one
+    the conditional kernels use), with the folders beside libcudadevrt.a added as its step 5. UnsupportedError (one
     line naming every folder looked in, and why each was refused) when none fits."""
     from .cuda_headers import require_include_dir
 
