@@ -16,7 +16,7 @@ fail=0
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo "nvidia-smi: none"
 } >> "$LOG" 2>&1
 for nb in notebooks/[0-9][0-9]_*.ipynb; do
-  start=$(date +%s.%N)
+  start=$SECONDS
   if PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" "$PY" - "$nb" >> "$LOG" 2>&1 <<'PYEOF'
 import sys
 import nbformat
@@ -35,7 +35,7 @@ finally:
                     print(f"  cell {i}: {o.ename}: {o.evalue}")
 PYEOF
   then status=ok; else status=FAILED; fail=1; fi
-  printf '%-34s %-7s %6.1f s\n' "$(basename "$nb")" "$status" "$(echo "$(date +%s.%N) - $start" | bc)" | tee -a "$LOG"
+  printf '%-34s %-7s %4d s\n' "$(basename "$nb")" "$status" "$((SECONDS - start))" | tee -a "$LOG"
 done
 echo "exit $fail" >> "$LOG"
 exit $fail
