@@ -14,6 +14,7 @@ from .latency import LatencyResult, measure_latency
 from .diff import DiffResult, diff_records
 from .intervals import compare_samples, mann_whitney, ratio_of_medians
 from .memnodes import MemnodesResult, measure_memnodes
+from .floor import FloorResult, measure_floor
 from .nodes import NodesResult, measure_nodes
 from .switch import SwitchResult, measure_switch
 from .pdl import PdlResult, measure_pdl
@@ -31,6 +32,7 @@ __all__ = [
     "collect", "system_info",
     "LatencyResult", "measure_latency",
     "NodesResult", "measure_nodes",
+    "FloorResult", "measure_floor",
     "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
     "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",

@@ -17,6 +17,7 @@ from .memchain import (AddressReuse, MemChain, PhysicalReuse, UnfreedDemo, demon
                        topology_check)
 from .switch_views import SWITCH_VIEW_MODES, inspect_mode
 from .device_loop import DeviceLoop, DeviceLoopCheck, DeviceLoopState, device_loop, load_devlaunch_kernels, predict_loop
+from .cold_l2 import ColdFused
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
 from .ops import (
@@ -36,6 +37,7 @@ from .runners import Runner
 from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
 
 __all__ = [
+    "ColdFused",
     "DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels", "predict_loop",
     "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
     "load_branch_kernels", "CAPTURE_WAYS",
