@@ -210,8 +210,9 @@ def jit(name: str, *args, inputs: tuple[str, ...] = (), options=()):
 def cu(name: str, *args):
     """Call driver function ``name`` and check its result.
 
-    A function the bindings know but this driver lacks (the bindings' FunctionNotFoundError) becomes one
-    MissingDriverFunctionError (an UnsupportedError) naming the function and the driver's CUDA version.
+    A function the bindings know but this driver lacks (the bindings raise a RuntimeError for it, see
+    ``_missing_in_driver``) becomes one MissingDriverFunctionError (an UnsupportedError: one line, exit 2 in the
+    CLI) naming the function and the driver's CUDA version.
     """
     try:
         result = driver_fn(name)(*args)
