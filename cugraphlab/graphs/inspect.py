@@ -31,9 +31,14 @@ def node_kind(node) -> str:
 
 
 def kernel_name(node) -> str:
-    """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say."""
+    """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say.
+
+    A handle member of a bindings struct (``params.func``) is a view into the struct's own memory, not a copy: the
+    params are held in a local until cuFuncGetName has returned, never dropped right after ``.func`` is read.
+    """
     try:
-        return func_name(cu("cuGraphKernelNodeGetParams", node).func) or "?"
+        params = cu("cuGraphKernelNodeGetParams", node)
+        return func_name(params.func) or "?"
     except Exception:  # the kind alone still describes the node
         return "?"
 
@@ -153,7 +158,8 @@ def _node_detail(node, kind: str) -> str:
             shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
             return f"child graph of {len(labels)} nodes: {shown}"
         if kind == "HOST":
-            return f"host fn {int(cu('cuGraphHostNodeGetParams', node).fn):#x}"
+            params = cu("cuGraphHostNodeGetParams", node)  # .fn is a view into params: keep them while reading
+            return f"host fn {int(params.fn):#x}"
         if kind == "EVENT_RECORD":
             return f"records event {int(cu('cuGraphEventRecordNodeGetEvent', node)):#x}"
         if kind == "WAIT_EVENT":
