@@ -361,7 +361,7 @@ class MemChain(Resource):
     def check_result(self, label: str = "") -> Verification:
         """Compare the output (waits for the stream) with NumPy on the current inputs."""
         got = self.out.to_numpy(stream=self.stream)
-        return compare_bits(label or f"graph memory nodes ({self.how})", got, self.expected())
+        return compare_bits(label or f"graph memory nodes ({self.shape}, {self.how})", got, self.expected())
 
     def mismatches(self) -> int:
         return self.check_result().mismatches
