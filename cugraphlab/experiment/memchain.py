@@ -30,8 +30,10 @@ longest path (alloc level, kernels, free level):
 * ``parallel_end``: 2 levels (allocs, the three frees side by side) -> about +0.3 µs, plus any join cost;
 * ``block``: 2 memory nodes in a straight line, no branches -> about +0.3 µs; the likeliest best.
   If the cost is per launch of a graph with memory nodes (not per node), all four cost the same +0.9-1.0 µs.
-Either way the 2% goal (0.2 µs at 2^20, 0.1 µs at 1,024) is out of reach unless a memory node off the path is free
-and one on it costs under 0.1 µs; the benchmark (bench.memnodes) measures all four and says which way it went.
+Either way the 2% goal (0.2 µs at 2^20, 0.1 µs at 1,024) is out of reach unless a memory node on the path costs under
+0.05-0.1 µs and one off it nothing; the benchmark (bench.memnodes) measures all four and says which way it went.
+What the other shapes give up: in ``line`` t3 reuses t1's memory (8 MiB live at 2^20 floats); ``parallel``,
+``parallel_end`` and ``block`` keep all three live (12 MiB), which the pool's 32 MiB steps hide at these sizes.
 
 The line built explicitly (cuGraphAddMemAllocNode, cuGraphAddKernelNode, cuGraphAddMemFreeNode) or captured on one
 stream (cuMemAllocAsync, cuLaunchKernel, cuMemFreeAsync between cuStreamBeginCapture and cuStreamEndCapture) gives
@@ -449,7 +451,8 @@ class PhysicalReuse:
         return {"baseline": self.baseline.to_dict(), "one_graph": self.one_graph.to_dict(),
                 "two_graphs_one_stream": self.two_graphs_one_stream.to_dict(),
                 "two_graphs_two_streams": self.two_graphs_two_streams.to_dict(), "graph_bytes": self.graph_bytes,
-                "mismatches": self.mismatches, "reserved_one": self.reserved_one, "reserved_one_stream": self.reserved_one_stream,
+                "mismatches": self.mismatches, "reserved_one": self.reserved_one,
+                "reserved_one_stream": self.reserved_one_stream,
                 "reserved_two_streams": self.reserved_two_streams, "ok": self.ok, "text": str(self)}
 
 
