@@ -37,7 +37,7 @@ FLAVOURS = {"plain": ((), 13, None), "cu12": (("cu12",), 12, "cupy-cuda12x"), "c
             "cu12+devlaunch": (("cu12", "devlaunch-cu12"), 12, "cupy-cuda12x")}
 # wheels per major: NVRTC always; the device-launch ones only with a devlaunch extra
 NVRTC = {12: "nvidia-cuda-nvrtc-cu12", 13: "nvidia-cuda-nvrtc"}
-DEVLAUNCH = {12: ("nvidia-nvjitlink-cu12", "nvidia-cuda-runtime-cu12", "nvidia-cuda-nvcc-cu12"),
+DEVLAUNCH = {12: ("nvidia-nvjitlink-cu12", "nvidia-cuda-runtime-cu12"),
              13: ("nvidia-nvjitlink", "nvidia-cuda-runtime", "nvidia-cuda-crt")}
 # what cuda-bindings[all] used to bring that nothing here loads
 UNUSED = ("nvidia-nvvm", "nvidia-cufile", "nvidia-nvfatbin")
