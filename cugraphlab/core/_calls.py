@@ -52,7 +52,8 @@ def nvrtc_module():
 
 
 NVJITLINK_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
-                     "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12); it brings nvJitLink and the CUDA runtime wheel")
+                     "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), which bring nvidia-nvjitlink (-cu12) and the CUDA "
+                     "runtime wheel")
 
 
 def nvjitlink_module():
