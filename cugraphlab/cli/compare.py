@@ -2,7 +2,6 @@
 baselines ``run --compare`` prints under the run table."""
 from __future__ import annotations
 
-import sys
 
 from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed,
                    count_arg, nothing_measured, save_json, size_list_arg)
@@ -62,7 +61,9 @@ def cmd_compare(args) -> int:
         if matplotlib_missing():
             raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     device_count()  # no driver or no GPU: one line now, not a worker per stack failing one by one
-    progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    from ..report.progress import line_progress
+
+    progress = None if args.quiet else line_progress(desc="compare")
     result = compare(sizes, args.iters, args.ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed,
                      stacks=args.stacks, rounds=args.rounds, timeout_s=args.timeout, progress=progress,
                      paired_contexts=0 if args.no_paired else args.paired_contexts)

@@ -59,8 +59,9 @@ def nvrtc_module():
     return _nvrtc
 
 
-NVJITLINK_INSTALL = ("pip install nvidia-nvjitlink (CUDA 13) or nvidia-nvjitlink-cu12 (CUDA 12), or "
-                     "pip install 'cuda-bindings[all]'")
+NVJITLINK_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
+                     "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), which bring nvidia-nvjitlink (-cu12) and the CUDA "
+                     "runtime wheel")
 
 
 def nvjitlink_module():

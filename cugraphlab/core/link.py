@@ -51,7 +51,8 @@ __all__ = [
 
 #: A source holding this text needs -rdc and the device runtime (kernels/devlaunch.cu says it in its first line).
 RDC_MARKER = "cugraphlab: relocatable device code + device runtime"
-DEVRT_INSTALL = ("pip install nvidia-cuda-runtime (CUDA 13) or nvidia-cuda-runtime-cu12 (CUDA 12), which ship "
+DEVRT_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
+                 "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), whose nvidia-cuda-runtime (-cu12) wheel ships "
                  "libcudadevrt.a, or set CUDA_HOME to a CUDA toolkit")
 DEVICE_LAUNCH_MIN_ARCH = (7, 0)
 DEVICE_LAUNCH_MEASURED = ((9, 0),)

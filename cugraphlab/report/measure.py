@@ -6,7 +6,8 @@ from pathlib import Path
 from .env import versions_line
 from .tables import fmt_count, format_table
 
-__all__ = ["render_latency", "native_lines", "render_timeline", "render_sweep", "plot_timeline_files", "plot_sweep_files"]
+__all__ = ["render_latency", "native_lines", "render_timeline", "render_sweep", "plot_timeline_files",
+           "plot_sweep_files", "timeline_figures", "sweep_figures"]
 
 
 def render_latency(result) -> str:
@@ -74,11 +75,21 @@ def render_timeline(result, written=()) -> str:
     return "\n".join(lines)
 
 
-def plot_timeline_files(result, stem) -> list[Path]:
+def plot_timeline_files(result, stem=None) -> list:
+    """The timeline and gap-histogram figures of a ``bench.timeline`` record: written to ``STEM_timeline`` and
+    ``STEM_gaps`` (.png, .svg; returns the paths), or, with ``stem=None``, the two matplotlib Figures (inline in a
+    notebook)."""
     from .plots.measure import plot_gap_histogram, plot_timeline
 
     rec = result.plot_record()
+    if stem is None:
+        return [plot_timeline(rec, None), plot_gap_histogram(rec, None)]
     return plot_timeline(rec, f"{stem}_timeline") + plot_gap_histogram(rec, f"{stem}_gaps")
+
+
+def timeline_figures(result) -> list:
+    """The timeline and gap-histogram Figures of a timeline record (``plot_timeline_files(result, None)``)."""
+    return plot_timeline_files(result, None)
 
 
 def render_sweep(result, written=()) -> str:
@@ -111,11 +122,21 @@ def render_sweep(result, written=()) -> str:
     return "\n".join(lines)
 
 
-def plot_sweep_files(result, stem) -> list[Path]:
+def plot_sweep_files(result, stem=None) -> list:
+    """The size, chain-length and bandwidth figures of a sweep record: written to ``STEM_size``, ``STEM_chain``,
+    ``STEM_bandwidth`` (.png, .svg; returns the paths), or, with ``stem=None``, the three Figures."""
     from .plots.measure import plot_bandwidth, plot_sweep_chain, plot_sweep_size
 
     length = 4 if 4 in result.config["lengths"] else result.config["lengths"][0]
+    if stem is None:
+        return [plot_sweep_size(result.rows, None, chain_len=length), plot_sweep_chain(result.rows, None),
+                plot_bandwidth(result.rows, None, copy_gbps=result.copy_gbps, chain_len=length)]
     files = plot_sweep_size(result.rows, f"{stem}_size", chain_len=length)
     files += plot_sweep_chain(result.rows, f"{stem}_chain")
     files += plot_bandwidth(result.rows, f"{stem}_bandwidth", copy_gbps=result.copy_gbps, chain_len=length)
     return files
+
+
+def sweep_figures(result) -> list:
+    """The three sweep Figures of a sweep record (``plot_sweep_files(result, None)``)."""
+    return plot_sweep_files(result, None)
