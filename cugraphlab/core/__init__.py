@@ -11,7 +11,9 @@ from .errors import (
     CompileError,
     CudaError,
     CugraphlabError,
+    DeviceMemoryError,
     InvalidArgumentError,
+    MissingDriverFunctionError,
     NoDeviceError,
     UnsupportedError,
 )
@@ -26,7 +28,7 @@ __all__ = [
     "Cache", "default_cache",
     "Device", "device_count", "driver_version", "init",
     "CugraphlabError", "CudaError", "CompileError", "CaptureError", "NoDeviceError", "InvalidArgumentError",
-    "UnsupportedError",
+    "UnsupportedError", "DeviceMemoryError", "MissingDriverFunctionError",
     "Launch", "LaunchConfig", "PackedArgs", "grid_for",
     "POISON_BITS", "DeviceArray",
     "Kernel", "KernelSet", "Module",

@@ -18,6 +18,7 @@ from .memchain import (AddressReuse, MemChain, PhysicalReuse, UnfreedDemo, demon
 from .switch_views import SWITCH_VIEW_MODES, inspect_mode
 from .device_loop import DeviceLoop, DeviceLoopCheck, DeviceLoopState, device_loop, load_devlaunch_kernels, predict_loop
 from .cold_l2 import ColdFused
+from .memchain import MEMCHAIN_SHAPES, SHAPE_TEXT
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
 from .ops import (
@@ -37,7 +38,7 @@ from .runners import Runner
 from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, demonstrate_updates, fresh_inputs
 
 __all__ = [
-    "ColdFused",
+    "ColdFused", "MEMCHAIN_SHAPES", "SHAPE_TEXT",
     "DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels", "predict_loop",
     "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
     "load_branch_kernels", "CAPTURE_WAYS",
