@@ -2,8 +2,11 @@
 
 For each Python in PYTHONS and each install flavour (plain, [cu12], [cu13]) this asks pip, without installing
 anything, which wheels it would pick for manylinux x86_64 (`pip install --dry-run --report`), then checks that
-cuda-bindings lands on the expected major (plain: 13, cu12: 12.9.x with x >= 1, cu13: 13) and that the CuPy of the
-extra matches it. The project itself is a local folder, so its requirement lists are read from pyproject.toml.
+cuda-bindings lands on the expected major (plain: 13, cu12: 12.9.x with x >= 1, cu13: 13), that the CuPy of the
+extra matches it, that the NVRTC wheel is the bindings' major, that no NVIDIA library the code never loads comes
+along (nvJitLink, NVVM, cuFile, nvfatbin, nvcc: only the devlaunch extras may bring nvJitLink, the CUDA runtime
+and the headers device graph launch compiles against). The project itself is a local folder, so its requirement
+lists are read from pyproject.toml.
 
 Usage: python .ci/resolve_pins.py [--python 3.10 ...] [--jobs N]; exits 1 naming every failure.
 """
@@ -28,16 +31,47 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHONS = ("3.10", "3.11", "3.12", "3.13")
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_27_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64",
              "manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64", "linux_x86_64")
-# flavour -> (extra or None, expected cuda-bindings major, the CuPy wheel that must come with it or None)
-FLAVOURS = {"plain": (None, 13, None), "cu12": ("cu12", 12, "cupy-cuda12x"), "cu13": ("cu13", 13, "cupy-cuda13x")}
+# flavour -> (extras, expected cuda-bindings major, the CuPy wheel that must come with it or None)
+FLAVOURS = {"plain": ((), 13, None), "cu12": (("cu12",), 12, "cupy-cuda12x"), "cu13": (("cu13",), 13, "cupy-cuda13x"),
+            "devlaunch": (("devlaunch",), 13, None),
+            "cu12+devlaunch": (("cu12", "devlaunch-cu12"), 12, "cupy-cuda12x")}
+# wheels per major: NVRTC always; the device-launch ones only with a devlaunch extra
+NVRTC = {12: "nvidia-cuda-nvrtc-cu12", 13: "nvidia-cuda-nvrtc"}
+DEVLAUNCH = {12: ("nvidia-nvjitlink-cu12", "nvidia-cuda-runtime-cu12"),
+             13: ("nvidia-nvjitlink", "nvidia-cuda-runtime", "nvidia-cuda-crt")}
+# what cuda-bindings[all] used to bring that nothing here loads
+UNUSED = ("nvidia-nvvm", "nvidia-cufile", "nvidia-nvfatbin")
+DEVLAUNCH_ONLY = ("nvidia-nvjitlink", "nvidia-cuda-runtime", "nvidia-cuda-nvcc", "nvidia-cuda-crt")
 
 
-def requirements(extra: str | None) -> list[str]:
+def requirements(extras) -> list[str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = list(project["dependencies"])
-    if extra:
+    for extra in extras or ():
         reqs += project["optional-dependencies"][extra]
     return reqs
+
+
+def library_problems(got: dict[str, str], major: int, devlaunch: bool) -> list[str]:
+    """What is wrong with the NVIDIA library wheels of one resolution (see the module docstring)."""
+    problems = []
+    if NVRTC[major] not in got:
+        problems.append(f"{NVRTC[major]} missing (NVRTC of CUDA {major})")
+    others = [k for k in NVRTC.values() if k != NVRTC[major] and k in got]
+    if others:
+        problems.append(f"NVRTC of the other major: {others}")
+    unused = sorted(k for k in got if k.startswith(UNUSED))
+    if unused:
+        problems.append(f"libraries nothing loads: {unused}")
+    if devlaunch:
+        missing = [k for k in DEVLAUNCH[major] if k not in got]
+        if missing:
+            problems.append(f"devlaunch without {missing}")
+    else:
+        extra = sorted(k for k in got if k.startswith(DEVLAUNCH_ONLY))
+        if extra:
+            problems.append(f"device-launch libraries without the devlaunch extra: {extra}")
+    return problems
 
 
 def resolve(python: str, reqs: list[str]) -> dict[str, str]:
@@ -56,10 +90,10 @@ def resolve(python: str, reqs: list[str]) -> dict[str, str]:
 
 
 def check(python: str, flavour: str) -> tuple[str, str, float]:
-    extra, major, cupy = FLAVOURS[flavour]
+    extras, major, cupy = FLAVOURS[flavour]
     t0 = time.perf_counter()
     try:
-        got = resolve(python, requirements(extra))
+        got = resolve(python, requirements(extras))
     except RuntimeError as e:
         return "FAIL", f"does not resolve: {e}", time.perf_counter() - t0
     seconds = time.perf_counter() - t0
@@ -75,6 +109,8 @@ def check(python: str, flavour: str) -> tuple[str, str, float]:
     other = {"cupy-cuda12x", "cupy-cuda13x"} - {cupy}
     if cupy and other & set(got):
         problems.append(f"both CuPy wheels: {sorted(other & set(got))}")
+    if m:
+        problems += library_problems(got, major, any(e.startswith("devlaunch") for e in extras))
     nvrtc = [f"{k} {v}" for k, v in got.items() if k.startswith("nvidia-cuda-nvrtc")]
     summary = f"cuda-bindings {cb}; " + (", ".join(nvrtc) or "no NVRTC wheel") + (
         f"; {cupy} {got.get(cupy)}" if cupy else "")
@@ -93,7 +129,7 @@ def main(argv=None) -> int:
     failed = 0
     for (py, fl), (status, text, seconds) in zip(jobs, results):
         failed += status != "ok"
-        print(f"{status:4}  Python {py}  {fl:5}  {text}  ({seconds:.0f} s)")
+        print(f"{status:4}  Python {py}  {fl:14}  {text}  ({seconds:.0f} s)")
     print(f"pins: {len(jobs) - failed} of {len(jobs)} resolve as expected ({time.perf_counter() - t0:.0f} s)")
     return 1 if failed else 0
 

@@ -8,15 +8,23 @@
 3. ``bench.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency, timeline), its
    report, then a short table last.
 
-Usage: python benchmarks/devlaunch.py OUT.json [--repeats 5] [--iterations 1000]
+Usage: python benchmarks/devlaunch.py OUT.json [--repeats 5] [--iterations 1000] [--watchdog 85]
 Exit 0 when every check passed (the goal of the issue may still be unmet: the record says so), 1 otherwise,
 2 where device graph launch is unavailable here (the reason on one line).
+
+First it prints where the CUDA headers were looked for (core.cuda_headers: every folder, why each was refused).
+faulthandler is on: a crash in native code prints every thread's Python stack, and after ``--watchdog`` seconds
+(0: never) a hung run prints them and exits. On any failure the script prints a traceback summary (the full traceback
+for an unexpected error) and still writes OUT.json: the error, its traceback and the header search.
 """
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import json
 import sys
 import time
+import traceback
 
 from cugraphlab import Chain, Device
 from cugraphlab.bench.devlaunch import measure_devlaunch
@@ -30,6 +38,50 @@ from cugraphlab.graphs.device_launch import DEVICE_STREAMS
 from cugraphlab.report.devlaunch import render_devlaunch
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
+
+
+def header_search() -> dict:
+    """Where the one header search of core.cuda_headers looked, beside the libcudadevrt.a found (if any)."""
+    from cugraphlab.core.cuda_headers import search_include_dir
+
+    try:
+        devrt = find_cudadevrt()
+    except UnsupportedError as e:
+        devrt, devrt_error = None, str(e)
+    else:
+        devrt_error = ""
+    s = search_include_dir(beside=(devrt,) if devrt else ())
+    return {"found": s.found, "via": s.via, "nvrtc_major": s.nvrtc_major, "devrt": devrt, "devrt_error": devrt_error,
+            "looked": [{"folder": x.folder, "via": x.via, "refused": x.refused} for x in s.looked],
+            "summary": s.summary()}
+
+
+def traceback_summary(e: BaseException, frames: int = 8) -> list[str]:
+    """The last ``frames`` frames of ``e``'s traceback as "file:line in function: code", then the error itself."""
+    tb = traceback.extract_tb(e.__traceback__)[-frames:]
+    out = [f"{f.filename}:{f.lineno} in {f.name}: {(f.line or '').strip()}" for f in tb]
+    return out + [f"{type(e).__module__}.{type(e).__name__}: {e}"]
+
+
+def fail(out: str, e: BaseException, code: int, started: float, search: dict | None) -> int:
+    """Report ``e`` (a traceback summary; the whole traceback unless it is an UnsupportedError), write OUT.json."""
+    summary = traceback_summary(e)
+    print(f"devlaunch: {type(e).__name__}: {e}", file=sys.stderr)
+    print("traceback (most recent call last):", file=sys.stderr)
+    for line in summary[:-1]:
+        print("  " + line, file=sys.stderr)
+    if not isinstance(e, UnsupportedError):
+        print("".join(traceback.format_exception(e)), file=sys.stderr)
+    record = {"kind": "cugraphlab.devlaunch.failure", "exit": code, "error": type(e).__name__, "message": str(e),
+              "traceback": summary, "full_traceback": traceback.format_exception(e), "header_search": search,
+              "seconds": time.perf_counter() - started}
+    try:
+        with open(out, "w") as f:
+            json.dump(record, f, indent=1)
+        print(f"failure record written to {out}", file=sys.stderr)
+    except OSError as w:
+        print(f"devlaunch: could not write {out}: {w}", file=sys.stderr)
+    return code
 
 
 def build_info(dev, tmp_cache: str) -> dict:
@@ -80,27 +132,45 @@ def main() -> int:
     ap.add_argument("out", help="JSON file to write")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--iterations", type=int, default=1000)
+    ap.add_argument("--watchdog", type=float, default=85.0,
+                    help="seconds after which a hung run prints every thread's stack and exits (0: never)")
     args = ap.parse_args()
+    faulthandler.enable()
+    if args.watchdog > 0:
+        faulthandler.dump_traceback_later(args.watchdog, exit=True)
     t_start = time.perf_counter()
-    with Device(0) as dev:
-        try:
-            import tempfile
+    search = None
+    try:
+        search = header_search()
+        print(f"headers: {search['found'] or 'NONE'}" + (f" (via {search['via']})" if search["found"] else "")
+              + f"; NVRTC {search['nvrtc_major']}; libcudadevrt.a: {search['devrt'] or search['devrt_error']}")
+        print("  " + search["summary"])
+        return measure(args, t_start, search)
+    except UnsupportedError as e:
+        return fail(args.out, e, 2, t_start, search)
+    except Exception as e:
+        return fail(args.out, e, 1, t_start, search)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
-            with tempfile.TemporaryDirectory() as tmp:
-                build = build_info(dev, tmp)
-            print(f"build: {build['cubin_bytes']:,}-byte cubin, nvJitLink {build['nvjitlink']}, "
-                  f"{build['cold_s']:.2f} s cold, {build['warm_s'] * 1e3:.1f} ms from the cache "
-                  f"(hit: {build['warm_hit']}); libcudadevrt.a: {build['devrt']}")
-            found = checks(dev)
-        except UnsupportedError as e:
-            print(f"devlaunch: {e}", file=sys.stderr)
-            return 2
+
+def measure(args, t_start: float, search: dict) -> int:
+    with Device(0) as dev:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            build = build_info(dev, tmp)
+        print(f"build: {build['cubin_bytes']:,}-byte cubin, nvJitLink {build['nvjitlink']}, "
+              f"{build['cold_s']:.2f} s cold, {build['warm_s'] * 1e3:.1f} ms from the cache "
+              f"(hit: {build['warm_hit']}); libcudadevrt.a: {build['devrt']}")
+        found = checks(dev)
         for kind, ok, text in found:
             print(("ok   " if ok else "FAIL ") + text)
         result = measure_devlaunch(dev, iterations=args.iterations, repeats=args.repeats)
         found.append(outside_a_graph(dev))
         print(("ok   " if found[-1][1] else "FAIL ") + found[-1][2])
     result.config["build"] = build
+    result.config["header_search"] = search
     result.checks += [{"kind": k, "ok": ok, "text": t, "script": True} for k, ok, t in found]
     print()
     print(render_devlaunch(result))

@@ -11,6 +11,7 @@ bit-exact. Under 90 s on an H200.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import sys
 import time
 
@@ -19,6 +20,8 @@ from cugraphlab.bench.nodes import measure_nodes
 from cugraphlab.experiment import nodes as lessons
 from cugraphlab.report.files import write_json
 from cugraphlab.report.nodes import render_nodes
+
+faulthandler.enable()  # a crash inside the driver or ctypes prints the Python stack of every thread, then dies
 
 
 def main() -> int:

@@ -9,6 +9,7 @@ Usage (from the repo root, the package installed): python3 benchmarks/switch.py 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import sys
 import time
 
@@ -19,6 +20,8 @@ from cugraphlab.report.files import write_json
 from cugraphlab.report.graphs import render_graph
 from cugraphlab.report.switch import render_switch
 from cugraphlab.report.tables import format_table
+
+faulthandler.enable()  # a crash inside the driver or ctypes prints the Python stack of every thread, then dies
 
 OPS = ("add", "mul", "sub", "relu")
 

@@ -5,9 +5,27 @@
         params: func, gridDimX/Y/Z, blockDimX/Y/Z, sharedMemBytes, kernelParams (void**), extra = 0
         deps: [] for the first op, [previous node] for the others
 
-The driver copies the argument values into the node when it is added. With memset and memcpy nodes in front
-(cuGraphAddMemsetNode, cuGraphAddMemcpyNode) one launch also poisons the outputs and copies staged inputs in.
+The driver copies the argument values into the node when it is added. The first graph below is built with these
+two calls written out (through ``cgl.cu``, cugraphlab's one door to the driver: it checks every CUresult, raises a
+typed error with a hint, and shows in ``cgl.tracing()``); ``build_chain_graph`` does the same for the second one,
+which also has memset and memcpy nodes in front (cuGraphAddMemsetNode, cuGraphAddMemcpyNode), so one launch poisons
+the outputs and copies staged inputs in.
 Run (with the package installed): python3 examples/03_explicit_build.py
+
+Expected output on the H200 (to be refreshed on the H200; the kernel-node lines have this shape, the checks must
+say bit-exact):
+    built by hand:
+    4 nodes, 3 edges
+      [0] KERNEL:add   grid ..., block 256
+      [1] KERNEL:mul   grid ..., block 256  after [0]
+      [2] KERNEL:sub   grid ..., block 256  after [1]
+      [3] KERNEL:relu  grid ..., block 256  after [2]
+    ...
+    built vs captured: same topology: 4 nodes, 3 edges
+    explicit graph: bit-exact ...
+    with memset and memcpy nodes in front:
+    ...
+    memset + memcpy + chain: bit-exact ...
 """
 import sys
 
@@ -24,10 +42,32 @@ def run_once(chain, graph):
         chain.stream.synchronize()
 
 
+def build_by_hand(dev, chain) -> cgl.Graph:
+    """cuGraphCreate, then one cuGraphAddKernelNode per op, each after the one before."""
+    d = cgl.driver_module()  # cuda.bindings.driver
+    graph = cgl.Graph(dev, cgl.cu("cuGraphCreate", 0))  # the Graph object owns it: cuGraphDestroy on close
+    try:
+        deps = []
+        for launch in chain.launches:  # kernel, packed arguments and launch shape of each op (lesson 1)
+            p = d.CUDA_KERNEL_NODE_PARAMS()
+            p.func = launch.kernel.handle
+            p.gridDimX, p.gridDimY, p.gridDimZ = launch.config.grid
+            p.blockDimX, p.blockDimY, p.blockDimZ = launch.config.block
+            p.sharedMemBytes = launch.config.shared_bytes
+            p.kernelParams = int(launch.args.address)  # void**: the driver copies the values now
+            p.extra = 0
+            node = cgl.cu("cuGraphAddKernelNode", graph.handle, deps or None, len(deps), p)
+            deps = [node]  # the next op reads this op's output: one edge
+        return graph
+    except BaseException:
+        graph.close()
+        raise
+
+
 def main() -> int:
     ok = True
     with cgl.Device(0) as dev, cgl.Chain(dev, n=(1 << 20) + 3) as chain:
-        with build_chain_graph(chain) as built, chain.capture() as captured:
+        with build_by_hand(dev, chain) as built, chain.capture() as captured:
             print(render_text(graph_view(built), "built by hand:"))
             same, diff = same_topology(built, captured)
             print(f"\nbuilt vs captured: {diff}")

@@ -2,42 +2,69 @@
 
 (a) cuGraphExecKernelNodeSetParams(exec, node, params): new arguments for one kernel node of the executable graph
     (node = the node of the graph the exec was instantiated from).
-(b) re-capture with the new arguments, then cuGraphExecUpdate(exec, new_graph) -> (CUresult, resultInfo): the
-    driver copies parameters across when both graphs have the same shape, and refuses (resultInfo.result, e.g.
-    CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) when they do not; then only cuGraphInstantiate helps.
+(b) re-capture with the new arguments, then cuGraphExecUpdate(exec, new_graph) -> resultInfo: the driver copies
+    parameters across when both graphs have the same shape, and refuses (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, with
+    resultInfo.result, e.g. CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) when they do not; then only
+    cuGraphInstantiate helps.
+
+Both calls are written out below through ``cgl.cu`` (the one door: checked, traced, typed errors). The inputs of
+(a) and (b) are two more chains sharing the first one's kernels, each with its own buffers, values and scalar, so
+a right answer can only come from the new arguments. The helpers (``demonstrate_refused_update``,
+``measure_update_costs``) follow once the calls were shown: a refused update read back with its reason, and what
+each way of updating costs on the host.
 Run (with the package installed): python3 examples/04_update.py
+
+Expected output on the H200 (to be refreshed on the H200: the lines below have this shape; every check must say
+bit-exact and the refused update TOPOLOGY_CHANGED):
+    as built: bit-exact ...
+    (a) 4 x cuGraphExecKernelNodeSetParams, new buffers, scalar -1.25: bit-exact ...
+    (b) cuGraphExecUpdate: CU_GRAPH_EXEC_UPDATE_SUCCESS, new buffers, scalar 3.5: bit-exact ...
+    re-capture with one op fewer: ... CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED ...
+    host cost per update (...):
+      set_params  ...  bit-exact
+      ...
 """
 import sys
 
-import numpy as np
-
 import cugraphlab as cgl
-from cugraphlab import ChainGraph, demonstrate_refused_update, fresh_inputs, measure_update_costs
+from cugraphlab import build_chain_graph_nodes, demonstrate_refused_update, kernel_node_params, measure_update_costs
+
+
+def launch_and_check(exe, chain, runs_on, label):
+    """Poison ``chain``'s outputs, launch ``exe`` once on ``runs_on``'s stream, compare with NumPy."""
+    chain.poison()
+    exe.launch(runs_on.stream)
+    runs_on.stream.synchronize()
+    return chain.check_result(label)
 
 
 def main() -> int:
     ok = True
-    rng = np.random.default_rng()
-    with cgl.Device(0) as dev, cgl.Chain(dev, n=1 << 18) as chain:
-        a = fresh_inputs(dev, chain.n, -1.25, rng)  # other buffers, other values, another scalar
-        b = fresh_inputs(dev, chain.n, 3.5, rng)
-        with ChainGraph(chain, "explicit") as cg:  # cuGraphCreate + cuGraphAddKernelNode x 4, instantiate
-            v = cg.check("as built")  # poison outputs, cuGraphLaunch, compare with NumPy
+    with cgl.Device(0) as dev, cgl.Chain(dev, n=1 << 18) as chain, \
+            cgl.Chain(dev, n=chain.n, scalar=-1.25, kernels=chain.kernels) as a, \
+            cgl.Chain(dev, n=chain.n, scalar=3.5, kernels=chain.kernels) as b:
+        graph, nodes = build_chain_graph_nodes(chain)  # lesson 3: cuGraphCreate + cuGraphAddKernelNode x 4
+        with graph, graph.instantiate() as exe:  # cuGraphInstantiate
+            v = launch_and_check(exe, chain, chain, "as built")
             print(v)
             ok &= v.ok
 
-            report = cg.set_params(a)  # (a) cuGraphExecKernelNodeSetParams on each of the 4 nodes
-            v = cg.check("after (a)")
-            print(f"(a) new buffers, scalar {a.scalar}: {report}\n    {v}")
+            # (a) in place: each node of the exec gets a's arguments (same kernel, a's buffers and scalar)
+            for node, launch in zip(nodes, a.launches):
+                cgl.cu("cuGraphExecKernelNodeSetParams", exe.handle, node, kernel_node_params(launch))
+            v = launch_and_check(exe, a, chain, "after (a)")
+            print(f"(a) {len(nodes)} x cuGraphExecKernelNodeSetParams, new buffers, scalar {a.scalar}: {v}")
             ok &= v.ok
 
-            report = cg.recapture(b)  # (b) capture again + cuGraphExecUpdate
-            v = cg.check("after (b)")
-            print(f"(b) new buffers, scalar {b.scalar}: {report}\n    {v}")
+            # (b) a whole new graph (captured from b's launches), its parameters copied into the exec
+            with b.capture() as new_graph:
+                info = cgl.cu("cuGraphExecUpdate", exe.handle, new_graph.handle)  # raises when refused
+                result = getattr(getattr(info, "result", None), "name", "CU_GRAPH_EXEC_UPDATE_SUCCESS")
+            v = launch_and_check(exe, b, chain, "after (b)")  # the exec keeps what it copied: new_graph is gone
+            print(f"(b) cuGraphExecUpdate: {result}, new buffers, scalar {b.scalar}: {v}")
             ok &= v.ok
-        a.close()
-        b.close()
-        report, v = demonstrate_refused_update(chain)
+
+        report, v = demonstrate_refused_update(chain)  # the helper reads the refusal's reason back
         print(f"re-capture with one op fewer: {report}")
         print("   ", v)
         ok &= v.ok and report.refused

@@ -19,6 +19,7 @@ from .fits import Flatness, LinearFit, fit_linear, flatness
 from .hold import DeviceHold, HeldSample
 from .intervals import compare_samples, mann_whitney, ratio_of_medians
 from .memnodes import MemnodesResult, measure_memnodes
+from .floor import FloorResult, measure_floor
 from .nodes import NodesResult, measure_nodes
 from .scaling import ScalingResult, make_scaling_plan, measure_scaling
 from .switch import SwitchResult, measure_switch
@@ -40,6 +41,7 @@ __all__ = [
     "DoctorResult", "run_doctor",
     "ScalingResult", "measure_scaling", "make_scaling_plan", "DeviceHold", "HeldSample",
     "fit_linear", "flatness", "LinearFit", "Flatness",
+    "FloorResult", "measure_floor",
     "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
     "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",

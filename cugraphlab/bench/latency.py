@@ -4,6 +4,10 @@ device sees (gaps between kernels) and what a whole iteration costs.
 Host figures: ``perf_counter_ns`` around a loop of K calls, divided by K, one sample per loop; samples repeat until the
 median's ~95% confidence interval is within 1% or the time cap is hit (each row says which); the stream is
 synchronized between samples, outside the timed region. Device gaps come from the stamped timeline (%globaltimer).
+
+The native rows (``bench.latency_native``): the same empty-kernel launch and the same chain graph called from a C
+loop (``bench.native``, timed in C), and per launch path the paired difference "Python adds Y µs" (Python's block
+and C's block back to back in one sample). Without a C compiler these rows carry the reason instead of a figure.
 """
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from .environment import collect
+from .latency_native import C_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor, paired_excess
 from .records import CLOCKS, Record, clocks
 from .run import time_mode
 from .stats import Summary, measure, summarize
@@ -33,9 +38,12 @@ HOST_CLOCK = CLOCKS["host_call"]
 
 @dataclass
 class LatencyRow:
+    """One row: ``us`` the summary (None when the row could not be measured: ``note`` says why)."""
+
     key: str
     what: str
-    us: Summary
+    us: Summary | None
+    note: str = ""
 
 
 @dataclass(kw_only=True)
@@ -66,8 +74,9 @@ def _per_call(fn, k: int, after=None):
 
 
 def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
-                    timeline_iters: int = 50, progress=None) -> LatencyResult:
-    """Measure every row of ``cugraphlab latency`` on ``device``."""
+                    timeline_iters: int = 50, progress=None, native_factory=None) -> LatencyResult:
+    """Measure every row of ``cugraphlab latency`` on ``device``. ``native_factory`` replaces the builder of the C
+    loops (``paired_ways.native_floor``; a test passes one that raises UnsupportedError)."""
     ops = parse_ops(ops)
     n = validate_size(n)
     rows: list[LatencyRow] = []
@@ -97,6 +106,19 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         exe = small.graph_exec()
         add("graph_launch", f"cuGraphLaunch, {len(ops)}-kernel chain graph",
             _per_call(lambda: exe.launch(small.stream), 50, small.stream.synchronize))
+        # --- the native floor: the same launch and graph from C, same context, function and stream ------------------
+        floor, why = open_native_floor(native_factory)
+        if floor is None:
+            for key, what in C_ROWS.items():
+                rows.append(LatencyRow(key, what, None, note=why))
+        else:
+            c_empty = floor.launch_loop(empty)
+            add("c_launch_empty", C_ROWS["c_launch_empty"], c_per_call(c_empty, k, sync))
+            add("py_adds_launch", PAIRED_ROWS["py_adds_launch"], paired_excess(empty, c_empty, k, sync))
+            c_graph = floor.graph_loop(exe, small.stream)
+            add("c_graph_launch", C_ROWS["c_graph_launch"], c_per_call(c_graph, 50, small.stream.synchronize))
+            add("py_adds_graph", PAIRED_ROWS["py_adds_graph"],
+                paired_excess(lambda: exe.launch(small.stream), c_graph, 50, small.stream.synchronize))
         # --- graph lifecycle -------------------------------------------------------------------------------------
         graph = small.capture()
         try:
@@ -132,7 +154,7 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, probe=True)
         for m in tl.modes:
             rows.append(LatencyRow(f"probe_gap_{m.mode}", f"device gap between empty kernels, {m.mode}", m.gap_us))
-    r = {row.key: row.us.median for row in rows}
+    r = {row.key: row.us.median for row in rows if row.us is not None}
     decomposition = {
         "python_us": r["python_loop"],
         "binding_us": max(r["binding_call"] - r["python_loop"], 0.0),
@@ -140,11 +162,14 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         "total_us": r["launch_empty"],
         "note": ("host cost of one empty-kernel cuLaunchKernel = Python loop + the binding's own overhead (a trivial "
                  "binding call minus the loop) + the driver (the launch minus a trivial binding call)"),
+        **native_summary(r),
+        "native_note": next((row.note for row in rows if row.key in C_ROWS and row.note), ""),
     }
     config = {"size": n, "ops": list(ops), "time_cap_s": time_cap_s, "timeline_iters": timeline_iters,
               "host_clock": "host_call", "device_clock": "device", "gap_clock": "globaltimer"}
     result = LatencyResult(config=config, rows=rows, decomposition=decomposition, env=collect(device),
                            clocks=clocks("host_call", "device", "globaltimer"))
     for row in rows:
-        result.keep_samples(row.key, row.us.samples, clock=_CLOCK_KEYS.get(row.us.clock, row.us.clock))
+        if row.us is not None:
+            result.keep_samples(row.key, row.us.samples, clock=_CLOCK_KEYS.get(row.us.clock, row.us.clock))
     return result

@@ -293,7 +293,10 @@ def _measure_controls(result, chain, repeats, iters, start, end, calls, prelude,
             execs[name].upload(chain.stream)
         toggled = execs["mul enabled"]
         # host cost of each way to change an exec
-        set_fn, params = driver_fn("cuGraphNodeSetEnabled"), kernel_node_params(lessons.toggle_launches(chain)[1])
+        # params.kernelParams is the raw address of the launch's packed arguments: the launch (its PackedArgs) must
+        # outlive every call below, or the driver follows pointers read from freed memory (a segfault): held here.
+        mul_launch = lessons.toggle_launches(chain)[1]
+        set_fn, params = driver_fn("cuGraphNodeSetEnabled"), kernel_node_params(mul_launch)
         kp_fn, up_fn = driver_fn("cuGraphExecKernelNodeSetParams"), driver_fn("cuGraphExecUpdate")
         inst_fn, destroy_fn = driver_fn("cuGraphInstantiate"), driver_fn("cuGraphExecDestroy")
         eh, gh = toggled.handle, graph.handle

@@ -1,4 +1,9 @@
-"""Programmatic dependent launch measured: µs per chain iteration, plain vs PDL, eager and as a graph."""
+"""Programmatic dependent launch measured: µs per chain iteration, plain vs PDL, eager and as a graph.
+
+Five ways, interleaved per repeat: plain eager, PDL eager, plain graph, PDL graph (kernels with ``-DCGL_PDL``: trigger
+and wait at the top) and "PDL early graph" (kernels with ``-DCGL_PDL_EARLY``: the operand no kernel writes loaded
+before ``griddepcontrol.wait``, the next launch triggered once the loads are issued; kernels/elementwise.cuh).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,7 +20,9 @@ from .records import Record, clocks
 from .stats import Summary
 from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
-__all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK"]
+__all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK", "EARLY_GRAPH"]
+
+EARLY_GRAPH = "PDL early graph"
 
 
 
@@ -23,7 +30,7 @@ __all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK
 class PdlVariant:
     """One way of running the chain: how it launches, its µs per iteration on both clocks, and its check."""
 
-    name: str  # "plain eager", "PDL eager", "plain graph", "PDL graph"
+    name: str  # "plain eager", "PDL eager", "plain graph", "PDL graph", "PDL early graph"
     launch: str  # the driver call per kernel or per graph
     wall_us_per_iter: Summary
     device_us_per_iter: Summary
@@ -54,8 +61,16 @@ class PdlResult(Record):
     def verified(self) -> bool:
         return all(v.verified for v in self.variants)
 
+    def early_saving(self) -> float | None:
+        """Plain graph minus PDL early graph median wall µs/iteration (None in a record without that row)."""
+        try:
+            early = self.variant(EARLY_GRAPH)
+        except KeyError:
+            return None
+        return self.variant("plain graph").wall_us_per_iter.median - early.wall_us_per_iter.median
+
     def _extra_dict(self) -> dict:
-        return {"saving_us": {m: self.saving(m) for m in PDL_MODES}}
+        return {"saving_us": {m: self.saving(m) for m in PDL_MODES}, "early_graph_saving_us": self.early_saving()}
 
 
 def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int = 5, *, ops=DEFAULT_OPS,
@@ -80,6 +95,7 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
         require_pdl(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as plain, \
                 PdlChain(dev, ops, size, scalar, stream=plain.stream, seed=seed) as pdl, \
+                PdlChain(dev, ops, size, scalar, stream=plain.stream, seed=seed, early=True) as early, \
                 dev.create_event() as start, dev.create_event() as end:
             env = collect(dev)
             plan = [
@@ -90,6 +106,8 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
                  lambda k: plain.run("graph", k, unroll)),
                 ("PDL graph", f"cuGraphLaunch per {unroll} iteration(s), programmatic edges", pdl.chain,
                  lambda k: pdl.run("graph", k, unroll)),
+                (EARLY_GRAPH, f"cuGraphLaunch per {unroll} iteration(s), programmatic edges, late wait",
+                 early.chain, lambda k: early.run("graph", k, unroll)),
             ]
             warm = max(unroll, min(iters, 200) // unroll * unroll)
             for _name, _launch, _chain, run in plan:  # warm-up: module load, graph instantiate + upload, clocks

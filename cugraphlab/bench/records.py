@@ -90,6 +90,13 @@ class Record:
         out.update(self._extra_dict())
         return out
 
+    def _repr_html_(self) -> str:
+        """A notebook shows a record as a table of its rows and summaries, then config, clocks and environment
+        (``bench.record_html``; a subclass may define ``_html_table() -> (headers, rows)`` for its main table)."""
+        from .record_html import record_html
+
+        return record_html(self)
+
     def _extra_dict(self) -> dict:
         """Derived values a subclass adds to its JSON (properties people read in the file)."""
         return {}

@@ -187,28 +187,22 @@ def _checks(kit: BranchGraphs, loops) -> list[dict]:
     return dicts
 
 
-def _node_count(graph) -> int:
-    """Nodes of a graph and of every conditional body in it (cuGraphNodeGetParams on each CONDITIONAL node)."""
-    from ..core._calls import cu
-    from ..graphs.inspect import graph_nodes, node_kind
+def _node_count(graph, bodies=()) -> int:
+    """Nodes of a graph plus those of its conditional nodes' ``bodies``: the body graphs the driver wrote when each
+    node was added (BranchGraphs' ``info["body_graphs"]``). Not read back from the nodes: that needs
+    cuGraphNodeGetParams, which a CUDA 13.0 driver does not export (cuda-bindings 13.3 know it)."""
+    from ..graphs.inspect import graph_nodes
 
-    total = 0
-    for node in graph_nodes(graph):
-        total += 1
-        if node_kind(node) == "CONDITIONAL":
-            p = cu("cuGraphNodeGetParams", node)
-            for body in p.conditional.phGraph_out[:int(p.conditional.size)]:
-                total += _node_count(body)
-    return total
+    return len(graph_nodes(graph)) + sum(len(graph_nodes(b)) for b in bodies)
 
 
 def _holding_costs(kit: BranchGraphs, dev, repeats: int) -> list[ExecCost]:
     """Instantiate µs and free-memory drop of the sizes SWITCH against the K size graphs, interleaved."""
     stream = kit.chain.stream
-    switch_graph, _ = kit.build_sizes_switch()
+    switch_graph, info = kit.build_sizes_switch()
     graphs = [kit.build_size_graph(i)[0] for i in range(kit.count)]
     try:
-        nodes = (_node_count(switch_graph.handle), sum(_node_count(g.handle) for g in graphs))
+        nodes = (_node_count(switch_graph, info["body_graphs"]), sum(_node_count(g) for g in graphs))
         samples = {"switch": ([], []), "graphs": ([], [])}
         for _ in range(repeats):
             for name, group in (("switch", [switch_graph]), ("graphs", graphs)):

@@ -1,7 +1,8 @@
 """What each way of giving an instantiated chain graph new arguments costs on the host (graphs.update).
 
 Paths: "set_params" (cuGraphExecKernelNodeSetParams for every node), "exec_update" (cuGraphExecUpdate from a graph
-captured beforehand), "recapture_update" (capture + cuGraphExecUpdate + destroy), "reinstantiate"
+captured beforehand), "exec_update (ctypes)" (the same call straight into libcuda through ctypes, arguments and
+result info prepared once: graphs.update.DirectExecUpdate says where the binding's time goes), "recapture_update" (capture + cuGraphExecUpdate + destroy), "reinstantiate"
 (cuGraphInstantiate + cuGraphExecDestroy) and "recapture_instantiate" (capture + instantiate + destroy both).
 """
 from __future__ import annotations
@@ -13,18 +14,22 @@ from typing import ClassVar
 import numpy as np
 
 from ..core._calls import driver_fn
-from ..core.errors import check, positive_int
+from ..core.errors import UnsupportedError, check, positive_int
+from ..graphs.update import DirectExecUpdate
 from ..graphs.build import kernel_node_params
 from ..graphs.capture import capture_launches
 from ..experiment.ops import compare_bits, reference
 from ..experiment.update import ChainGraph, Inputs, fresh_inputs
+from .native import raise_for_status
 from .records import CLOCKS, Record, clocks
 from .stats import Summary, summarize
 
-__all__ = ["UpdateCosts", "measure_update", "measure_update_costs", "UPDATE_PATHS", "HOST_CLOCK"]
+__all__ = ["UpdateCosts", "measure_update", "measure_update_costs", "UPDATE_PATHS", "HOST_CLOCK", "CTYPES_PATH"]
 
 HOST_CLOCK = CLOCKS["host_api"]
-UPDATE_PATHS = ("set_params", "exec_update", "recapture_update", "reinstantiate", "recapture_instantiate")
+CTYPES_PATH = "exec_update (ctypes)"
+UPDATE_PATHS = ("set_params", "exec_update", CTYPES_PATH, "recapture_update", "reinstantiate",
+                "recapture_instantiate")
 
 
 @dataclass(kw_only=True)
@@ -71,7 +76,7 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     """Time (host clock, one sample per update, median/p5/p95) every update path on ``chain``'s ops.
 
     Paths: "set_params" (cuGraphExecKernelNodeSetParams for every node), "exec_update" (cuGraphExecUpdate from a
-    graph captured beforehand), "recapture_update" (capture + cuGraphExecUpdate + destroy), "reinstantiate"
+    graph captured beforehand), "exec_update (ctypes)" (the same through ctypes, graphs.update.DirectExecUpdate), "recapture_update" (capture + cuGraphExecUpdate + destroy), "reinstantiate"
     (cuGraphInstantiate + cuGraphExecDestroy) and "recapture_instantiate" (capture + instantiate + destroy both).
     Each path alternates between two input sets; after each, the graph is run and checked bit for bit.
     """
@@ -133,8 +138,22 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
                     if r2[0]:
                         check(r2, "cuGraphExecDestroy")
 
-                paths = {"set_params": set_params, "exec_update": exec_update, "recapture_update": recapture_update,
-                         "reinstantiate": reinstantiate, "recapture_instantiate": recapture_instantiate}
+                paths = {"set_params": set_params, "exec_update": exec_update}
+                try:
+                    direct = DirectExecUpdate(cg.exec)
+                except UnsupportedError:  # no libcuda through ctypes: the row is left out
+                    direct = None
+                if direct is not None:
+                    direct_calls = [direct.bind(g) for g in graphs]
+
+                    def exec_update_ctypes(k):
+                        status = direct_calls[k]()
+                        if status:
+                            raise_for_status(status, "cuGraphExecUpdate (ctypes)", 0)
+
+                    paths[CTYPES_PATH] = exec_update_ctypes
+                paths.update({"recapture_update": recapture_update, "reinstantiate": reinstantiate,
+                              "recapture_instantiate": recapture_instantiate})
                 for name, fn in paths.items():
                     for i in range(warmup):
                         fn(i % 2)

@@ -2,12 +2,11 @@
 baselines ``run --compare`` prints under the run table."""
 from __future__ import annotations
 
-import sys
 
-from .args import (add_csv, add_device, add_iters, add_json, add_ops, add_plot, add_repeats, add_scalar, add_seed,
+from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed,
                    count_arg, nothing_measured, save_json, size_list_arg)
 
-__all__ = ["add_commands", "run_baselines"]
+__all__ = ["add_commands", "run_baselines", "resolve_preset"]
 
 
 def add_commands(sub, common) -> None:
@@ -17,10 +16,11 @@ def add_commands(sub, common) -> None:
                        help="every Python way to launch the chain (each stack in its own process), side by side")
     c.add_argument("--size", type=size_list_arg, action="extend", default=None, metavar="N[,N...]",
                    help="float32 elements; repeatable or a comma list, 2^K accepted (default 1048576 and 1024)")
-    add_iters(c, 5000, "chain iterations per timed loop, and launches per launch loop")
+    c.add_argument("--iters", type=count_arg, default=None,
+                   help="chain iterations per timed loop, and launches per launch loop (default 5000; --quick 1000)")
     add_ops(c)
     add_scalar(c)
-    add_repeats(c)
+    c.add_argument("--repeats", type=count_arg, default=None, help="timed loops per mode (default 5; --quick 3)")
     add_device(c)
     add_seed(c)
     c.add_argument("--stacks", default=None, metavar="A,B,...",
@@ -33,6 +33,13 @@ def add_commands(sub, common) -> None:
     add_csv(c, "write the rows as CSV")
     add_plot(c)
     c.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    c.add_argument("--paired-contexts", type=count_arg, default=None,
+                   help="fresh contexts of the paired section (the ways sharing one context, interleaved; default 3, "
+                        "--quick 2)")
+    c.add_argument("--no-paired", action="store_true", help="leave out the paired section")
+    c.add_argument("--quick", action="store_true",
+                   help="a classroom run under a minute: 1,024 floats, 1,000 iterations x 3 repeats, 2 rounds, the "
+                        "stacks that share cugraphlab's cubin plus CuPy and PyTorch, 2 paired contexts")
     c.set_defaults(handler=cmd_compare)
 
 
@@ -43,6 +50,7 @@ def cmd_compare(args) -> int:
     from ..core.device import device_count
     from ..report.compare import render_classic, render_compare
 
+    resolve_preset(args)
     sizes = list(dict.fromkeys(args.size)) if args.size else list(DEFAULT_SIZES)
     # every check before any worker starts: bad input is one line and exit 2
     validate_compare(sizes, args.iters, args.ops, args.repeats, args.device, args.scalar, args.stacks, args.rounds,
@@ -53,9 +61,12 @@ def cmd_compare(args) -> int:
         if matplotlib_missing():
             raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     device_count()  # no driver or no GPU: one line now, not a worker per stack failing one by one
-    progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    from ..report.progress import line_progress
+
+    progress = None if args.quiet else line_progress(desc="compare")
     result = compare(sizes, args.iters, args.ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed,
-                     stacks=args.stacks, rounds=args.rounds, timeout_s=args.timeout, progress=progress)
+                     stacks=args.stacks, rounds=args.rounds, timeout_s=args.timeout, progress=progress,
+                     paired_contexts=0 if args.no_paired else args.paired_contexts)
     if not result.measured_rows:
         raise nothing_measured("no stack ran: " + result.failure_summary())
     print(render_compare(result))
@@ -76,6 +87,19 @@ def cmd_compare(args) -> int:
         paths = plot_compare_stacks(result, args.plot)
         print("figures written to " + ", ".join(str(p) for p in paths))
     return 0 if result.ok else 1
+
+
+def resolve_preset(args):
+    """Fill the options left out with the defaults, or with ``--quick``'s preset; options given always win."""
+    from ..bench.compare.registry import QUICK_STACKS
+
+    quick = getattr(args, "quick", False)
+    args.size = args.size or ([1024] if quick else None)
+    args.iters = args.iters or (1000 if quick else 5000)
+    args.repeats = args.repeats or (3 if quick else 5)
+    args.stacks = args.stacks or (",".join(QUICK_STACKS) if quick else None)
+    args.paired_contexts = args.paired_contexts or (2 if quick else 3)
+    return args
 
 
 def run_baselines(args, ops):

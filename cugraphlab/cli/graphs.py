@@ -16,6 +16,8 @@ def add_commands(sub, common) -> None:
     add_ops(g)
     add_size(g)
     g.add_argument("--dot", metavar="PATH", help="also write the driver's DOT file there (and SVG if Graphviz)")
+    g.add_argument("--draw", metavar="STEM",
+                   help="also draw the graph with matplotlib (no Graphviz needed): writes STEM.png and STEM.svg")
     add_device(g)
     g.add_argument("--unroll", type=count_arg, default=1,
                    help="chain iterations in the graph; with --mode while, the loop's iterations (default 1)")
@@ -50,8 +52,19 @@ def cmd_graph(args) -> int:
     from ..report.graphs import render_graph
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
+    draw = getattr(args, "draw", None)
+    if draw:
+        from ..report.plots import PlotUnavailableError, matplotlib_missing
+
+        if matplotlib_missing():  # say so before any GPU work, in one line (exit 2)
+            raise PlotUnavailableError("--draw needs matplotlib: pip install matplotlib (or drop --draw)")
     report = inspect_chain_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
     print(render_graph(report))
+    if draw:
+        from ..report.plots.graphs import draw_graph
+
+        written = draw_graph(report.view, draw, title=report.title)
+        print("drawing written to " + ", ".join(str(p) for p in written) + " (matplotlib)")
     return 0 if report.ok else 1
 
 

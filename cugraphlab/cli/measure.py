@@ -2,8 +2,6 @@
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
-import sys
-
 from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_arg, count_list_arg, save_json,
                    size_list_arg)
 
@@ -86,22 +84,16 @@ def cmd_timeline(args) -> int:
     return 0 if all(m.verified for m in result.modes) else 1
 
 
-def _progress(done, total, label) -> None:
-    width = 30
-    bar = "#" * (width * done // total) + "-" * (width - width * done // total)
-    end = "\n" if done == total else ""
-    print(f"\r[{bar}] {done}/{total} {label[:60]:<60}", end=end, file=sys.stderr, flush=True)
-
-
 def cmd_sweep(args) -> int:
     from ..bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
     from ..core.device import Device
     from ..report.measure import plot_sweep_files, render_sweep
+    from ..report.progress import sweep_progress
 
     _plot_check(args)
     with Device(args.device) as dev:
         result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
-                           repeats=args.repeats, progress=_progress)
+                           repeats=args.repeats, progress=sweep_progress())
     written = [] if args.no_plot else plot_sweep_files(result, args.out)
     print(render_sweep(result, written))
     save_json(args.json, result)

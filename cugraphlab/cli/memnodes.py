@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from .args import add_device, add_iters, add_json, add_repeats, add_seed, count_arg, save_json, size_arg
 
-__all__ = ["add_commands", "cmd_memnodes"]
+__all__ = ["add_commands", "cmd_memnodes", "SHAPES"]
+
+#: experiment.memchain.MEMCHAIN_SHAPES, spelled here so parsing imports no experiment (a test keeps them equal).
+SHAPES = ("line", "parallel", "parallel_end", "block")
 
 
 def add_commands(sub, common) -> None:
@@ -14,6 +17,9 @@ def add_commands(sub, common) -> None:
                        help="graph memory nodes: intermediates allocated in the graph vs preallocated; footprint")
     p.add_argument("--size", type=size_arg, action="append", default=None,
                    help="float32 elements, 2^K accepted; repeat for several sizes (default: 1,048,576 and 1,024)")
+    p.add_argument("--shape", choices=SHAPES, action="append", default=None,
+                   help="the memory-node chain's shapes timed in steady state, repeatable; line is always timed "
+                        "(default: all four)")
     add_iters(p, 5000, "launches per timed loop")
     add_repeats(p, 5, "timed loops per way")
     p.add_argument("--first-samples", type=count_arg, default=10,
@@ -30,8 +36,9 @@ def cmd_memnodes(args) -> int:
     from ..report.memnodes import render_memnodes
 
     sizes = args.size or list(DEFAULT_SIZES)
+    kw = {"shapes": args.shape} if args.shape else {}
     result = measure_memnodes(args.device, sizes, args.iters, args.repeats, first_samples=args.first_samples,
-                              seed=args.seed)
+                              seed=args.seed, **kw)
     print(render_memnodes(result))
     save_json(args.json, result)
     return 0 if result.verified else 1

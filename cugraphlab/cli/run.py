@@ -17,6 +17,9 @@ def add_commands(sub, common) -> None:
     add_repeats(run)
     run.add_argument("--unroll", type=count_arg, default=1,
                      help="also time a graph holding this many iterations (default 1: off)")
+    run.add_argument("--cold-l2", action="store_true",
+                     help="also time the fused kernel on rotating input sets that exceed twice the L2 (reads from "
+                          "DRAM), with both fused rows' bytes/s against the copy roof")
     add_seed(run)
     add_json(run)
     run.add_argument("--compare", action="store_true",
@@ -41,7 +44,8 @@ def cmd_run(args) -> int:
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
     result = run_experiment(size=args.size, iters=args.iters, ops=ops, scalar=args.scalar, device=args.device,
-                            repeats=args.repeats, unroll=args.unroll, seed=args.seed)
+                            repeats=args.repeats, unroll=args.unroll, seed=args.seed,
+                            cold_l2=getattr(args, "cold_l2", False))
     print(render_run(result))
     baselines = None
     if args.compare:

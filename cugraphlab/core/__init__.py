@@ -3,7 +3,7 @@ programs and their cache, modules and kernels, launches. Knows nothing of graphs
 
 Read in this order: errors, _calls, _resource, device, memory, stream, program (and cache), module, launch.
 """
-from ._calls import Tracer, tracing
+from ._calls import Tracer, bindings_major, cu, driver_module, tracing
 from .cache import Cache, default_cache
 from .device import Device, device_count, driver_version, init
 from .errors import (
@@ -11,7 +11,9 @@ from .errors import (
     CompileError,
     CudaError,
     CugraphlabError,
+    DeviceMemoryError,
     InvalidArgumentError,
+    MissingDriverFunctionError,
     NoDeviceError,
     UnsupportedError,
 )
@@ -22,11 +24,11 @@ from .program import Compiled, compile_source, nvrtc_version, resolve_arch
 from .stream import Event, Stream
 
 __all__ = [
-    "Tracer", "tracing",
+    "Tracer", "tracing", "cu", "driver_module", "bindings_major",
     "Cache", "default_cache",
     "Device", "device_count", "driver_version", "init",
     "CugraphlabError", "CudaError", "CompileError", "CaptureError", "NoDeviceError", "InvalidArgumentError",
-    "UnsupportedError",
+    "UnsupportedError", "DeviceMemoryError", "MissingDriverFunctionError",
     "Launch", "LaunchConfig", "PackedArgs", "grid_for",
     "POISON_BITS", "DeviceArray",
     "Kernel", "KernelSet", "Module",

@@ -12,7 +12,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
-from .errors import DriverMismatchError, LinkError, NoDeviceError, UnsupportedError, check, check_nvrtc
+from .errors import (
+    DriverMismatchError,
+    LinkError,
+    MissingDriverFunctionError,
+    NoDeviceError,
+    UnsupportedError,
+    check,
+    check_nvrtc,
+)
 
 __all__ = ["driver_module", "nvrtc_module", "nvjitlink_module", "driver_fn", "nvrtc_fn", "jit_fn", "cu", "nv", "jit",
            "Tracer", "tracing", "tracer",
@@ -52,8 +60,9 @@ def nvrtc_module():
     return _nvrtc
 
 
-NVJITLINK_INSTALL = ("pip install nvidia-nvjitlink (CUDA 13) or nvidia-nvjitlink-cu12 (CUDA 12), or "
-                     "pip install 'cuda-bindings[all]'")
+NVJITLINK_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
+                     "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), which bring nvidia-nvjitlink (-cu12) and the CUDA "
+                     "runtime wheel")
 
 
 def nvjitlink_module():
@@ -250,8 +259,30 @@ def jit(name: str, *args, inputs: tuple[str, ...] = (), options=()):
 
 
 def cu(name: str, *args):
-    """Call driver function ``name`` and check its result."""
-    return check(driver_fn(name)(*args), name)
+    """Call driver function ``name`` and check its result.
+
+    A function the bindings know but this driver lacks (the bindings raise a RuntimeError for it, see
+    ``_missing_in_driver``) becomes one MissingDriverFunctionError (an UnsupportedError: one line, exit 2 in the
+    CLI) naming the function and the driver's CUDA version.
+    """
+    try:
+        result = driver_fn(name)(*args)
+    except RuntimeError as e:
+        if _missing_in_driver(e):
+            raise missing_function_error(name) from e
+        raise
+    return check(result, name)
+
+
+def missing_function_error(name: str) -> MissingDriverFunctionError:
+    """The one-line error for driver function ``name`` that this driver does not export."""
+    try:
+        driver = f"CUDA {_fmt(driver_cuda_version())}"
+    except Exception:  # the error must not fail while it is being made
+        driver = "an unknown CUDA version"
+    return MissingDriverFunctionError(
+        name, f"{name}: this NVIDIA driver ({driver}) does not have this function, which cuda-bindings "
+              f"{bindings_version()} know: it needs a newer driver")
 
 
 def nv(name: str, *args):
@@ -289,8 +320,11 @@ def _short_args(args: tuple) -> str:
 #   cuStreamUpdateCaptureDependencies  12: (stream, deps, n, flags)  13: (stream, deps, edgeData, n, flags)
 #                     12.x spells the 13 form cuStreamUpdateCaptureDependencies_v2 (driver 12.3+).
 #   cuCtxCreate       12: (flags, dev)                        13: (ctxCreateParams or None, flags, dev)
-#   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3) raises the bindings'
-#   FunctionNotFoundError (a RuntimeError) at the call, not a CUresult.
+#   a function the driver lacks (cuFuncGetName or the _v2 forms before 12.3; cuGraphNodeGetParams, which
+#   cuda-bindings 13.3 know and a CUDA 13.0 driver does not export) raises a RuntimeError at the call, not a
+#   CUresult (_missing_in_driver knows its two forms); cu() turns it into MissingDriverFunctionError, one line.
+#   Every driver function the package names is checked against CUDA 13.0's driver API by
+#   tests/package/test_driver_functions.py: one newer than 13.0 must be listed there with its gate.
 #   host functions    both: CUDA_HOST_NODE_PARAMS.fn takes a CUhostFn built from the int address (the raw pointer
 #                     is stored as is); cuLaunchHostFunc (12 and 13) routes the pointer through a one-shot
 #                     wrapper of the bindings that frees its data after the first call (cuda-python issue 790), so
@@ -423,9 +457,19 @@ def require_pdl(compute_capability: tuple[int, int], arch: str = "", *, graphs: 
 
 
 # --- calls whose form differs -------------------------------------------------------------------------------------
+# How the bindings say the driver lacks a function: cydriver raises a plain RuntimeError('Function "cuXxx" not
+# found') (cuda-bindings 13.3.1 on a CUDA 13.0 driver, for cuGraphNodeGetParams); the generated _internal layers
+# raise FunctionNotFoundError("function cuXxx is not found"), a RuntimeError subclass.
+_NOT_FOUND = re.compile(r'\bfunction\s+"?\w+"?\s+(?:is\s+)?not\s+found', re.IGNORECASE)
+
+
 def _missing_in_driver(e: Exception) -> bool:
-    """True for the bindings' FunctionNotFoundError: the driver lacks the function (older than the bindings)."""
-    return type(e).__name__ == "FunctionNotFoundError"
+    """True where the driver lacks the function called (it is older than the bindings): the bindings'
+    FunctionNotFoundError or RuntimeError('Function "cuXxx" not found'), and the MissingDriverFunctionError that
+    ``cu`` makes of either."""
+    if isinstance(e, MissingDriverFunctionError) or type(e).__name__ == "FunctionNotFoundError":
+        return True
+    return isinstance(e, RuntimeError) and _NOT_FOUND.search(str(e)) is not None
 
 
 def graph_add_node(graph, deps, params, edge_data=None):
@@ -443,9 +487,8 @@ def graph_add_node(graph, deps, params, edge_data=None):
         plain = data if data is not None else ([driver_module().CUgraphEdgeData() for _ in deps] or None)
         try:
             return cu("cuGraphAddNode_v2", graph, deps or None, plain, len(deps), params)
-        except RuntimeError as e:
-            if not _missing_in_driver(e):
-                raise
+        except MissingDriverFunctionError:  # a 12.0-12.2 driver: the plain form below, without edge data
+            pass
     if data is not None:  # bindings or driver older than 12.3: no edge data anywhere
         raise UnsupportedError(f"graph edges with data: need a driver for CUDA {_fmt(EDGE_DATA_NEEDS)} or newer")
     return cu("cuGraphAddNode", graph, deps or None, len(deps), params)  # the 12.2 form
@@ -481,9 +524,8 @@ def graph_edges(graph) -> list[tuple]:
     if hasattr(driver_module(), "cuGraphGetEdges_v2"):
         try:  # the plain 12.x form would answer CUDA_ERROR_LOSSY_QUERY for a graph with programmatic edges
             return _edges("cuGraphGetEdges_v2", graph, True)
-        except RuntimeError as e:  # FunctionNotFoundError: a 12.0-12.2 driver (r525-r535), which has no edge data
-            if not _missing_in_driver(e):
-                raise
+        except MissingDriverFunctionError:  # a 12.0-12.2 driver (r525-r535), which has no edge data
+            pass
     return _edges("cuGraphGetEdges", graph, False)
 
 

@@ -16,6 +16,7 @@ __all__ = [
     "DriverMismatchError",
     "InvalidArgumentError",
     "UnsupportedError",
+    "MissingDriverFunctionError",
     "check",
     "check_nvrtc",
     "hint_for",
@@ -55,6 +56,16 @@ class DriverMismatchError(NoDeviceError):
 
 class UnsupportedError(CugraphlabError):
     """The device, driver or bindings lack a feature (e.g. programmatic dependent launch before Hopper)."""
+
+
+class MissingDriverFunctionError(UnsupportedError):
+    """The installed cuda-bindings know a driver function that this NVIDIA driver does not export (bindings newer
+    than the driver: e.g. cuGraphNodeGetParams, in cuda-bindings 13.3 but not in a CUDA 13.0 driver). One line in
+    the CLI (exit 2), like every UnsupportedError. ``function``: the driver function's name."""
+
+    def __init__(self, function: str, message: str):
+        self.function = function
+        super().__init__(message)
 
 
 class CudaError(CugraphlabError):

@@ -15,10 +15,12 @@ as the chain's kernels are. The steps, in order:
 
 ``libcudadevrt.a`` is found the way cuda.pathfinder finds static libraries (``find_static_lib("cudadevrt")``:
 the CUDA runtime wheel, ``nvidia/cu13/lib`` for CUDA 13 or ``nvidia/cuda_runtime/lib`` for CUDA 12, then conda,
-then ``$CUDA_HOME``/``$CUDA_PATH``), so no toolkit install is needed. The header comes from the CUDA that NVRTC
-belongs to (core.cuda_headers), else from the include folder beside the library found, and only when its CUDA major
-is NVRTC's. The linked cubin is cached like any NVRTC result (core.cache), keyed by the source, headers, both option
-lists, arch, the NVRTC and nvJitLink versions, the library's own sha256 and the package version.
+then ``$CUDA_HOME``/``$CUDA_PATH``), else in the toolkit of the ``nvcc`` on PATH or under /usr/local/cuda. The
+header comes from the CUDA that NVRTC belongs to, found by the one search of core.cuda_headers that the conditional
+kernels use too (beside NVRTC, $CUDA_HOME/$CUDA_PATH, the nvcc on PATH, cuda.pathfinder, beside the library found,
+/usr/local/cuda), and only when its CUDA major is NVRTC's; where none fits, the error names every folder looked in.
+The linked cubin is cached like any NVRTC result (core.cache), keyed by the source, headers, both option lists, arch,
+the NVRTC and nvJitLink versions, the library's own sha256 and the package version.
 
 Architectures: the CUDA programming guide ("Device Graph Launch") sets no compute capability of its own; device
 graph launch came with CUDA 12.0 and its device runtime (CDP2), whose oldest target NVRTC 12 builds is sm_50 and
@@ -49,12 +51,12 @@ __all__ = [
 
 #: A source holding this text needs -rdc and the device runtime (kernels/devlaunch.cu says it in its first line).
 RDC_MARKER = "cugraphlab: relocatable device code + device runtime"
-DEVRT_INSTALL = ("pip install nvidia-cuda-runtime (CUDA 13) or nvidia-cuda-runtime-cu12 (CUDA 12), which ship "
+DEVRT_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
+                 "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), whose nvidia-cuda-runtime (-cu12) wheel ships "
                  "libcudadevrt.a, or set CUDA_HOME to a CUDA toolkit")
 DEVICE_LAUNCH_MIN_ARCH = (7, 0)
 DEVICE_LAUNCH_MEASURED = ((9, 0),)
 _FEATURE = "device graph launch"
-_NEEDED_HEADERS = ("cuda_device_runtime_api.h", "driver_types.h", "crt/host_defines.h")
 
 
 def needs_device_runtime(source: str) -> bool:
@@ -63,19 +65,38 @@ def needs_device_runtime(source: str) -> bool:
 
 
 # --- finding the pieces ------------------------------------------------------------------------------------------
-def _own_search() -> str | None:
-    """The places cuda.pathfinder looks for libcudadevrt.a, for a pathfinder too old to have find_static_lib."""
+def _toolkit_roots() -> list[Path]:
+    """Toolkit roots beyond cuda.pathfinder's: the one of the nvcc on PATH (links followed), then the default prefix."""
+    import shutil
+
+    from .cuda_headers import DEFAULT_ROOTS
+
+    roots = []
+    exe = shutil.which("nvcc")
+    if exe:
+        roots.append(Path(os.path.realpath(exe)).parent.parent)
+    return roots + [Path(r) for r in DEFAULT_ROOTS]
+
+
+def _own_search(*, wheels: bool = True) -> str | None:
+    """The places cuda.pathfinder looks for libcudadevrt.a (``wheels``: site-packages too, for a pathfinder too old
+    to have find_static_lib), then the nvcc on PATH's toolkit and /usr/local/cuda."""
     import site
     import sys
 
-    roots = [Path(p) for p in (*site.getsitepackages(), site.getusersitepackages(), *sys.path) if p]
-    for sub in ("nvidia/cu13/lib", "nvidia/cuda_runtime/lib"):
-        for root in roots:
-            f = root / sub / "libcudadevrt.a"
-            if f.is_file():
-                return str(f.resolve())
-    for env, rels in (("CONDA_PREFIX", ("lib",)), ("CUDA_PATH", ("lib64", "lib")), ("CUDA_HOME", ("lib64", "lib"))):
-        base = os.environ.get(env)
+    if wheels:
+        roots = [Path(p) for p in (*site.getsitepackages(), site.getusersitepackages(), *sys.path) if p]
+        for sub in ("nvidia/cu13/lib", "nvidia/cuda_runtime/lib"):
+            for root in roots:
+                f = root / sub / "libcudadevrt.a"
+                if f.is_file():
+                    return str(f.resolve())
+    bases = [(os.environ.get(env), rels) for env, rels in (("CONDA_PREFIX", ("lib",)),
+                                                           ("CUDA_PATH", ("lib64", "lib")),
+                                                           ("CUDA_HOME", ("lib64", "lib")))]
+    bases += [(str(r), ("lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"))
+              for r in _toolkit_roots()]
+    for base, rels in bases:
         for rel in rels if base else ():
             f = Path(base) / rel / "libcudadevrt.a"
             if f.is_file():
@@ -84,8 +105,8 @@ def _own_search() -> str | None:
 
 
 def find_cudadevrt() -> str:
-    """The absolute path of libcudadevrt.a (cuda.pathfinder.find_static_lib("cudadevrt")); UnsupportedError, one
-    line with what to install, when there is none."""
+    """The absolute path of libcudadevrt.a (cuda.pathfinder.find_static_lib("cudadevrt"), else the nvcc on PATH's
+    toolkit or /usr/local/cuda); UnsupportedError, one line with what to install, when there is none."""
     try:
         from cuda.pathfinder import find_static_lib
     except ImportError:
@@ -95,49 +116,24 @@ def find_cudadevrt() -> str:
             return str(find_static_lib("cudadevrt"))
         except Exception as e:  # StaticLibNotFoundError (a RuntimeError), ValueError on an odd platform
             reason = str(e).splitlines()[0] if str(e) else type(e).__name__
+        path = _own_search(wheels=False)
     else:
         path = _own_search()
-        if path:
-            return path
         reason = "cuda.pathfinder has no find_static_lib (pip install -U cuda-pathfinder)"
-    raise UnsupportedError(f"{_FEATURE}: libcudadevrt.a not found ({reason}): {DEVRT_INSTALL}")
-
-
-def _header_major(folder: Path) -> int | None:
-    from .cuda_headers import header_cuda_version
-
-    v = header_cuda_version(folder)
-    return v[0] if v else None
+    if path:
+        return path
+    raise UnsupportedError(f"{_FEATURE}: libcudadevrt.a not found ({reason}; nor beside the nvcc on PATH or under "
+                           f"/usr/local/cuda): {DEVRT_INSTALL}")
 
 
 def devrt_include_dir(devrt_path: str | None = None, nvrtc_major: int | None = None) -> str:
-    """The folder holding cuda_device_runtime_api.h for the NVRTC in use: the one core.cuda_headers finds beside
-    NVRTC, else the include folder beside libcudadevrt.a (``lib``/``lib64`` -> ``include``), else the one
-    cuda.pathfinder finds for the CUDA runtime; the first whose CUDA major is NVRTC's. UnsupportedError when none
-    fits."""
-    from .cuda_headers import cuda_include_dir
+    """The folder holding cuda_device_runtime_api.h for the NVRTC in use: core.cuda_headers' one search (the same
+    the conditional kernels use), with the folders beside libcudadevrt.a added as its step 5. UnsupportedError (one
+    line naming every folder looked in, and why each was refused) when none fits."""
+    from .cuda_headers import require_include_dir
 
-    found = cuda_include_dir()
-    if found:
-        return found
-    major = nvrtc_major if nvrtc_major is not None else nvrtc_version()[0]
-    lib = Path(devrt_path or find_cudadevrt())
-    candidates = [lib.parent.parent / "include"]
-    if lib.parent.parent.parent.name == "targets":  # <root>/targets/<arch>/lib
-        candidates.append(lib.parent.parent.parent.parent / "include")
-    try:  # last, where cuda.pathfinder finds the CUDA runtime's headers (wheels, conda, CUDA_HOME, system)
-        from cuda.pathfinder import find_nvidia_header_directory
-
-        found = find_nvidia_header_directory("cudart")
-        if found:
-            candidates.append(Path(found))
-    except Exception:
-        pass
-    for folder in candidates:
-        if all((folder / h).is_file() for h in _NEEDED_HEADERS) and _header_major(folder) == major:
-            return str(folder)
-    raise UnsupportedError(f"{_FEATURE}: no cuda_device_runtime_api.h of CUDA {major} beside NVRTC or beside "
-                           f"{lib}: {DEVRT_INSTALL}")
+    lib = devrt_path or find_cudadevrt()
+    return require_include_dir(_FEATURE, nvrtc_major, beside=(lib,))
 
 
 def nvjitlink_version() -> tuple[int, int]:

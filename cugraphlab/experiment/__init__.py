@@ -21,6 +21,8 @@ from .doctor_gallery import CASES, run_gallery
 from .scaling import ScalingWorkload
 from .scaling import Shape as ScalingShape
 from .device_loop import DeviceLoop, DeviceLoopCheck, DeviceLoopState, device_loop, load_devlaunch_kernels, predict_loop
+from .cold_l2 import ColdFused
+from .memchain import MEMCHAIN_SHAPES, SHAPE_TEXT
 from .nodes import (EventPair, NodeCheck, ToggleChain, check_clone, check_events, check_host, check_join,
                     check_nested, check_priority, check_toggle, refused_instantiate)
 from .ops import (
@@ -42,6 +44,7 @@ from .update import ChainGraph, Inputs, UpdateDemo, demonstrate_refused_update, 
 __all__ = [
     "CASES", "run_gallery",
     "ScalingShape", "ScalingWorkload",
+    "ColdFused", "MEMCHAIN_SHAPES", "SHAPE_TEXT",
     "DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels", "predict_loop",
     "BranchCheck", "BranchGraphs", "ChainVariant", "branch_graphs", "chain_variants", "predict_sign", "sizes_for",
     "load_branch_kernels", "CAPTURE_WAYS",

@@ -205,10 +205,13 @@ class BranchGraphs(Resource):
         add_launch_sequence(body, launches, ctx=self._ctx())  # every node of a body runs in the handle's context
 
     def _info(self, graph: Graph, kind: str, bodies, labels, decide: str) -> dict:
+        """What a build made: the parent and body topologies in words, and ``body_graphs``: the body graph handles
+        the driver wrote when the conditional nodes were added (owned by the nodes; reading them back from a node
+        would need cuGraphNodeGetParams, which a CUDA 13.0 driver does not export)."""
         return {"kind": kind, "parent": graph.topology().describe(),
                 "bodies": [f"body {i} ({label}): " + topology(b).describe() for i, (b, label) in
                            enumerate(zip(bodies, labels))],
-                "decide": decide, "chain": self.chain.describe()}
+                "body_graphs": tuple(bodies), "decide": decide, "chain": self.chain.describe()}
 
     def _build(self, make) -> tuple[Graph, dict]:
         graph = Graph(self.device)

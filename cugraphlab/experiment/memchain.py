@@ -1,23 +1,52 @@
 """The chain with its intermediates allocated inside the graph (graphs.memory): x, y and the output are preallocated;
-t1, t2, t3 exist only while the graph runs.
+t1, t2, t3 exist only while the graph runs. Four shapes of one chain (``MEMCHAIN_SHAPES``), all bit-exact:
+
+``line`` (ten nodes, one after another; built explicitly or captured on one stream)::
 
     t1 = alloc;  add(t1, x, y)
     t2 = alloc;  mul(t2, t1, s);  free t1
     t3 = alloc;  sub(t3, t2, y);  free t2        # t1 is freed before t3 is allocated: t3 may take t1's address
                  relu(out, t3);   free t3
 
-One straight line of ten nodes in that order, built explicitly (cuGraphAddMemAllocNode, cuGraphAddKernelNode,
-cuGraphAddMemFreeNode) or captured on one stream (cuMemAllocAsync, cuLaunchKernel, cuMemFreeAsync between
-cuStreamBeginCapture and cuStreamEndCapture): both give the same topology (graphs.inspect.same_topology) and the same
-bits as NumPy. Each intermediate lives from its alloc node to the free node after the op that reads it, so at most
-two are live at once; the driver may give t3 the virtual address of t1 (``address_reuse``), and two such graphs
+``parallel`` (explicit only): the three alloc nodes are roots, side by side; each kernel depends on the kernel
+before it and on the alloc node of its output; each free node depends on the last reader of its allocation
+(free t1 after mul, free t2 after sub, free t3 after relu), so no node depends on a free node (they are leaves).
+
+``parallel_end`` (explicit only): allocs as in ``parallel``; the three free nodes all depend on relu, the last
+kernel (leaves side by side at the end).
+
+``block`` (explicit or captured): one alloc node of one block holding t1, t2, t3 (each at a 256-byte aligned
+offset), the four kernels, one free node: a line of six.
+
+What each should cost (device time per launch, beside the preallocated chain's 4-kernel graph). On the H200 a kernel
+node on the graph's path costs about 0.5 µs (an empty kernel node; ANCHORS.md) to 1 µs; if a memory node on the path
+cost that much, ``line``'s six would add 3-6 µs. Its first H200 run measured +0.87 µs at 2^20 floats (11.00 vs 10.13)
+and +1.04 µs at 1,024 (6.02 vs 4.98): about 0.15-0.17 µs per memory node on the path. Counting memory nodes on the
+longest path (alloc level, kernels, free level):
+
+* ``line``: 6 memory nodes on the path -> +0.9-1.0 µs (measured: +8.6% at 2^20, +20.8% at 1,024);
+* ``parallel``: 2 (one alloc level, free t3); frees t1 and t2 run beside sub and relu -> about +0.3 µs if the
+  cost is per node on the path (+3% at 2^20, +6% at 1,024), more if the branches cost joins on the device;
+* ``parallel_end``: 2 levels (allocs, the three frees side by side) -> about +0.3 µs, plus any join cost;
+* ``block``: 2 memory nodes in a straight line, no branches -> about +0.3 µs; the likeliest best.
+  If the cost is per launch of a graph with memory nodes (not per node), all four cost the same +0.9-1.0 µs.
+Either way the 2% goal (0.2 µs at 2^20, 0.1 µs at 1,024) is out of reach unless a memory node on the path costs under
+0.05-0.1 µs and one off it nothing; the benchmark (bench.memnodes) measures all four and says which way it went.
+What the other shapes give up: in ``line`` t3 reuses t1's memory (8 MiB live at 2^20 floats); ``parallel``,
+``parallel_end`` and ``block`` keep all three live (12 MiB), which the pool's 32 MiB steps hide at these sizes.
+
+The line built explicitly (cuGraphAddMemAllocNode, cuGraphAddKernelNode, cuGraphAddMemFreeNode) or captured on one
+stream (cuMemAllocAsync, cuLaunchKernel, cuMemFreeAsync between cuStreamBeginCapture and cuStreamEndCapture) gives
+the same topology (graphs.inspect.same_topology) and the same bits as NumPy. In ``line`` at most two intermediates
+are live at once; the driver may give t3 the virtual address of t1 (``address_reuse``), and two such graphs
 launched on one stream may share their physical memory (``physical_reuse``, read with the footprint attributes).
 ``demonstrate_unfreed`` shows an allocation a graph does not free: live after the launch, refused at the next launch
-without AUTO_FREE_ON_LAUNCH, freed by the next launch with it.
+without AUTO_FREE_ON_LAUNCH, freed by the next launch with it; and the pool keeping the memory after the execs are
+destroyed, until cuDeviceGraphMemTrim.
 
-    with Device(0) as dev, MemChain(dev, n=1 << 20) as mc:
+    with Device(0) as dev, MemChain(dev, n=1 << 20, shape="block") as mc:
         print(mc.verify())     # fresh inputs, poisoned output, one launch, bit-exact against NumPy
-        mc.run(5000)           # 5000 cuGraphLaunch calls of the 10-node graph
+        mc.run(5000)           # 5000 cuGraphLaunch calls of the 6-node graph
 """
 from __future__ import annotations
 
@@ -48,10 +77,34 @@ from ..graphs.memory import (
 from .chain import BLOCK, chain_grid, chain_kernels
 from .ops import DEFAULT_OPS, Verification, compare_bits, op_arguments, parse_ops, reference
 
-__all__ = ["MemChain", "MEMCHAIN_BUILDS", "build_memchain_graph", "capture_memchain_graph", "AddressReuse",
-           "PhysicalReuse", "physical_reuse", "UnfreedDemo", "demonstrate_unfreed", "topology_check"]
+__all__ = ["MemChain", "MEMCHAIN_BUILDS", "MEMCHAIN_SHAPES", "SHAPE_TEXT", "build_memchain_graph",
+           "capture_memchain_graph", "AddressReuse", "PhysicalReuse", "physical_reuse", "UnfreedDemo",
+           "demonstrate_unfreed", "topology_check", "BLOCK_ALIGN"]
 
 MEMCHAIN_BUILDS = ("explicit", "capture")
+MEMCHAIN_SHAPES = ("line", "parallel", "parallel_end", "block")
+#: What each shape is, in a few words (the rows of the benchmark's table).
+SHAPE_TEXT = {
+    "line": "10 nodes in a line",
+    "parallel": "allocs as roots, each free after its last reader",
+    "parallel_end": "allocs as roots, all frees after the last kernel",
+    "block": "one alloc of a 3-buffer block, one free at the end",
+}
+CAPTURED_SHAPES = ("line", "block")  # the others need forked streams to capture; they are built explicitly
+BLOCK_ALIGN = 256  # each intermediate's offset inside the block (cuMemAlloc's alignment)
+
+
+def _check_shape(shape: str, how: str = "explicit") -> str:
+    if shape not in MEMCHAIN_SHAPES:
+        raise InvalidArgumentError(f"shape must be one of {', '.join(MEMCHAIN_SHAPES)}, got {shape!r}")
+    if how == "capture" and shape not in CAPTURED_SHAPES:
+        raise InvalidArgumentError(f"the {shape} shape is built explicitly (how='explicit'); capture builds "
+                                   f"{' and '.join(CAPTURED_SHAPES)}")
+    return shape
+
+
+def _block_stride(nbytes: int) -> int:
+    return -(-nbytes // BLOCK_ALIGN) * BLOCK_ALIGN
 
 
 def _op_launch(kernels, name, dst, src, y, scalar, n, config, stream) -> Launch:
@@ -59,57 +112,102 @@ def _op_launch(kernels, name, dst, src, y, scalar, n, config, stream) -> Launch:
     return Launch(kernels[kname], PackedArgs(signature, args), config, stream)
 
 
-def build_memchain_graph(device, kernels, ops, x, y, out, scalar, n, config, stream) -> tuple[MemoryGraph, list]:
-    """The chain of ``ops`` built node by node with its intermediates allocated in the graph.
+def _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, intermediates) -> list:
+    """One Launch per op: op i writes intermediates[i] (the last op writes ``out``) and reads what op i-1 wrote."""
+    launches, src = [], x
+    for i, name in enumerate(ops):
+        dst = intermediates[i] if i < len(ops) - 1 else out
+        launches.append(_op_launch(kernels, name, dst, src, y, scalar, n, config, stream))
+        src = dst
+    return launches
 
-    Returns (graph, launches); ``graph.allocations`` holds t1, t2, ... in order. Each op's kernel node comes after
-    the alloc node of its output; the free node of its input comes after it. Driver calls: cuGraphCreate,
+
+def build_memchain_graph(device, kernels, ops, x, y, out, scalar, n, config, stream,
+                         shape: str = "line") -> tuple[MemoryGraph, list, tuple]:
+    """The chain of ``ops`` built node by node with its intermediates allocated in the graph, in ``shape``.
+
+    Returns (graph, launches, intermediates): ``graph.allocations`` holds its alloc nodes in order (t1, t2, ... or
+    the one block), ``intermediates`` the address each op but the last writes. In every shape each kernel node
+    comes after the alloc node of the memory it touches and before its free node. Driver calls: cuGraphCreate,
     cuGraphAddMemAllocNode, cuGraphAddKernelNode, cuGraphAddMemFreeNode.
     """
     ops = parse_ops(ops)
-    nbytes = n * 4
+    _check_shape(shape)
+    nbytes, k = n * 4, len(ops) - 1  # k intermediates
     graph = MemoryGraph(device)
     try:
-        prev, src, launches = [], x, []
-        for i, name in enumerate(ops):
-            if i < len(ops) - 1:
-                a = graph.alloc(nbytes, prev)
-                prev, dst = [a.node], a.dptr
-            else:
-                dst = out
-            launch = _op_launch(kernels, name, dst, src, y, scalar, n, config, stream)
-            launches.append(launch)
-            prev = [add_kernel_node(graph, launch, prev)]
-            if i >= 1:  # the op before wrote this op's input: it is read now, free it
-                prev = [graph.free(graph.allocations[i - 1], prev)]
-            src = dst
-        return graph, launches
+        if shape == "block":
+            stride = _block_stride(nbytes)
+            blk = graph.alloc(stride * k)
+            inter = tuple(blk.dptr + i * stride for i in range(k))
+            launches = _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, inter)
+            prev = [blk.node]
+            for launch in launches:
+                prev = [add_kernel_node(graph, launch, prev)]
+            graph.free(blk, prev)
+            return graph, launches, inter
+        if shape == "line":
+            prev, inter, launches = [], [], []
+            for i, name in enumerate(ops):
+                if i < k:
+                    a = graph.alloc(nbytes, prev)
+                    prev = [a.node]
+                    inter.append(a.dptr)
+                dst = inter[i] if i < k else out
+                src = x if i == 0 else inter[i - 1]
+                launch = _op_launch(kernels, name, dst, src, y, scalar, n, config, stream)
+                launches.append(launch)
+                prev = [add_kernel_node(graph, launch, prev)]
+                if i >= 1:  # the op before wrote this op's input: it is read now, free it
+                    prev = [graph.free(graph.allocations[i - 1], prev)]
+            return graph, launches, tuple(inter)
+        # parallel, parallel_end: every alloc a root; kernel i after kernel i-1 and the alloc of its output
+        allocs = [graph.alloc(nbytes) for _ in range(k)]
+        inter = tuple(a.dptr for a in allocs)
+        launches = _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, inter)
+        nodes = []
+        for i, launch in enumerate(launches):
+            deps = ([nodes[-1]] if nodes else []) + ([allocs[i].node] if i < k else [])
+            nodes.append(add_kernel_node(graph, launch, deps))
+        for i, a in enumerate(allocs):  # t_i+1 is last read by kernel i+1
+            graph.free(a, [nodes[-1] if shape == "parallel_end" else nodes[i + 1]])
+        return graph, launches, inter
     except BaseException:
         graph.close()
         raise
 
 
-def capture_memchain_graph(kernels, ops, x, y, out, scalar, n, config, stream) -> tuple[MemoryGraph, list]:
-    """The same chain captured on ``stream``: cuMemAllocAsync before each op that writes an intermediate,
-    cuLaunchKernel, cuMemFreeAsync of the op's input after it. Returns (graph, launches); the graph's allocations are
-    read back from its alloc and free nodes."""
+def capture_memchain_graph(kernels, ops, x, y, out, scalar, n, config, stream,
+                           shape: str = "line") -> tuple[MemoryGraph, list, tuple]:
+    """The same chain captured on ``stream`` (``line`` or ``block``): cuMemAllocAsync before each op that writes an
+    intermediate (``block``: one cuMemAllocAsync first), cuLaunchKernel, cuMemFreeAsync of the op's input after it
+    (``block``: one at the end). Returns (graph, launches, intermediates); the graph's allocations are read back
+    from its alloc and free nodes."""
     ops = parse_ops(ops)
-    nbytes = n * 4
-    launches, addresses = [], []
+    _check_shape(shape, "capture")
+    nbytes, k = n * 4, len(ops) - 1
+    launches, inter = [], []
     with capture(stream, graph_class=MemoryGraph) as cap:
-        src = x
-        for i, name in enumerate(ops):
-            dst = out
-            if i < len(ops) - 1:
-                dst = alloc_async(stream, nbytes)  # an alloc node; its address is usable by what follows
-                addresses.append(dst)
-            launch = _op_launch(kernels, name, dst, src, y, scalar, n, config, stream)
-            launches.append(launch)
-            launch()
-            if i >= 1:
-                free_async(stream, addresses[i - 1])  # a free node
-            src = dst
-    return cap.graph, launches
+        if shape == "block":
+            stride = _block_stride(nbytes)
+            base = alloc_async(stream, stride * k)  # one alloc node
+            inter = [base + i * stride for i in range(k)]
+            launches = _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, inter)
+            for launch in launches:
+                launch()
+            free_async(stream, base)  # one free node
+        else:
+            for i, name in enumerate(ops):
+                if i < k:
+                    inter.append(alloc_async(stream, nbytes))  # an alloc node; its address is usable after it
+                dst = inter[i] if i < k else out
+                src = x if i == 0 else inter[i - 1]
+                launch = _op_launch(kernels, name, dst, src, y, scalar, n, config, stream)
+                launches.append(launch)
+                launch()
+                if i >= 1:
+                    free_async(stream, inter[i - 1])  # a free node
+    return cap.graph, launches, tuple(inter)
 
 
 @dataclass(frozen=True)
@@ -117,26 +215,31 @@ class AddressReuse:
     """The intermediates' virtual addresses in one graph and which of them share one.
 
     ``reused``: (later, earlier) index pairs with the same address; ``overlapping_distinct``: whether every two
-    intermediates that are live at the same time (t_i and t_i+1) have different addresses (they must).
+    intermediates that are live at the same time have different addresses (they must); ``expected``: the pairs
+    that should share one (in ``line``, t_j takes t_j-2's address, freed before t_j is allocated; in the other
+    shapes all intermediates are live together, so none).
     """
 
     addresses: tuple[int, ...]
     reused: tuple[tuple[int, int], ...]
     overlapping_distinct: bool
+    expected: tuple[tuple[int, int], ...] = ()
 
     @classmethod
-    def of(cls, addresses) -> "AddressReuse":
+    def of(cls, addresses, shape: str = "line") -> "AddressReuse":
         addr = tuple(int(a) for a in addresses)
         reused = tuple((j, i) for j in range(len(addr)) for i in range(j) if addr[j] == addr[i])
-        distinct = all(addr[i] != addr[i + 1] for i in range(len(addr) - 1))
-        return cls(addr, reused, distinct)
+        if shape == "line":  # t_i and t_i+1 are live together; t_j is allocated after t_j-2 is freed
+            distinct = all(addr[i] != addr[i + 1] for i in range(len(addr) - 1))
+            expected = tuple((j, j - 2) for j in range(2, len(addr)))
+        else:  # all live from the first kernel to their frees
+            distinct, expected = len(set(addr)) == len(addr), ()
+        return cls(addr, reused, distinct, expected)
 
     @property
     def ok(self) -> bool:
-        """Every intermediate that could reuse a freed one's address (t_j after t_j-2 was freed) did, and none that
-        overlaps another did."""
-        want = {(j, j - 2) for j in range(2, len(self.addresses))}
-        return self.overlapping_distinct and want <= set(self.reused)
+        """Every expected reuse happened, and no two intermediates that are live together share an address."""
+        return self.overlapping_distinct and set(self.expected) <= set(self.reused)
 
     def __str__(self) -> str:
         names = ", ".join(f"t{i + 1} {a:#x}" for i, a in enumerate(self.addresses))
@@ -145,25 +248,28 @@ class AddressReuse:
 
     def to_dict(self) -> dict:
         return {"addresses": [hex(a) for a in self.addresses], "reused": [list(p) for p in self.reused],
-                "overlapping_distinct": self.overlapping_distinct, "ok": self.ok, "text": str(self)}
+                "expected": [list(p) for p in self.expected], "overlapping_distinct": self.overlapping_distinct,
+                "ok": self.ok, "text": str(self)}
 
 
 class MemChain(Resource):
     """The chain over ``n`` float32 with its intermediates allocated inside one graph, on one device.
 
     Owns (unless given) the chain's kernel set and a stream; owns x, y and the output (cuMemAlloc), the
-    MemoryGraph (``how``: "explicit" or "capture") and its executable (``instantiate=False`` leaves that to
-    ``instantiate()``, to watch the footprint step by step). ``run(iters)`` enqueues ``iters`` launches;
+    MemoryGraph (``shape``: one of MEMCHAIN_SHAPES; ``how``: "explicit" or "capture", the latter for "line" and
+    "block") and its executable (``instantiate=False`` leaves that to ``instantiate()``, to watch the footprint
+    step by step). ``run(iters)`` enqueues ``iters`` launches;
     ``verify()`` runs once on fresh random inputs with the output poisoned and compares bit for bit with NumPy.
     """
 
     def __init__(self, device, n: int = 1 << 20, scalar: float = 2.0, *, ops=DEFAULT_OPS, how: str = "explicit",
-                 kernels=None, stream=None, seed: int | None = None, instantiate: bool = True):
+                 shape: str = "line", kernels=None, stream=None, seed: int | None = None, instantiate: bool = True):
         self.ops = parse_ops(ops)
         if len(self.ops) < 2:
             raise InvalidArgumentError("a chain with graph-allocated intermediates needs at least two ops")
         if how not in MEMCHAIN_BUILDS:
             raise InvalidArgumentError(f"how must be one of {', '.join(MEMCHAIN_BUILDS)}, got {how!r}")
+        self.shape = _check_shape(shape, how)
         self.n = validate_size(n)
         self.scalar = float(scalar)
         if not np.isfinite(np.float32(self.scalar)):
@@ -186,10 +292,11 @@ class MemChain(Resource):
             self.config = LaunchConfig(self.grid, BLOCK)
             args = (self.kernels, self.ops, self.x, self.y, self.out, self.scalar, self.n, self.config, stream)
             if how == "explicit":
-                graph, self.launches = build_memchain_graph(device, *args)
+                graph, self.launches, inter = build_memchain_graph(device, *args, shape=shape)
             else:
-                graph, self.launches = capture_memchain_graph(*args)
+                graph, self.launches, inter = capture_memchain_graph(*args, shape=shape)
             self.graph = self.adopt(graph)
+            self._intermediates = tuple(int(a) for a in inter)
             self.randomize()
             if instantiate:
                 self.instantiate()
@@ -204,11 +311,13 @@ class MemChain(Resource):
 
     @property
     def intermediate_addresses(self) -> tuple[int, ...]:
-        return tuple(a.dptr for a in self.graph.allocations)
+        """The address each op but the last writes (t1, t2, ...; in ``block``, offsets into the one allocation)."""
+        return self._intermediates
 
     def address_reuse(self) -> AddressReuse:
-        """Which intermediates share a virtual address (t3 takes t1's: t1 is freed before t3 is allocated)."""
-        return AddressReuse.of(self.intermediate_addresses)
+        """Which intermediates share a virtual address (in ``line`` t3 takes t1's: t1 is freed before t3 is
+        allocated; in the other shapes all are live together and none may)."""
+        return AddressReuse.of(self.intermediate_addresses, self.shape)
 
     def instantiate(self):
         """The graph's executable, made now if there is none (cuGraphInstantiate); owned by this object."""
@@ -224,7 +333,7 @@ class MemChain(Resource):
             self.exec = None
 
     def view(self, title: str = "") -> str:
-        """The text view of the graph: ten nodes in a line, alloc nodes with size and address."""
+        """The text view of the graph (``line``: ten nodes in a line), alloc nodes with size and address."""
         return render_text(graph_view(self.graph), title)
 
     # --- inputs and checking -----------------------------------------------------------------------------------
@@ -254,7 +363,7 @@ class MemChain(Resource):
     def check_result(self, label: str = "") -> Verification:
         """Compare the output (waits for the stream) with NumPy on the current inputs."""
         got = self.out.to_numpy(stream=self.stream)
-        return compare_bits(label or f"graph memory nodes ({self.how})", got, self.expected())
+        return compare_bits(label or f"graph memory nodes ({self.shape}, {self.how})", got, self.expected())
 
     def mismatches(self) -> int:
         return self.check_result().mismatches
@@ -280,7 +389,7 @@ class MemChain(Resource):
     def describe(self) -> str:
         parts = [f"mul {self.scalar:g}" if op == "mul" else op for op in self.ops]
         return (" -> ".join(parts) + f" on {self.n:,} float32, {len(self.ops) - 1} intermediates allocated in "
-                f"the graph ({self.how})")
+                f"the graph ({self.shape}: {SHAPE_TEXT[self.shape]}; {self.how})")
 
     def __repr__(self) -> str:
         return f"<MemChain {self.describe()}>"
@@ -342,7 +451,8 @@ class PhysicalReuse:
         return {"baseline": self.baseline.to_dict(), "one_graph": self.one_graph.to_dict(),
                 "two_graphs_one_stream": self.two_graphs_one_stream.to_dict(),
                 "two_graphs_two_streams": self.two_graphs_two_streams.to_dict(), "graph_bytes": self.graph_bytes,
-                "mismatches": self.mismatches, "reserved_one": self.reserved_one, "reserved_one_stream": self.reserved_one_stream,
+                "mismatches": self.mismatches, "reserved_one": self.reserved_one,
+                "reserved_one_stream": self.reserved_one_stream,
                 "reserved_two_streams": self.reserved_two_streams, "ok": self.ok, "text": str(self)}
 
 
@@ -391,8 +501,9 @@ class UnfreedDemo:
     steps: list[dict] = field(default_factory=list)
     relaunch_error: str = ""  # the CUresult name the refused relaunch gave
     second_exec_error: str = ""  # the CUresult name the refused second instantiate gave
-    footprint_after: GraphMemFootprint | None = None
+    footprint_after: GraphMemFootprint | None = None  # after the execs are closed and cuDeviceGraphMemTrim
     footprint_before: GraphMemFootprint | None = None
+    footprint_closed: GraphMemFootprint | None = None  # after the execs are closed, before the trim
 
     def add(self, text: str, ok: bool) -> None:
         self.steps.append({"text": text, "ok": bool(ok)})
@@ -405,7 +516,8 @@ class UnfreedDemo:
         return {"steps": self.steps, "relaunch_error": self.relaunch_error,
                 "second_exec_error": self.second_exec_error, "ok": self.ok,
                 "footprint_before": self.footprint_before.to_dict() if self.footprint_before else None,
-                "footprint_after": self.footprint_after.to_dict() if self.footprint_after else None}
+                "footprint_after": self.footprint_after.to_dict() if self.footprint_after else None,
+                "footprint_closed": self.footprint_closed.to_dict() if self.footprint_closed else None}
 
 
 @dataclass
@@ -441,7 +553,10 @@ def demonstrate_unfreed(device, stream, n: int = 1024, seed: int | None = None) 
     3. free_outstanding (cuMemFreeAsync), launch again: the pattern is back (the relaunch wrote it);
     4. a second cuGraphInstantiate while that exec lives: refused (SecondExecError) and caught;
     5. an exec with AUTO_FREE_ON_LAUNCH launched twice without a free: both work, the second wrote the pattern;
-    6. closing the execs frees what they left (cuMemFree): the used footprint is back where it started.
+    6. closing the execs frees what they left (cuMemFree) and destroys them (cuGraphExecDestroy); the memory goes
+       back to the graph pool, which keeps it mapped (the H200's driver 580 still reports it under USED_MEM_CURRENT
+       and RESERVED_MEM_CURRENT); cuDeviceGraphMemTrim gives it back to the OS: both attributes are then no higher
+       than before step 1. The trim also unmaps what other idle graphs hold (their next launch maps it again).
     """
     d = driver_module()
     n = validate_size(n)
@@ -493,8 +608,14 @@ def demonstrate_unfreed(device, stream, n: int = 1024, seed: int | None = None) 
             demo.add("AUTO_FREE_ON_LAUNCH: two launches without a free both work; the second wrote the pattern",
                      bool(np.all(bits == pattern)))
     device.synchronize()
+    demo.footprint_closed = graph_mem_footprint(device)
+    trim_graph_mem(device)
     demo.footprint_after = graph_mem_footprint(device)
-    demo.add(f"execs closed (they cuMemFree what their launches left): used graph memory "
-             f"{demo.footprint_after.used_current:,} bytes, {demo.footprint_before.used_current:,} before",
-             demo.footprint_after.used_current <= demo.footprint_before.used_current)
+    demo.add(f"execs closed (they cuMemFree what their launches left): the pool still holds used "
+             f"{demo.footprint_closed.used_current:,} bytes, reserved {demo.footprint_closed.reserved_current:,}; "
+             f"after cuDeviceGraphMemTrim used {demo.footprint_after.used_current:,}, reserved "
+             f"{demo.footprint_after.reserved_current:,} ({demo.footprint_before.used_current:,} and "
+             f"{demo.footprint_before.reserved_current:,} before)",
+             demo.footprint_after.used_current <= demo.footprint_before.used_current
+             and demo.footprint_after.reserved_current <= demo.footprint_before.reserved_current)
     return demo

@@ -16,6 +16,7 @@ from .memory import (Allocation, GraphMemFootprint, GraphMemoryError, MemoryGrap
                      require_graph_memory, reset_graph_mem_high, trim_graph_mem)
 from .device_launch import (DEVICE_STREAMS, DeviceGraphError, DeviceGraphExec, DeviceLaunchError, check_device_graph,
                             instantiate_for_device_launch, require_device_launch)
+from .update import DirectExecUpdate
 from .child import add_child_graph_node, child_graph_of, clone_graph, find_in_clone
 from .controls import (InstantiateError, instantiate_flags, instantiate_with_params, is_enabled, node_priority,
                        priority_range, set_enabled, set_node_priority)
@@ -43,6 +44,7 @@ from .pdl import PDL_OPTIONS, programmatic_edge_count, require_pdl
 from .update import UpdateReport, set_kernel_params, try_exec_update
 
 __all__ = [
+    "DirectExecUpdate",
     "DEVICE_STREAMS", "DeviceGraphError", "DeviceGraphExec", "DeviceLaunchError", "check_device_graph",
     "instantiate_for_device_launch", "require_device_launch",
     "add_conditional_to_capture", "capture_handle", "capture_into", "capturing_graph", "require_capture_into",

@@ -94,7 +94,9 @@ def instantiate_with_params(graph, flags: int = 0, upload_stream=None) -> GraphE
     result = getattr(p.result_out, "name", str(p.result_out))
     if status != 0 or result != "CUDA_GRAPH_INSTANTIATE_SUCCESS":
         name, desc = _describe(status) if status != 0 else ("CUDA_ERROR_INVALID_VALUE", "instantiation refused")
-        raise InstantiateError(int(status), name, desc, result, p.hErrNode_out, _label(p.hErrNode_out), flags)
+        # p.hErrNode_out is a view into p, which goes with this frame: the error keeps a copy of the handle
+        node = d.CUgraphNode(int(p.hErrNode_out)) if int(p.hErrNode_out) else None
+        raise InstantiateError(int(status), name, desc, result, node, _label(node), flags)
     exe = GraphExec(graph.device, r[1])
     exe.inherit(graph)
     return exe

@@ -8,11 +8,21 @@ The text view lists every node with its kind (for kernel nodes the kernel and it
 nodes the size and address allocated or the address freed: ``cuGraphMemAllocNodeGetParams``,
 ``cuGraphMemFreeNodeGetParams``), every edge as ``[i] -> [j]``, and draws the nodes layer by layer: a node's depth is
 one more than its deepest predecessor, so nodes that may run at the same time (parallel branches) share a line.
+
+Pictures without a floor pointing up: ``GraphView`` and ``Topology`` show themselves in a notebook (``_repr_svg_``,
+``_repr_png_``, ``_repr_html_``) through ``DRAWERS``, a registry of drawing functions that a higher floor fills
+when it is imported (``cugraphlab.report.plots.graphs`` registers its matplotlib drawing under "matplotlib").
+The graph floor never imports the report floor, not even lazily inside a method: it only calls what was
+registered. With nothing registered (report not imported, or matplotlib missing) the rich reprs return None and
+Jupyter falls back to the plain repr (``render_text(view)`` is the text view).
+Import ``cugraphlab.report`` (or ``cugraphlab.report.plots.graphs``) in a notebook to get the drawings.
 """
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..core._calls import cu, driver_module, func_name, graph_edges
 from .handles import GraphLike, as_handle
@@ -20,8 +30,57 @@ from .handles import GraphLike, as_handle
 __all__ = [
     "node_kind", "kernel_name", "node_label", "graph_nodes", "edge_pairs", "edge_kinds", "dependency_order",
     "Topology", "topology", "NodeInfo", "GraphView", "graph_view", "depths", "render_text", "write_dot",
-    "kernel_nodes_in_order", "same_topology", "node_detail",
+    "kernel_nodes_in_order", "same_topology", "node_detail", "DRAWERS", "register_drawer", "drawing",
 ]
+
+#: name -> draw(view, fmt) returning the picture as bytes ("png") or text ("svg"); filled from above (report).
+DRAWERS: dict[str, Callable] = {}
+
+
+def register_drawer(name: str, draw: Callable) -> None:
+    """Register ``draw(view: GraphView, fmt: "png" | "svg") -> bytes | str`` under ``name`` (the newest wins)."""
+    DRAWERS.pop(name, None)
+    DRAWERS[name] = draw
+
+
+def drawing(view, fmt: str = "svg"):
+    """The picture of a GraphView or Topology from the newest registered drawer: SVG text or PNG bytes; None when
+    no drawer is registered (import cugraphlab.report.plots.graphs) or the drawer could not draw (no matplotlib)."""
+    if fmt not in ("svg", "png"):
+        raise ValueError(f"fmt must be 'svg' or 'png', got {fmt!r}")
+    if not DRAWERS:
+        return None
+    draw = list(DRAWERS.values())[-1]
+    try:
+        return draw(view, fmt)
+    except ImportError:  # matplotlib went missing after registration: the text view still shows the graph
+        return None
+
+
+class _Shown:
+    """Notebook display of a graph view: the registered drawing, else None (Jupyter shows the text repr)."""
+
+    def to_svg(self) -> str | None:
+        """The drawing as SVG text (None without a registered drawer)."""
+        return drawing(self, "svg")
+
+    def to_png(self) -> bytes | None:
+        """The drawing as PNG bytes (None without a registered drawer)."""
+        return drawing(self, "png")
+
+    def _repr_svg_(self):
+        return self.to_svg()
+
+    def _repr_png_(self):
+        return self.to_png()
+
+    def _repr_html_(self):
+        svg = self.to_svg()
+        text = f"<pre>{html.escape(render_text(self))}</pre>"
+        if svg is None:
+            return text
+        return f"<div>{svg}</div><details><summary>text view</summary>{text}</details>"
+
 
 
 def node_kind(node) -> str:
@@ -31,9 +90,14 @@ def node_kind(node) -> str:
 
 
 def kernel_name(node) -> str:
-    """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say."""
+    """The name of a kernel node's function (cuFuncGetName, CUDA 12.3+), or "?" where the driver cannot say.
+
+    A handle member of a bindings struct (``params.func``) is a view into the struct's own memory, not a copy: the
+    params are held in a local until cuFuncGetName has returned, never dropped right after ``.func`` is read.
+    """
     try:
-        return func_name(cu("cuGraphKernelNodeGetParams", node).func) or "?"
+        params = cu("cuGraphKernelNodeGetParams", node)
+        return func_name(params.func) or "?"
     except Exception:  # the kind alone still describes the node
         return "?"
 
@@ -87,7 +151,7 @@ def dependency_order(ids: list[int], edges: list[tuple[int, int]], key=None) -> 
 
 
 @dataclass(frozen=True)
-class Topology:
+class Topology(_Shown):
     """A graph reduced to what can be compared: node labels in a stable order and edges between their indices."""
 
     nodes: tuple[str, ...]  # "KERNEL:add", "MEMSET", ...
@@ -110,11 +174,19 @@ class NodeInfo:
 
 
 @dataclass(frozen=True)
-class GraphView:
-    """A graph reduced to its nodes (in dependency order) with details, and edges as index pairs."""
+class GraphView(_Shown):
+    """A graph reduced to its nodes (in dependency order) with details, and edges as index pairs.
+
+    ``edge_types``: one CUgraphDependencyType per edge, in the order of ``edges`` (0 full dependency,
+    1 programmatic), or () where unknown (all full dependencies)."""
 
     nodes: tuple[NodeInfo, ...]
     edges: tuple[tuple[int, int], ...]
+    edge_types: tuple[int, ...] = ()
+
+    def edge_type(self, k: int) -> int:
+        """The dependency type of edge ``k`` (0 where unknown)."""
+        return self.edge_types[k] if k < len(self.edge_types) else 0
 
     @classmethod
     def from_topology(cls, topo: Topology, details=None) -> "GraphView":
@@ -153,7 +225,8 @@ def _node_detail(node, kind: str) -> str:
             shown = ", ".join(names[:6]) + (", ..." if len(names) > 6 else "")
             return f"child graph of {len(labels)} nodes: {shown}"
         if kind == "HOST":
-            return f"host fn {int(cu('cuGraphHostNodeGetParams', node).fn):#x}"
+            params = cu("cuGraphHostNodeGetParams", node)  # .fn is a view into params: keep them while reading
+            return f"host fn {int(params.fn):#x}"
         if kind == "EVENT_RECORD":
             return f"records event {int(cu('cuGraphEventRecordNodeGetEvent', node)):#x}"
         if kind == "WAIT_EVENT":
@@ -198,11 +271,14 @@ def graph_view(graph: GraphLike) -> GraphView:
     for n, i in zip(nodes, ids):
         labels[i] = node_label(n)
         details[i] = node_detail(n, labels[i])
-    edges = [(int(a), int(b)) for a, b in edge_pairs(graph)]
+    raw = graph_edges(as_handle(graph))
+    edges = [(int(a), int(b)) for a, b, _ in raw]
+    types = [0 if data is None else int(data.type) for _a, _b, data in raw]
     order = dependency_order(ids, edges, key=lambda i: labels[i])
     index = {i: k for k, i in enumerate(order)}
-    return GraphView(tuple(NodeInfo(labels[i], details[i]) for i in order),
-                     tuple(sorted((index[a], index[b]) for a, b in edges)))
+    typed = sorted(((index[a], index[b]), t) for (a, b), t in zip(edges, types))
+    return GraphView(tuple(NodeInfo(labels[i], details[i]) for i in order), tuple(e for e, _ in typed),
+                     tuple(t for _, t in typed) if any(types) else ())
 
 
 def topology(graph: GraphLike) -> Topology:

@@ -20,8 +20,9 @@ stream)`` adds a free node. Then::
     cuDeviceGetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT)      # and _USED_MEM_HIGH,
                                                # _RESERVED_MEM_CURRENT, _RESERVED_MEM_HIGH: the footprint
     cuDeviceSetGraphMemAttribute(dev, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, cuuint64_t(0))   # reset a high-water mark
-    cuGraphExecDestroy(exe)
-    cuDeviceGraphMemTrim(dev)                  # hand back to the OS what no graph holds
+    cuGraphExecDestroy(exe)                    # its memory goes back to the graph pool, still mapped
+    cuDeviceGraphMemTrim(dev)                  # unmap and hand back to the OS what no live allocation or
+                                               # scheduled/running graph holds
 
 What the driver does, and refuses (CUDA Programming Guide, "Graph Memory Nodes"; driver API reference):
 
@@ -29,13 +30,24 @@ What the driver does, and refuses (CUDA Programming Guide, "Graph Memory Nodes";
   the free node of another allocation may get that allocation's virtual address: address reuse inside one graph.
 * **Physical memory** is mapped at upload or at the first launch and kept for the launches after, so the first launch
   costs more. Graphs launched into one stream never run at once, so the driver may back their allocations with the
-  same physical pages: their footprint (RESERVED) is about one graph's, not the sum.
+  same physical pages: their footprint (RESERVED) is about one graph's, not the sum. The pool grows in large
+  steps (on the H200 the chain's 12 MiB of intermediates at 2^20 floats showed 32 MiB used and reserved).
+* **The pool keeps its memory.** Destroying an exec (or its graph) returns its memory to the graph pool, not to the
+  OS: the Programming Guide ("Graph Memory Nodes", "Physical Memory Footprint") says physical memory is not
+  returned to the OS when a graph with memory nodes is destroyed, even when its allocations are free, until
+  ``cuDeviceGraphMemTrim``, which unmaps and releases what is not in active use (unfreed allocations and graphs
+  scheduled or running are in use and stay). On the H200 (driver 580.159) the pages also stay mapped, so
+  USED_MEM_CURRENT ("memory currently associated with graphs") reads the same after cuGraphExecDestroy as before
+  it, and so does RESERVED_MEM_CURRENT ("allocated for use by the graphs asynchronous allocator"); both drop to
+  the baseline only at the trim, and cuMemGetInfo's free memory comes back then. A trim also unmaps the memory of
+  idle live graphs, whose next launch maps it again (a remap: the first-launch cost once more).
 * **Unfreed allocations**: an allocation the graph does not free outlives the launch; stream work after it may use
   it. It must be freed (``cuMemFreeAsync``, ``cuMemFree``, or a free node in another graph) before the same exec
   launches again, or that launch fails with CUDA_ERROR_INVALID_VALUE (``UnfreedAllocationError`` here). An exec
   instantiated with AUTO_FREE_ON_LAUNCH frees them itself at the start of its next launch. Destroying the graph or
-  the exec frees nothing: the allocation stays live until freed. ``MemoryGraphExec`` therefore frees, at close,
-  what its launches left (after a context synchronize), so nothing leaks.
+  the exec frees no live allocation: it stays live until freed. ``MemoryGraphExec`` therefore frees, at close,
+  what its launches left (after a context synchronize), so nothing leaks; that memory then sits in the pool until
+  ``trim_graph_mem`` (above).
 * **One executable at a time**: a second ``cuGraphInstantiate`` of a graph with memory nodes, while the first exec
   lives, is refused (``SecondExecError`` here). Such a graph cannot be cloned (``cuGraphClone``) and so cannot
   become a child graph through ``cuGraphAddChildGraphNode`` (which clones); only ``cuGraphAddNode`` with
@@ -189,8 +201,11 @@ def _mem_attr(short: str):
 class GraphMemFootprint:
     """The device's graph-memory footprint in bytes (cuDeviceGetGraphMemAttribute).
 
-    used: memory currently associated with graphs (mapped to graph allocations); reserved: memory the graph
-    allocator holds from the OS (kept until trimmed). *_high: the high-water marks since the last reset.
+    used: memory currently associated with graphs (CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT; the Programming Guide:
+    physical memory mapped by at least one graph); reserved: memory allocated for use by the graphs asynchronous
+    allocator (RESERVED_MEM_CURRENT). *_high: the high-water marks since the last reset (0 is the only value they
+    can be set to). Neither current figure drops when an exec is destroyed: the pool keeps the pages (on the
+    H200's driver 580, mapped) until cuDeviceGraphMemTrim.
     """
 
     used_current: int
@@ -227,7 +242,10 @@ def reset_graph_mem_high(device) -> None:
 
 
 def trim_graph_mem(device) -> None:
-    """cuDeviceGraphMemTrim: give the OS back the graph memory that no executing or scheduled graph holds."""
+    """cuDeviceGraphMemTrim (CUDA Driver API, "Graph Management"): unmap and give back to the OS the graph-pool
+    memory not in active use; unfreed allocations and graphs scheduled or executing keep theirs. The way to get
+    back, in cuMemGetInfo's free memory and in the footprint attributes, what destroyed execs held; idle live
+    graphs map theirs again at their next launch."""
     cu("cuDeviceGraphMemTrim", device.handle)
 
 
@@ -339,7 +357,9 @@ class MemoryGraphExec(GraphExec):
     ``outstanding``: the addresses the last launch left allocated (the graph's unfreed allocations), until
     ``free_outstanding(stream)`` frees them (cuMemFreeAsync) or, with ``auto_free``, the next launch does. Relaunching
     without either raises UnfreedAllocationError (the driver's CUDA_ERROR_INVALID_VALUE). ``close()`` (and the
-    garbage collector) synchronize the context and cuMemFree what is still outstanding, then destroy the exec.
+    garbage collector) synchronize the context and cuMemFree what is still outstanding, then destroy the exec; the
+    memory goes back to the graph pool, which keeps it (still counted as used and reserved) until
+    ``trim_graph_mem(device)``.
     ``upload(stream)`` (cuGraphUpload) maps the physical memory ahead, so the first launch does not.
     """
 

@@ -2,7 +2,11 @@
 
 ``leaderboard(result, size)`` folds the flat rows into one line per (stack, way): each figure is the median over
 rounds of that round's median over repeats; "rounds Δ%" is the largest spread between rounds over that line's
-figures, (max - min) / min, which is the repeatability across processes the issue asks for (goal: within 3%).
+figures, (max - min) / min. The launch figure carries its 95% interval (a two-level bootstrap over the processes,
+then the repeats within each: ``CompareResult.interval``), and lines are ranked by it: lines whose launch
+intervals overlap share a rank and are shown tied ("=3"), so an order that the noise could reverse is never claimed.
+When the record holds a paired section, the ways that share one context are also shown measured paired (one process,
+one context and stream, interleaved, several fresh contexts): each as a ratio to the bare binding with its interval.
 """
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from statistics import median
 __all__ = ["leaderboard", "render_compare", "render_classic", "classic_rows", "render_baseline_rows",
            "LEADERBOARD_HEADERS"]
 
-LEADERBOARD_HEADERS = ["#", "stack", "way", "us/launch", "eager us/iter", "graph us/iter", "fused/jit us/iter",
+LEADERBOARD_HEADERS = ["#", "stack", "way", "us/launch [95%]", "eager us/iter", "graph us/iter", "fused/jit us/iter",
                        "device us/iter (eager|graph|fused)", "rounds d%", "vs NumPy", "note"]
 _ALIGN = "rllrrrrrrll"
 MODES = ("launch", "eager", "graph", "fused")
@@ -59,6 +63,8 @@ def leaderboard(result, size: int) -> list[dict]:
             rec[f"{mode}_status"] = next((r.status for r in mrows), None)
             rec[f"{mode}_why"] = next((r.note for r in mrows if r.status != "ok"), "")
         rec["rounds_spread_pct"] = max(spreads) if spreads else None
+        iv = result.interval(f"{stack}/{way} launch n={size}") if hasattr(result, "interval") else None
+        rec["launch_lo"], rec["launch_hi"] = (iv.lo, iv.hi) if iv is not None else (None, None)
         measured = [r for r in rows if r.measured]
         bad = [(r.mode, r.mismatches) for r in measured if r.mismatches]
         if not measured:
@@ -79,7 +85,27 @@ def leaderboard(result, size: int) -> list[dict]:
     out.sort(key=lambda d: (d["launch"] if d["launch"] is not None else inf,
                             d["eager"] if d["eager"] is not None else inf,
                             min((d[m] for m in ("graph", "fused") if d[m] is not None), default=inf)))
+    _rank_with_ties(out)
     return out
+
+
+def _rank_with_ties(lines: list[dict]) -> None:
+    """``rank`` and ``tied`` for lines sorted by launch median: a line whose launch interval overlaps the previous
+    line's joins its rank; lines without an interval (or without a launch figure) rank alone."""
+    rank, prev_hi = 0, None
+    for i, d in enumerate(lines, 1):
+        lo, hi = d.get("launch_lo"), d.get("launch_hi")
+        if prev_hi is not None and lo is not None and lo <= prev_hi:
+            d["rank"] = rank
+        else:
+            rank = i
+            d["rank"] = rank
+        prev_hi = hi if hi is not None else None
+    counts: dict = {}
+    for d in lines:
+        counts[d["rank"]] = counts.get(d["rank"], 0) + 1
+    for d in lines:
+        d["tied"] = counts[d["rank"]] > 1
 
 
 def _cell(rec, mode) -> str:
@@ -100,10 +126,14 @@ def _leaderboard_table(result, size: int) -> str:
     from .tables import format_table
 
     rows = []
-    for i, rec in enumerate(leaderboard(result, size), 1):
+    for rec in leaderboard(result, size):
         spread = rec["rounds_spread_pct"]
         stack = rec["stack"] + (" *" if rec["same_cubin"] else "")
-        rows.append([i, stack, rec["way"], _cell(rec, "launch"), _cell(rec, "eager"), _cell(rec, "graph"),
+        launch = _cell(rec, "launch")
+        if rec.get("launch_lo") is not None:
+            launch += f" [{rec['launch_lo']:.2f}, {rec['launch_hi']:.2f}]"
+        rank = f"={rec['rank']}" if rec.get("tied") else str(rec["rank"])
+        rows.append([rank, stack, rec["way"], launch, _cell(rec, "eager"), _cell(rec, "graph"),
                      _cell(rec, "fused"), _device_cell(rec), "-" if spread is None else f"{spread:.1f}",
                      rec["check"], rec["note"]])
     return format_table(LEADERBOARD_HEADERS, rows, align=_ALIGN)
@@ -142,7 +172,9 @@ def render_compare(result) -> str:
             f"seed {c.get('seed')}")
     out = [head]
     for size in result.sizes:
-        out += ["", f"size {_fmt_count(size)} floats (ranked by host us per launch)", _leaderboard_table(result, size)]
+        out += ["", f"size {_fmt_count(size)} floats (ranked by host us per launch; '=N': intervals overlap, tied)",
+                _leaderboard_table(result, size)]
+        out += _paired_lines(result, size)
     clocks = result.clocks or {}
     out += ["",
             "How to read it: us/launch is host wall time per launch of add (the launch cost); eager/graph/fused are "
@@ -156,6 +188,18 @@ def render_compare(result) -> str:
             "poisoned (0x7FC0DEAD) first."]
     out += _versions_lines(result)
     return "\n".join(out)
+
+
+def _paired_lines(result, size: int) -> list[str]:
+    paired = (getattr(result, "paired", None) or {}).get(str(size))
+    if not paired:
+        return []
+    if "error" in paired:
+        return ["", f"paired at {_fmt_count(size)} floats: FAILED ({paired['error']})"]
+    from .paired import render_paired
+
+    return ["", f"paired at {_fmt_count(size)} floats (the ways that share one context: one process, one stream, "
+                "interleaved, over fresh contexts):", render_paired(paired)]
 
 
 def classic_rows(result) -> list[dict]:

@@ -14,6 +14,7 @@ __all__ = ["render_graph", "render_update", "render_conditional", "render_svg", 
 
 UPDATE_PATH_CALLS = {"set_params": "cuGraphExecKernelNodeSetParams x nodes",
                      "exec_update": "cuGraphExecUpdate (graph captured before)",
+                     "exec_update (ctypes)": "cuGraphExecUpdate_v2 via ctypes, args + result info built once",
                      "recapture_update": "capture + cuGraphExecUpdate",
                      "reinstantiate": "cuGraphInstantiate + cuGraphExecDestroy",
                      "recapture_instantiate": "capture + instantiate + destroy"}

@@ -6,13 +6,17 @@ from pathlib import Path
 from .env import versions_line
 from .tables import fmt_count, format_table
 
-__all__ = ["render_latency", "render_timeline", "render_sweep", "plot_timeline_files", "plot_sweep_files"]
+__all__ = ["render_latency", "native_lines", "render_timeline", "render_sweep", "plot_timeline_files",
+           "plot_sweep_files", "timeline_figures", "sweep_figures"]
 
 
 def render_latency(result) -> str:
     rows = []
     for r in result.rows:
         s = r.us
+        if s is None:  # a row that could not be measured (no C compiler): the reason instead of figures
+            rows.append([r.what, "-", "-", 0, getattr(r, "note", "") or "not measured", "-"])
+            continue
         rows.append([r.what, f"{s.median:.3f}", f"{s.p5:.3f}-{s.p95:.3f}", s.n, s.stop_reason,
                      "device" if ("cuEvent" in s.clock or "globaltimer" in s.clock) else "host"])
     table = format_table(["what", "us (median)", "p5-p95", "samples", "stopped by", "clock"], rows,
@@ -20,8 +24,10 @@ def render_latency(result) -> str:
     d = result.decomposition
     share = (f"one empty-kernel launch from Python: {d['total_us']:.2f} us = Python loop {d['python_us']:.2f} "
              f"+ binding {d['binding_us']:.2f} + driver {d['driver_us']:.2f}")
-    r = {row.key: row.us.median for row in result.rows}
+    r = {row.key: row.us.median for row in result.rows if row.us is not None}
     reading = []
+    native = native_lines(d)
+
     if "gap_eager" in r and "gap_graph (all)" in r:
         reading.append(f"On the device, chain kernels fed one by one from Python sit {r['gap_eager']:.2f} us apart; "
                        f"inside a graph {r['gap_graph (all)']:.2f} us (next start - previous end, %globaltimer).")
@@ -33,7 +39,23 @@ def render_latency(result) -> str:
                        f"({result.config['size']:,} floats).")
     c = result.config
     clocks = f"clocks: host = {c['host_clock']}; end to end = {c['device_clock']}; gaps = {c['gap_clock']}."
-    return "\n".join(["cugraphlab latency", "", table, "", share, *reading, clocks, versions_line(result.env)])
+    return "\n".join(["cugraphlab latency", "", table, "", share, *native, *reading, clocks,
+                      versions_line(result.env)])
+
+
+def native_lines(decomposition: dict) -> list[str]:
+    """"C: X us, Python adds Y us per launch" for cuLaunchKernel and cuGraphLaunch, or why there is no C row."""
+    d = decomposition
+    out = []
+    for call, c_key, add_key in (("cuLaunchKernel", "c_launch_us", "python_adds_launch_us"),
+                                 ("cuGraphLaunch", "c_graph_launch_us", "python_adds_graph_us")):
+        c, add = d.get(c_key), d.get(add_key)
+        if c is not None and add is not None:
+            out.append(f"{call}: C: {c:.2f} us, Python adds {add:.2f} us per launch "
+                       "(same function/graph, stream and context; paired, C timed in C).")
+    if not out and d.get("native_note"):
+        out.append(f"native floor: not measured ({d['native_note']}).")
+    return out
 
 
 def render_timeline(result, written=()) -> str:
@@ -53,11 +75,21 @@ def render_timeline(result, written=()) -> str:
     return "\n".join(lines)
 
 
-def plot_timeline_files(result, stem) -> list[Path]:
+def plot_timeline_files(result, stem=None) -> list:
+    """The timeline and gap-histogram figures of a ``bench.timeline`` record: written to ``STEM_timeline`` and
+    ``STEM_gaps`` (.png, .svg; returns the paths), or, with ``stem=None``, the two matplotlib Figures (inline in a
+    notebook)."""
     from .plots.measure import plot_gap_histogram, plot_timeline
 
     rec = result.plot_record()
+    if stem is None:
+        return [plot_timeline(rec, None), plot_gap_histogram(rec, None)]
     return plot_timeline(rec, f"{stem}_timeline") + plot_gap_histogram(rec, f"{stem}_gaps")
+
+
+def timeline_figures(result) -> list:
+    """The timeline and gap-histogram Figures of a timeline record (``plot_timeline_files(result, None)``)."""
+    return plot_timeline_files(result, None)
 
 
 def render_sweep(result, written=()) -> str:
@@ -90,11 +122,21 @@ def render_sweep(result, written=()) -> str:
     return "\n".join(lines)
 
 
-def plot_sweep_files(result, stem) -> list[Path]:
+def plot_sweep_files(result, stem=None) -> list:
+    """The size, chain-length and bandwidth figures of a sweep record: written to ``STEM_size``, ``STEM_chain``,
+    ``STEM_bandwidth`` (.png, .svg; returns the paths), or, with ``stem=None``, the three Figures."""
     from .plots.measure import plot_bandwidth, plot_sweep_chain, plot_sweep_size
 
     length = 4 if 4 in result.config["lengths"] else result.config["lengths"][0]
+    if stem is None:
+        return [plot_sweep_size(result.rows, None, chain_len=length), plot_sweep_chain(result.rows, None),
+                plot_bandwidth(result.rows, None, copy_gbps=result.copy_gbps, chain_len=length)]
     files = plot_sweep_size(result.rows, f"{stem}_size", chain_len=length)
     files += plot_sweep_chain(result.rows, f"{stem}_chain")
     files += plot_bandwidth(result.rows, f"{stem}_bandwidth", copy_gbps=result.copy_gbps, chain_len=length)
     return files
+
+
+def sweep_figures(result) -> list:
+    """The three sweep Figures of a sweep record (``plot_sweep_files(result, None)``)."""
+    return plot_sweep_files(result, None)

@@ -1,8 +1,10 @@
 """What ``cugraphlab memnodes`` shows, built from its record (bench.memnodes.MemnodesResult): per size the first
-launches, the steady state against the preallocated chain (and the 2% goal), the footprint step by step, the reuse
-checks; then the unfreed-allocation lesson. Pure: a record in, text out."""
+launches, the steady state of each shape against the preallocated chain (and the 2% goal, judged on the best shape),
+the footprint step by step with cuMemGetInfo's free memory, the reuse checks; then the unfreed-allocation lesson.
+Pure: a record in, text out."""
 from __future__ import annotations
 
+from ..bench.memnodes import PRE_ROW
 from .env import versions_line
 from .tables import fmt_count, format_table
 
@@ -28,10 +30,26 @@ def _yes(ok) -> str:
 
 
 def render_footprint(steps) -> str:
-    """The footprint table: one row per step, the four attributes."""
+    """The footprint table: one row per step, the four attributes and how much less device memory is free
+    (cuMemGetInfo) than at the first step."""
+    first = getattr(steps[0], "free_bytes", 0) if steps else 0
     rows = [[s.step, fmt_bytes(s.used_current), fmt_bytes(s.used_high), fmt_bytes(s.reserved_current),
-             fmt_bytes(s.reserved_high)] for s in steps]
-    return format_table(["step", "used", "used high", "reserved", "reserved high"], rows, align="lrrrr")
+             fmt_bytes(s.reserved_high), fmt_bytes(first - getattr(s, "free_bytes", 0))] for s in steps]
+    return format_table(["step", "used", "used high", "reserved", "reserved high", "less free than at start"],
+                        rows, align="lrrrrr")
+
+
+def _footprint_verdict(c: dict) -> str:
+    if not c:
+        return ""
+    before = ("" if c.get("used_before_trim") is None else
+              f"after cuGraphExecDestroy the pool still held {fmt_bytes(c['used_before_trim'])} used, "
+              f"{fmt_bytes(c['reserved_before_trim'])} reserved ({fmt_bytes(c['free_missing_before_trim'])} less "
+              "free); ")
+    return (f"{before}after cuDeviceGraphMemTrim: used {fmt_bytes(c['used_after_trim'])}, reserved "
+            f"{fmt_bytes(c['reserved_after_trim'])} above the start, free memory "
+            f"{fmt_bytes(c['free_missing_after_trim'])} below it (allowed {fmt_bytes(c['free_slack'])}): "
+            f"back at the start: {_yes(c['ok'])}")
 
 
 def _size_block(s, goal_pct: float, iters: int, repeats: int) -> list[str]:
@@ -42,25 +60,36 @@ def _size_block(s, goal_pct: float, iters: int, repeats: int) -> list[str]:
     out += ["First launch of a fresh executable (the driver maps the graph's memory here):",
             format_table(["first launch", "cuGraphLaunch us", "p5-p95", "until complete us", "p5-p95", "vs NumPy"],
                          rows, align="lrrrrl"), ""]
-    rows = [[t.name, f"{t.device_us_per_iter.median:.2f}",
-             f"{t.device_us_per_iter.p5:.2f}-{t.device_us_per_iter.p95:.2f}", f"{t.wall_us_per_iter.median:.2f}",
-             _status(t.mismatches)] for t in s.steady]
+    pre = next((t for t in s.steady if t.name == PRE_ROW), None)
+    rows = []
+    for t in s.steady:
+        vs = (f"{(t.device_us_per_iter.median / pre.device_us_per_iter.median - 1) * 100:+.1f}%"
+              if pre is not None and t is not pre else "")
+        rows.append([t.name, f"{t.device_us_per_iter.median:.2f}",
+                     f"{t.device_us_per_iter.p5:.2f}-{t.device_us_per_iter.p95:.2f}", vs,
+                     f"{t.wall_us_per_iter.median:.2f}", _status(t.mismatches)])
     verdict = "met" if s.goal_met else "NOT met"
-    out += [f"Repeat launches ({fmt_count(iters)} per loop x {repeats} loops, interleaved):",
-            format_table(["steady state", "device us/iter", "p5-p95", "wall us/iter", "vs NumPy"], rows,
-                         align="lrrrl"),
-            (f"memory nodes vs preallocated: {s.overhead_pct:+.2f}% device, {s.wall_overhead_pct:+.2f}% wall; "
-             f"goal within {goal_pct:g}% (device): {verdict}"), ""]
-    out += ["Footprint (cuDeviceGetGraphMemAttribute) after each step:", render_footprint(s.footprint), ""]
+    out += [f"Repeat launches ({fmt_count(iters)} per loop x {repeats} loops, all interleaved on one stream):",
+            format_table(["steady state", "device us/iter", "p5-p95", "vs prealloc", "wall us/iter", "vs NumPy"],
+                         rows, align="lrrrrl"),
+            (f"best shape {s.best_shape}: {s.overhead_pct:+.2f}% device, {s.wall_overhead_pct:+.2f}% wall vs the "
+             f"preallocated chain; goal within {goal_pct:g}% (device, best shape): {verdict}"), ""]
+    out += ["Footprint (cuDeviceGetGraphMemAttribute; free memory from cuMemGetInfo) after each step:",
+            render_footprint(s.footprint)]
+    verdict = _footprint_verdict(getattr(s, "footprint_check", {}))
+    out += [verdict, ""] if verdict else [""]
     r, rc, p = s.address_reuse, s.address_reuse_captured, s.physical
     out += [
-        f"explicit and captured graphs: {'same topology' if s.topology_same else s.topology_diff}; captured run "
-        f"{_status(s.captured_mismatches)}",
-        f"virtual-address reuse inside the graph: {r['text']} (as expected: {_yes(r['ok'])}); captured: "
+        f"explicit and captured graphs: {'same topology' if s.topology_same else s.topology_diff}; captured runs "
+        f"(line, block) {_status(s.captured_mismatches)}",
+        f"virtual-address reuse inside the line graph: {r['text']} (as expected: {_yes(r['ok'])}); captured: "
         f"{rc['text']}",
-        f"physical memory shared by two graphs on one stream: {p['text']} (as expected: {_yes(p['ok'])})",
-        "",
     ]
+    for shape, sr in getattr(s, "shape_reuse", {}).items():
+        if shape != "line":
+            out.append(f"addresses in the {shape} graph (all live together, none may be shared): {sr['text']} "
+                       f"(as expected: {_yes(sr['ok'])})")
+    out += [f"physical memory shared by two graphs on one stream: {p['text']} (as expected: {_yes(p['ok'])})", ""]
     return out
 
 
@@ -76,9 +105,11 @@ def render_memnodes(result) -> str:
     lines.append("An allocation the graph does not free (alloc + memset nodes, no free node):")
     lines += [("  ok   " if st["ok"] else "  FAIL ") + st["text"] for st in u.get("steps", [])]
     lines.append("")
-    lines.append("The view of the graph (alloc nodes with size and address):")
+    lines.append("The views of the graphs (alloc nodes with size and address):")
     if result.sizes:
-        lines.append(result.sizes[0].view)
+        views = getattr(result.sizes[0], "shape_views", {}) or {"line": result.sizes[0].view}
+        for text in views.values():
+            lines += [text, ""]
     lines += [
         "",
         versions_line(result.env),

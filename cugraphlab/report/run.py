@@ -5,7 +5,7 @@ from ..experiment.ops import FUSED_PER_GRAPH
 from .env import versions_line
 from .tables import bit_exact_cell, fmt_count, format_table
 
-__all__ = ["render_run", "render_info", "render_compile", "render_versions_fit"]
+__all__ = ["render_run", "roof_lines", "render_info", "render_compile", "render_versions_fit"]
 
 
 def render_run(result) -> str:
@@ -31,7 +31,26 @@ def render_run(result) -> str:
          f"({graph.speedup_vs_eager:.2f}x eager); fused: the same math in one kernel, replayed from graphs of "
          f"{FUSED_PER_GRAPH} so the host is not the limit: the floor ({fused.wall_us_per_iter.median:.2f} us/iter)."),
     ]
+    notes += roof_lines(getattr(result, "roof", None))
     return "\n".join([head, "", table, "", versions_line(result.env), *notes])
+
+
+def roof_lines(roof: dict | None) -> list[str]:
+    """The fused rows' bytes/s against the device copy roof (``run --cold-l2``), or nothing."""
+    if not roof:
+        return []
+    mib = 2 ** 20
+    warm, cold, copy = roof["fused_gbps"], roof["fused_cold_gbps"], roof["copy_gbps"]
+    above = ("above the copy roof: its inputs come from L2, it does not beat HBM"
+             if warm > copy else "below the copy roof")
+    return [
+        (f"fused moves {roof['bytes_per_iter'] / mib:.1f} MiB per launch (x, y read, out written): warm L2 "
+         f"{warm:,.0f} GB/s ({roof['fused_vs_roof']:.0%} of the copy roof, {above}); cold L2 {cold:,.0f} GB/s "
+         f"({roof['fused_cold_vs_roof']:.0%} of the copy roof, {copy:,.0f} GB/s device-to-device)."),
+        (f"cold L2: {roof['sets']} {roof['method'].split(' (')[0]} of {roof['bytes_per_iter'] / mib:.1f} MiB = "
+         f"{roof['rotation_bytes'] / mib:.0f} MiB against an L2 of {roof['l2_bytes'] / mib:.0f} MiB; GB/s = bytes / "
+         f"device us per iteration."),
+    ]
 
 
 def render_info(info: dict) -> str:

@@ -170,7 +170,10 @@ def test_cli_parser_and_validation():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command")
     add_commands(sub, argparse.ArgumentParser(add_help=False))
-    args = parser.parse_args(["compare", "--size", "2^20,1024", "--stacks", "torch,jax", "--rounds", "3"])
+    from cugraphlab.cli.compare import resolve_preset
+
+    args = resolve_preset(parser.parse_args(["compare", "--size", "2^20,1024", "--stacks", "torch,jax", "--rounds",
+                                             "3"]))
     assert args.size == [1 << 20, 1024] and args.stacks == "torch,jax" and args.rounds == 3
     cfg = validate_compare(args.size, args.iters, args.ops, args.repeats, args.device, args.scalar, args.stacks,
                            args.rounds, None, 0, args.timeout)

@@ -83,6 +83,9 @@ def test_missing_devrt_is_one_line(monkeypatch):
         raise RuntimeError(f'Failure finding "libcudadevrt.a": CUDA_HOME/CUDA_PATH not set\n  listdir(...)')
 
     monkeypatch.setattr(cuda.pathfinder, "find_static_lib", missing)
+    monkeypatch.setattr(link, "_toolkit_roots", lambda: [])  # nor a toolkit beside nvcc or under /usr/local/cuda
+    for var in ("CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME"):
+        monkeypatch.delenv(var, raising=False)
     with pytest.raises(UnsupportedError) as e:
         link.find_cudadevrt()
     text = str(e.value)

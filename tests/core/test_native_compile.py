@@ -52,7 +52,11 @@ def test_a_corrupt_entry_is_built_again(tmp_path, monkeypatch):
     cache = Cache(tmp_path)
     lib = load_c_library(SOURCE, "mix", cache=cache)
     so = next((tmp_path / "native").glob("*.so"))
-    so.write_bytes(so.read_bytes()[:-16] + b"\0" * 16)  # a torn or tampered library fails its hash
+    # a torn or tampered library fails its hash; written as a new file (os.replace), never in place: the library
+    # is mapped into this process, and rewriting mapped pages would crash it at exit
+    torn = so.with_name(so.name + ".torn")
+    torn.write_bytes(so.read_bytes()[:-16] + b"\0" * 16)
+    torn.replace(so)
     again = load_c_library(SOURCE, "mix", cache=cache)
     assert not again.cache_hit and again.key == lib.key
 

@@ -147,3 +147,94 @@ def test_forgotten_memchain_is_collected_and_every_handle_released_once(dev, fak
     live = [(hex(h), k) for h, k in fake.made.items() if fake.released[h] == 0 and k != "context"]
     assert live == [] and fake.released_twice() == []
     assert all(not e["alive"] for e in fake.execs.values())
+
+
+@pytest.mark.parametrize("shape,how", [("line", "explicit"), ("line", "capture"), ("parallel", "explicit"),
+                                       ("parallel_end", "explicit"), ("block", "explicit"), ("block", "capture")])
+def test_every_shape_wires_the_same_pointers(dev, shape, how):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(dev, n=1000, shape=shape, how=how, instantiate=False) as mc:
+        t = mc.intermediate_addresses
+        assert len(t) == 3 and len(set(t)) == (2 if shape == "line" else 3)
+        add, mul, sub, relu = (_ptrs(l) for l in mc.launches)
+        assert add == [t[0], mc.x.ptr, mc.y.ptr] and mul == [t[1], t[0]]
+        assert sub == [t[2], t[1], mc.y.ptr] and relu == [mc.out.ptr, t[2]]
+        assert all(a.freed_in_graph for a in mc.allocations) and mc.address_reuse().ok
+        assert shape in mc.describe()
+
+
+def _edges(mc):
+    from cugraphlab.graphs.inspect import graph_view
+
+    view = graph_view(mc.graph)
+    labels = [n.label for n in view.nodes]
+    return labels, {(labels[a], labels[b]) if labels.count(labels[a]) == 1 and labels.count(labels[b]) == 1
+                    else (a, b) for a, b in view.edges}, view
+
+
+def test_block_is_one_alloc_four_kernels_one_free_with_aligned_offsets(dev):
+    from cugraphlab.experiment.memchain import BLOCK_ALIGN, MemChain
+
+    with MemChain(dev, n=1000, shape="block", instantiate=False) as mc:
+        (blk,) = mc.allocations
+        t = mc.intermediate_addresses
+        stride = -(-4000 // BLOCK_ALIGN) * BLOCK_ALIGN
+        assert t == (blk.dptr, blk.dptr + stride, blk.dptr + 2 * stride) and blk.nbytes == 3 * stride
+        labels, edges, _ = _edges(mc)
+        assert labels == ["MEM_ALLOC", "KERNEL:add", "KERNEL:mul", "KERNEL:sub", "KERNEL:relu", "MEM_FREE"]
+        assert edges == {("MEM_ALLOC", "KERNEL:add"), ("KERNEL:add", "KERNEL:mul"), ("KERNEL:mul", "KERNEL:sub"),
+                         ("KERNEL:sub", "KERNEL:relu"), ("KERNEL:relu", "MEM_FREE")}
+
+
+@pytest.mark.parametrize("shape", ["parallel", "parallel_end"])
+def test_parallel_shapes_put_allocs_at_the_roots_and_frees_at_the_leaves(dev, fake, shape):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(dev, n=512, shape=shape, instantiate=False) as mc:
+        g = fake.graphs[int(mc.graph.handle)]
+        kind = {n: fake.nodes[n]["type"].name.replace("CU_GRAPH_NODE_TYPE_", "") for n in g["nodes"]}
+        has_parent = {b for _, b in g["edges"]}
+        has_child = {a for a, _ in g["edges"]}
+        allocs = [n for n in g["nodes"] if kind[n] == "MEM_ALLOC"]
+        frees = [n for n in g["nodes"] if kind[n] == "MEM_FREE"]
+        kernels = [n for n in g["nodes"] if kind[n] == "KERNEL"]
+        assert len(allocs) == len(frees) == 3 and len(kernels) == 4
+        assert not any(a in has_parent for a in allocs)  # roots
+        assert not any(f in has_child for f in frees)  # leaves
+        parents = {n: {a for a, b in g["edges"] if b == n} for n in g["nodes"]}
+        for i, k in enumerate(kernels):  # kernel i after kernel i-1 and the alloc of its output
+            want = ({kernels[i - 1]} if i else set()) | ({allocs[i]} if i < 3 else set())
+            assert parents[k] == want
+        last_reader = [kernels[-1]] * 3 if shape == "parallel_end" else kernels[1:]
+        assert [parents[f] for f in frees] == [{k} for k in last_reader]
+        assert [fake.nodes[f]["dptr"] for f in frees] == list(mc.intermediate_addresses)
+
+
+def test_shapes_that_capture_cannot_build_are_refused_in_one_line(dev):
+    from cugraphlab.core.errors import InvalidArgumentError
+    from cugraphlab.experiment.memchain import MemChain
+
+    with pytest.raises(InvalidArgumentError, match="built explicitly"):
+        MemChain(dev, n=16, shape="parallel", how="capture")
+    with pytest.raises(InvalidArgumentError, match="shape must be one of"):
+        MemChain(dev, n=16, shape="zigzag")
+
+
+def test_address_reuse_of_shapes_where_all_are_live_together():
+    from cugraphlab.experiment.memchain import AddressReuse
+
+    assert AddressReuse.of([0x10, 0x20, 0x30], "block").ok
+    assert not AddressReuse.of([0x10, 0x20, 0x10], "parallel").ok  # t1 and t3 are live together
+    assert AddressReuse.of([0x10, 0x20, 0x10], "line").expected == ((2, 0),)
+
+
+def test_unfreed_lesson_needs_the_trim_to_get_the_pool_back(dev, fake, monkeypatch):
+    from cugraphlab.experiment import memchain
+
+    s = dev.create_stream()
+    monkeypatch.setattr(memchain, "trim_graph_mem", lambda device: None)  # the pool keeps the memory
+    demo = memchain.demonstrate_unfreed(dev, s, 256, seed=3)
+    assert not demo.ok and not demo.steps[-1]["ok"] and all(st["ok"] for st in demo.steps[:-1])
+    assert demo.footprint_closed.used_current > demo.footprint_before.used_current
+    s.close()

@@ -8,8 +8,10 @@ What it models (so CPU tests can check cugraphlab's plumbing, never the driver's
 * a second cuGraphInstantiate of a graph with memory nodes while its exec lives answers CUDA_ERROR_INVALID_VALUE, and
   so does cuGraphLaunch of an exec whose last launch left allocations live (without AUTO_FREE_ON_LAUNCH);
 * launching runs memset nodes into a dict of 32-bit words by address; cuMemsetD32Async and cuMemcpyDtoHAsync use it;
-* the footprint: used = bytes mapped by launched, live execs plus live leftover allocations; reserved = the most used
-  since the last trim.
+* the footprint as the H200's driver 580 showed it: used = bytes mapped by launched, live execs, plus live leftover
+  allocations, plus what destroyed execs had mapped (the pool keeps it mapped until cuDeviceGraphMemTrim); reserved
+  = the most used since the last trim; the trim drops what no live exec or allocation holds;
+* cuMemGetInfo's free memory = a fixed total less cuMemAlloc'd bytes and the reserved graph pool.
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ class FakeMemDriver(FakeDriver):
         self.graph_allocs: dict[int, int] = {}  # live graph allocation address -> bytes
         self._next_addr = 0x7F0000000000
         self.reserved = 0
+        self.retained = 0  # bytes destroyed execs had mapped: still in the pool, counted as used, until a trim
         self.high = {"used": 0, "reserved": 0}
+        self.alloc_sizes: dict[int, int] = {}  # cuMemAlloc'd handle -> bytes (for cuMemGetInfo)
         self.calls: list[str] = []
 
     # --- graphs that keep their nodes ---------------------------------------------------------------------------
@@ -186,7 +190,21 @@ class FakeMemDriver(FakeDriver):
     def cuMemFree(self, h):
         if int(h) in self.graph_allocs:
             return self._free_graph_allocation(int(h))
-        return super().cuMemFree(h)
+        r = super().cuMemFree(h)
+        if r[0] == OK:
+            self.alloc_sizes.pop(int(h), None)
+        return r
+
+    def cuMemAlloc(self, nbytes):
+        r = super().cuMemAlloc(nbytes)
+        self.alloc_sizes[r[1]] = int(nbytes)
+        return r
+
+    FREE_TOTAL = 1 << 33
+
+    def cuMemGetInfo(self):
+        self._account()
+        return (OK, self.FREE_TOTAL - sum(self.alloc_sizes.values()) - self.reserved, 1 << 34)
 
     # --- execs ----------------------------------------------------------------------------------------------------
     def _memory_nodes(self, graph):
@@ -205,9 +223,12 @@ class FakeMemDriver(FakeDriver):
         return r
 
     def cuGraphExecDestroy(self, h):
+        e = self.execs.get(int(h))
+        mapped = self._mapped(e) if e and e["alive"] else 0
         r = super().cuGraphExecDestroy(h)
-        if r[0] == OK and int(h) in self.execs:
-            self.execs[int(h)]["alive"] = False
+        if r[0] == OK and e is not None:
+            e["alive"] = False
+            self.retained += mapped  # back in the pool, still mapped: used until a trim
         return r
 
     def cuGraphLaunch(self, exe, stream):
@@ -251,14 +272,16 @@ class FakeMemDriver(FakeDriver):
         return (OK,)
 
     # --- the footprint --------------------------------------------------------------------------------------------
+    def _mapped(self, e) -> int:
+        if not e["launched"]:
+            return 0
+        return sum({m["dptr"]: m["size"] for m in self._memory_nodes(e["graph"]) if "size" in m}.values())
+
     def used(self) -> int:
-        mapped = 0
-        for e in self.execs.values():
-            if e["alive"] and e["launched"]:
-                mapped += sum({m["dptr"]: m["size"] for m in self._memory_nodes(e["graph"]) if "size" in m}.values())
+        mapped = sum(self._mapped(e) for e in self.execs.values() if e["alive"])
         leftover = sum(s for a, s in self.graph_allocs.items()
                        if not any(a in e["outstanding"] and e["alive"] for e in self.execs.values()))
-        return mapped + leftover
+        return mapped + leftover + self.retained
 
     def _account(self):
         used = self.used()
@@ -280,6 +303,7 @@ class FakeMemDriver(FakeDriver):
         return (OK,)
 
     def cuDeviceGraphMemTrim(self, device):
+        self.retained = 0
         self.reserved = self.used()
         return (OK,)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...core._resource import Resource
 from .way import Stack, StackUnavailable, Way, import_error, short_error
 
 __all__ = ["open_device", "DriverData", "DriverStack", "pack_args"]
@@ -26,13 +27,18 @@ def open_device(ordinal: int):
         raise StackUnavailable(f"no device: {short_error(e)}") from e
 
 
+class _Owned(Resource):
+    """The device objects of one DriverData, owned through core's Resource: closed in reverse order of adoption by
+    ``close()``, and freed by the garbage collector if the way is forgotten."""
+
+
 class DriverData(Way):
     """x, y, one output per op, a fused output, a non-blocking stream and two timing events on ``device``."""
 
     def __init__(self, device, n: int, ops, scalar: float):
         super().__init__()
         self.device, self.n, self.ops, self.scalar = device, n, tuple(ops), float(scalar)
-        self._owned = []
+        self._owned = _Owned()
         self.stream = self._keep(device.create_stream())
         self.start = self._keep(device.create_event())
         self.end = self._keep(device.create_event())
@@ -42,8 +48,7 @@ class DriverData(Way):
         self.out_fused = self._keep(device.array(n))
 
     def _keep(self, r):
-        self._owned.append(r)
-        return r
+        return self._owned.adopt(r)
 
     def set_inputs(self, x, y):
         self.x.copy_from(np.ascontiguousarray(x, dtype=np.float32), self.stream)
@@ -85,12 +90,7 @@ class DriverData(Way):
         try:
             self.stream.synchronize()
         finally:
-            for r in reversed(self._owned):
-                try:
-                    r.close()
-                except Exception:
-                    pass
-            self._owned = []
+            self._owned.close()
 
 
 def pack_args(kinds, values):

@@ -151,7 +151,7 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
             device: int = 0, *, scalar: float = 2.0, seed: int | None = None, stacks: Sequence[str] | str | None = None,
             rounds: int = 2, launches: int | None = None, warmup: int = DEFAULT_WARMUP,
             timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None,
-            target: Callable | None = None) -> CompareResult:
+            target: Callable | None = None, paired_contexts: int = 0) -> CompareResult:
     """Time every asked-for stack, each in its own process, ``rounds`` times; return the rows.
 
     Parameters: ``size`` one element count or several; ``iters`` chain iterations per timed loop (``launches``
@@ -159,7 +159,10 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
     ``device`` GPU ordinal; ``scalar`` mul's factor; ``seed`` of the inputs (drawn once if None, then the same in
     every worker); ``stacks`` names from ``bench.compare.registry.STACKS`` (default all); ``rounds`` passes over all stacks;
     ``timeout_s`` per worker; ``progress`` gets one line per finished worker; ``target`` replaces the worker function
-    (tests). Raises ``InvalidArgumentError`` on bad input before any worker starts.
+    (tests); ``paired_contexts`` > 0 adds, after the stacks, one worker per size measuring the ways that can share
+    one context paired over that many fresh contexts (``bench.paired``: ratios to the bare binding with 95%
+    intervals). Stacks are interleaved across processes (round 1: A B C, round 2: A B C, ...), never A A B B.
+    Raises ``InvalidArgumentError`` on bad input before any worker starts.
     """
     from ..environment import collect
     from .worker import stack_job
@@ -182,12 +185,32 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
                         if got.get("versions"):
                             versions.setdefault(name + (f" ({variant})" if variant else ""), got["versions"])
                         gpu = gpu or got.get("gpu")
+    paired = _paired_sections(cfg, paired_contexts, say) if paired_contexts else None
     env = collect(None)  # the parent never opens a device; the GPU is what the workers saw
     if gpu:
         env["gpu_seen_by_workers"] = gpu
         env["gpu"] = {k: gpu.get(k) for k in ("name", "compute_capability", "sm_count")}
         env["driver"] = {"cuda": gpu.get("driver_cuda"), "release": _driver_release()}
-    return CompareResult(config=cfg, rows=rows, env=env, versions=versions)
+    cfg["paired_contexts"] = paired_contexts
+    return CompareResult(config=cfg, rows=rows, env=env, versions=versions, paired=paired)
+
+
+def _paired_sections(cfg: dict, contexts: int, say) -> dict:
+    """size -> the paired record (a dict), or {"error": why} when its worker failed."""
+    from ..workers import run_workers
+    from .worker import paired_job
+
+    out = {}
+    for n in cfg["sizes"]:
+        kwargs = {"device": cfg["device"], "size": n, "contexts": contexts, "seed": cfg["seed"] % (2**31)}
+        outcome = run_workers(paired_job, [kwargs], cfg["timeout_s"], start_together=False)[0]
+        if outcome.ok and isinstance(outcome.result, dict):
+            out[str(n)] = outcome.result
+            say(f"paired at {n:,}: {contexts} contexts in {outcome.seconds:.1f} s")
+        else:
+            out[str(n)] = {"error": outcome.error or "no result"}
+            say(f"paired at {n:,}: FAILED ({outcome.error})")
+    return out
 
 
 def _one_job(target, cfg: dict, name: str, variant: str, env, n: int, r: int, rows: list, say) -> dict | None:

@@ -73,14 +73,16 @@ class CompareResult(Record):
 
     rows: list[StackRow] = field(default_factory=list)
     versions: dict = field(default_factory=dict)  # stack -> {package: version, ...} as its worker saw them
+    paired: dict | None = None  # the paired measurement (bench.paired.PairedResult.to_dict()) of the ways that share
 
     def __post_init__(self) -> None:
         if not self.clocks:
             self.clocks = clocks("wall", "device")
-        for r in self.rows:  # raw samples live in the record's samples, pooled over rounds, not in each row
-            if r.wall_samples:
-                entry = self.samples.setdefault(r.label, {"unit": "us", "values": [], "clock": "wall"})
+        for r in self.rows:  # raw samples live in the record's samples, pooled over rounds (each value's round in
+            if r.wall_samples:  # "groups"), not in each row
+                entry = self.samples.setdefault(r.label, {"unit": "us", "values": [], "clock": "wall", "groups": []})
                 entry["values"].extend(r.wall_samples)
+                entry.setdefault("groups", []).extend([r.round] * len(r.wall_samples))
                 r.wall_samples = []
 
     @property
@@ -105,6 +107,20 @@ class CompareResult(Record):
         explains why they cannot (a result that measured nothing is never ok)."""
         measured = self.measured_rows
         return bool(measured) and all(r.mismatches == 0 for r in measured if "cannot be bit-exact" not in r.note)
+
+    def interval(self, label: str, seed: int = 0):
+        """The median of a line's raw samples (``label``: "stack/way mode n=size") with its 95% interval from a
+        two-level bootstrap (rounds, i.e. processes, then repeats within each): ``paired_stats.Interval`` or None."""
+        from ..paired_stats import hierarchical_bootstrap
+
+        entry = self.samples.get(label)
+        if not entry or not entry.get("values"):
+            return None
+        values, groups = entry["values"], entry.get("groups") or [1] * len(entry["values"])
+        by_round: dict = {}
+        for v, g in zip(values, groups):
+            by_round.setdefault(g, []).append(v)
+        return hierarchical_bootstrap(list(by_round.values()), seed=seed)
 
     def failure_summary(self, limit: int = 3) -> str:
         """Why rows were not measured, most common reasons first (for the one line of a run that measured nothing)."""
@@ -134,4 +150,4 @@ class CompareResult(Record):
         rows = [StackRow(**{k: v for k, v in r.items() if k in names}) for r in d.get("rows", [])]
         return cls(config=dict(d.get("config") or {}), rows=rows, env=dict(d.get("env") or {}),
                    clocks=dict(d.get("clocks") or {}), versions=dict(d.get("versions") or {}),
-                   samples=dict(d.get("samples") or {}))
+                   samples=dict(d.get("samples") or {}), paired=d.get("paired"))

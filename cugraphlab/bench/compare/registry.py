@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["StackSpec", "STACKS", "stack_names", "BASELINE_STACKS", "STACKS_PACKAGE"]
+__all__ = ["StackSpec", "STACKS", "stack_names", "BASELINE_STACKS", "QUICK_STACKS", "STACKS_PACKAGE"]
 
 STACKS_PACKAGE = __name__.rsplit(".", 1)[0] + ".stacks"
 
@@ -23,6 +23,7 @@ class StackSpec:
     label: str
     same_cubin: bool
     jobs: tuple = field(default=(("", ()),))
+    own: bool = False  # this project's own way (or the bare binding it depends on): a failure is a failure, never a skip
 
     @property
     def module(self) -> str:
@@ -33,11 +34,11 @@ class StackSpec:
 _JAX_ENV = (("XLA_PYTHON_CLIENT_PREALLOCATE", "false"),)
 
 STACKS: dict[str, StackSpec] = {s.name: s for s in (
-    StackSpec("cugraphlab", "cugraphlab", True),
-    StackSpec("bindings", "cuda.bindings (by hand)", True),
+    StackSpec("cugraphlab", "cugraphlab", True, own=True),
+    StackSpec("bindings", "cuda.bindings (by hand)", True, own=True),
     StackSpec("cuda_core", "cuda.core", True),
     StackSpec("cupy_raw", "CuPy RawModule", True),
-    StackSpec("ctypes", "ctypes -> libcuda", True),
+    StackSpec("ctypes", "ctypes -> libcuda", True, own=True),
     StackSpec("pycuda", "PyCUDA", True),
     StackSpec("cupy_ufunc", "CuPy ufuncs", False),
     StackSpec("torch", "PyTorch ops", False),
@@ -49,6 +50,10 @@ STACKS: dict[str, StackSpec] = {s.name: s for s in (
 
 # What ``cugraphlab run --compare`` shows under the run table.
 BASELINE_STACKS = ("cugraphlab", "cupy_ufunc", "torch")
+
+# ``compare --quick`` (a classroom run under a minute): the stacks that share cugraphlab's cubin, CuPy and PyTorch
+# (Triton's and JAX's compiles alone take tens of seconds).
+QUICK_STACKS = ("cugraphlab", "bindings", "cuda_core", "cupy_raw", "ctypes", "cupy_ufunc", "torch")
 
 
 def stack_names() -> list[str]:

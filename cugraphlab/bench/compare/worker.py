@@ -58,12 +58,15 @@ def stack_job(stack: str, variant: str, sizes, iters: int, launches: int, repeat
         module = importlib.import_module(spec.module)
         st = module.open_stack(device, ops, variant)
     except StackUnavailable as e:
+        # a missing third-party package is "not installed"; this project's own ways (and the bare binding they
+        # stand on) have no excuse: their failure to start is a failure, so a broken cugraphlab can never skip
+        status = "failed" if spec.own else "unavailable"
         for n in sizes:
-            row(n, "-", "-", "unavailable", str(e))
+            row(n, "-", "-", status, str(e) if not spec.own else f"could not start: {e}")
         return _pack(rows, versions, gpu, t0)
-    except Exception as e:  # a bug or a broken install: still a row, never a traceback
+    except Exception as e:  # a bug or a broken install: a failed row (never a traceback, never a skip)
         for n in sizes:
-            row(n, "-", "-", "unavailable", f"could not start: {short_error(e)}")
+            row(n, "-", "-", "failed", f"could not start: {short_error(e)}")
         return _pack(rows, versions, gpu, t0)
     versions.update(getattr(st, "versions", {}) or {})
     if hasattr(st, "gpu"):
@@ -139,3 +142,12 @@ def _pack(rows, versions, gpu, t0) -> dict:
         r.seconds = round(seconds, 3)
         out.append(asdict(r))
     return {"rows": out, "versions": versions, "gpu": gpu, "pid": os.getpid()}
+
+
+def paired_job(device: int, size: int, contexts: int, seed: int, ways=None) -> dict:
+    """The paired measurement (``bench.paired.measure_paired``) of every way that can share one context, in a worker
+    process of its own: interleaved in one process, context and stream, over ``contexts`` fresh contexts; returns
+    the record as a dict. A failure of this project's own ways raises (the parent turns it into a failed section)."""
+    from ..paired import measure_paired
+
+    return measure_paired(device, size, contexts=contexts, seed=seed, ways=ways).to_dict()

@@ -10,16 +10,18 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..stats import summarize
+
 __all__ = ["spread", "round_rates", "combine_repeats", "add_speedups", "device_activity", ]
 
 def spread(values: Iterable[float]) -> dict:
-    """{"median", "p5", "p95", "min", "max", "n"} of ``values`` (numpy linear percentiles); Nones when empty."""
-    a = np.asarray(list(values), dtype=float)
-    if a.size == 0:
+    """{"median", "p5", "p95", "min", "max", "n"} of ``values``, from the package's one statistics vocabulary
+    (``bench.stats.summarize``); Nones when empty."""
+    vals = list(values)
+    if not vals:
         return {"median": None, "p5": None, "p95": None, "min": None, "max": None, "n": 0}
-    p5, med, p95 = np.percentile(a, [5.0, 50.0, 95.0])
-    return {"median": float(med), "p5": float(p5), "p95": float(p95), "min": float(a.min()), "max": float(a.max()),
-            "n": int(a.size)}
+    s = summarize(vals, unit="", clock="host_monotonic")
+    return {"median": s.median, "p5": s.p5, "p95": s.p95, "min": s.min, "max": s.max, "n": s.n}
 
 
 def round_rates(rounds: Sequence[dict]) -> dict:

@@ -3,7 +3,8 @@
 matplotlib is imported lazily so the measuring side of cugraphlab (which may
 run on a headless GPU box without it) never pays for or depends on it.
 Every function writes ``<out>.png`` (150 dpi) and ``<out>.svg`` and returns
-the written paths.
+the written paths; given ``out=None`` it returns the matplotlib Figure instead
+(a notebook shows it inline).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ def _pyplot() -> Any:
     return pyplot()
 
 
-def _save(fig: Any, out: str | Path) -> list[Path]:
-    return save(fig, out)
+def _save(fig: Any, out: str | Path | None) -> list[Path] | Any:
+    # out=None: the figure itself, for a notebook to show inline (the caller owns it: plt.close when done)
+    return fig if out is None else save(fig, out)
 
 
 def _colors(n: int) -> list[Any]:
@@ -74,7 +76,7 @@ def _gaps_us(events: Sequence[Mapping[str, Any]]) -> np.ndarray:
     )
 
 
-def plot_timeline(timeline: Mapping[str, Any], out: str | Path) -> list[Path]:
+def plot_timeline(timeline: Mapping[str, Any], out: str | Path | None) -> list[Path]:
     """Draw kernel execution intervals, one horizontal row per launch mode.
 
     Args:
@@ -123,7 +125,7 @@ def plot_timeline(timeline: Mapping[str, Any], out: str | Path) -> list[Path]:
     return _save(fig, out)
 
 
-def plot_gap_histogram(timeline: Mapping[str, Any], out: str | Path) -> list[Path]:
+def plot_gap_histogram(timeline: Mapping[str, Any], out: str | Path | None) -> list[Path]:
     """Overlay per-mode histograms of idle gaps between consecutive kernels.
 
     A gap is next start minus previous end, in µs. The x axis is logarithmic
@@ -257,7 +259,7 @@ def _curve_with_band(rows: Sequence[Mapping[str, Any]], mode: str) -> tuple[np.n
 
 def plot_sweep_size(
     rows: Sequence[Mapping[str, Any]],
-    out: str | Path,
+    out: str | Path | None,
     *,
     chain_len: int | None = None,
 ) -> list[Path]:
@@ -301,7 +303,7 @@ def plot_sweep_size(
 
 def plot_sweep_chain(
     rows: Sequence[Mapping[str, Any]],
-    out: str | Path,
+    out: str | Path | None,
     *,
     size: float | None = None,
 ) -> list[Path]:
@@ -350,7 +352,7 @@ def plot_sweep_chain(
 
 def plot_bandwidth(
     rows: Sequence[Mapping[str, Any]],
-    out: str | Path,
+    out: str | Path | None,
     *,
     copy_gbps: float,
     chain_len: int | None = None,

@@ -1,0 +1,45 @@
+"""TimedFakeDriver plus what the floor and latency measurements call beyond it (device copies, the current context),
+so their whole logic runs on a machine without a GPU (the figures mean nothing there; the rows and checks do)."""
+from __future__ import annotations
+
+from fake_driver import OK
+from fake_timed_driver import TimedFakeDriver
+
+
+class FloorFakeDriver(TimedFakeDriver):
+    def __init__(self, *args, l2_bytes: int = 4 << 20, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.l2_bytes = l2_bytes
+
+    def cuDeviceGetAttribute(self, attr, dev):
+        if attr.name == "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE":
+            return (OK, self.l2_bytes)
+        return super().cuDeviceGetAttribute(attr, dev)
+
+    def cuMemcpyDtoDAsync(self, dst, src, nbytes, stream):
+        return (OK,)
+
+    def cuCtxGetCurrent(self):
+        return (OK, 0x42)
+
+    def cuGraphExecUpdate(self, exe, graph):
+        return (OK, None)
+
+
+class FakeNativeFloor:
+    """Stands in for bench.native.NativeFloor: C loops that 'take' ``ns_per_call`` each and count their calls."""
+
+    def __init__(self, ns_per_call: int = 1_500):
+        self.ns, self.calls = ns_per_call, []
+
+    def launch_loop(self, launch):
+        def loop(n):
+            self.calls.append(("cuLaunchKernel", launch.kernel.name, n))
+            return self.ns * n
+        return loop
+
+    def graph_loop(self, exe, stream):
+        def loop(n):
+            self.calls.append(("cuGraphLaunch", int(exe.handle), n))
+            return self.ns * n
+        return loop
