@@ -51,6 +51,13 @@ INTRODUCED = {
     "cuStreamBeginCapture_v2": 10010, "cuStreamCreate": 2000, "cuStreamDestroy": 2000, "cuStreamEndCapture": 10000,
     "cuStreamGetCaptureInfo": 10010, "cuStreamIsCapturing": 10000, "cuStreamSynchronize": 2000,
     "cuStreamUpdateCaptureDependencies": 11030, "cuStreamWaitEvent": 3020,
+    # named by the capture doctor (graphs.doctor, experiment.doctor_gallery): the calls it classifies
+    "cuArrayCreate": 2000, "cuEventQuery": 2000, "cuEventRecordWithFlags": 11010, "cuMemAllocManaged": 6000,
+    "cuMemAllocPitch": 2000, "cuMemCreate": 10020, "cuMemHostRegister": 4000, "cuMemHostUnregister": 4000,
+    "cuMemMap": 10020, "cuMemRelease": 10020, "cuMemUnmap": 10020, "cuMemcpy": 4000, "cuMemcpy2D": 2000,
+    "cuMemcpy3D": 2000, "cuMemcpyAtoH": 2000, "cuMemcpyDtoD": 2000, "cuMemcpyDtoH": 2000, "cuMemcpyHtoA": 2000,
+    "cuMemcpyHtoD": 2000, "cuMemcpyPeer": 4000, "cuMemsetD16": 2000, "cuMemsetD16Async": 3020, "cuMemsetD32": 2000,
+    "cuMemsetD8": 2000, "cuMemsetD8Async": 3020, "cuPointerGetAttribute": 4000, "cuStreamQuery": 2000,
 }
 
 # Every function newer than the 12.0 floor: where the one-line gate (or the fallback) is.
