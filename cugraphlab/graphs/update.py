@@ -84,7 +84,8 @@ def _libcuda_exec_update():
     """libcuda.so.1's cuGraphExecUpdate_v2 with argtypes (three pointers) and restype (CUresult as int) set; None
     where libcuda cannot be opened this way."""
     try:
-        fn = ctypes.CDLL("libcuda.so.1").cuGraphExecUpdate_v2
+        lib = ctypes.CDLL("libcuda.so.1")
+        fn = lib.cuGraphExecUpdate_v2
     except (OSError, AttributeError):
         return None
     fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
