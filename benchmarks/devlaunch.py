@@ -28,7 +28,7 @@ import traceback
 
 from cugraphlab import Chain, Device
 from cugraphlab.bench.devlaunch import measure_devlaunch
-from cugraphlab.core.errors import UnsupportedError
+from cugraphlab.core.errors import CudaError, UnsupportedError
 from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
 from cugraphlab.core.link import build_relocatable, find_cudadevrt, nvjitlink_version
 from cugraphlab.core.cache import Cache
@@ -120,7 +120,14 @@ def outside_a_graph(dev) -> tuple[str, bool, str]:
         args = PackedArgs(("u64", "u64", "ptr", "ptr", "u64"),
                           (work.device_handle, DEVICE_STREAMS["fire_and_forget"], kit.state, 0, 0))
         kit.reset()
-        Launch(kit.kernels["dl_launch"], args, LaunchConfig(1, 32), chain.stream)()
+        try:
+            Launch(kit.kernels["dl_launch"], args, LaunchConfig(1, 32), chain.stream)()
+        except CudaError as e:  # what driver 580 does: the host launch itself is refused
+            st = kit.read_state()
+            usable = chain.verify("graph").ok
+            return ("device launch outside a graph", e.name == "CUDA_ERROR_NOT_SUPPORTED" and st.launches == 0
+                    and usable, f"device launch outside a graph: the host launch refused with {e.name}; "
+                                f"{st.launches} launches; context usable afterwards: {usable}")
         st = kit.read_state()
         return ("device launch outside a graph", st.status != 0,
                 f"device launch outside a graph: refused on the device with {st.status_name} ({st.status}), "

@@ -86,8 +86,12 @@ MISTAKES: dict[str, Mistake] = {m.key: m for m in (
     Mistake("host_copy", "a pageable or host-synchronous copy",
             "cuMemcpyHtoD and cuMemcpyDtoH (no Async) run on the legacy stream and return only when the copy is "
             "done: a host wait, which a capture cannot record. An async copy from pageable (not page-locked) host "
-            "memory is staged through the driver's buffers synchronously, with the same effect. The driver "
-            "refuses it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED or _IMPLICIT) and the capture is invalidated.",
+            "memory is staged through the driver's buffers synchronously, with the same effect. Where the legacy "
+            "stream touches the capture, the driver refuses it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED or _IMPLICIT) "
+            "and the capture is invalidated. Measured on an H200 with driver 580 (CUDA 13.0): with a non-blocking "
+            "capturing stream, a synchronous cuMemcpyHtoD from pageable memory was ACCEPTED in all three modes: it "
+            "ran at once and is not in the graph, so a replay does not copy. The doctor names that call too, "
+            "though the capture succeeded.",
             "Copy before or after the capture, or capture cuMemcpyHtoDAsync/DtoHAsync on the capturing stream from "
             "page-locked memory (cuMemAllocHost / cuMemHostRegister) that stays alive and in place for every "
             "replay: a replay copies from the same address each time."),
@@ -147,6 +151,8 @@ _ALLOCATION = {"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAlloc
                "cuMemFree", "cuMemFreeHost", "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate",
                "cuMemMap", "cuMemUnmap", "cuMemRelease", "cuArrayCreate", "cuModuleLoadData", "cuModuleUnload"}
 _QUERY = {"cuEventQuery", "cuStreamQuery"}
+# Synchronous host copies: refused in a capture on some drivers, accepted (run at once, outside the graph) on others.
+_SILENT_HOST_COPIES = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH"}
 # Which argument of a call is its stream (cuLaunchKernelEx carries it in its config).
 _STREAM_ARG = {"cuLaunchKernel": 8, "cuMemcpyHtoDAsync": 3, "cuMemcpyDtoHAsync": 3, "cuMemcpyDtoDAsync": 3,
                "cuMemsetD32Async": 3, "cuMemsetD16Async": 3, "cuMemsetD8Async": 3, "cuEventRecord": 1,
@@ -378,6 +384,7 @@ class Doctor:
         self.pending: _Seen | None = None  # a refused call on another thread, not yet known to have hurt us
         self.last: _Seen | None = None
         self.later: list[str] = []
+        self.silent: list[Finding] = []  # calls the driver accepted that are not part of the graph
         self.calls = 0
         self.active = False
         self.begun_at: CallSite | None = None
@@ -418,6 +425,7 @@ class Doctor:
         end_code = _code_name(result)
         findings = [self.culprit] if self.culprit else []
         findings += unjoined
+        findings += self.silent
         if end_code == "CUDA_ERROR_STREAM_CAPTURE_UNJOINED" and not unjoined:
             findings.append(Finding("unjoined", "cuStreamEndCapture", result=end_code, where=str(exit_site or ""),
                                     stream=hex(self.origin), seen=False,
@@ -463,6 +471,12 @@ class Doctor:
                 self.pending = seen
         elif self.culprit is not None and code in CAPTURE_ERRORS and len(self.later) < self.MAX_LATER:
             self.later.append(f"{name} -> {code} at {seen.where}")
+        if (mine and code == "CUDA_SUCCESS" and name in _SILENT_HOST_COPIES and self.culprit is None
+                and len(self.silent) < self.MAX_LATER):
+            self.silent.append(Finding(
+                "host_copy", name, _short_args(seen.args), code, str(seen.where or ""), seen.thread,
+                detail="the driver accepted it: the copy ran now, on the legacy stream, and is NOT part of the "
+                       "graph (a replay will not copy)"))
         if name == "cuStreamWaitEvent" and args and _as_int(args[0]) in self.streams:
             self.fork_sites.setdefault(_as_int(args[0]), str(seen.where or ""))
         if mine:

@@ -129,8 +129,8 @@ def test_refused_update_falls_back_and_stays_bit_exact(device, kernels, rng):
 def test_measure_update_costs_checks_every_path(device, kernels):
     with Chain(device, n=2048, kernels=kernels) as chain:
         costs = measure_update_costs(chain, repeats=10, warmup=2)
-        assert set(costs.costs) == {"set_params", "exec_update", "recapture_update", "reinstantiate",
-                                    "recapture_instantiate"}
+        assert set(costs.costs) == {"set_params", "exec_update", "exec_update (ctypes)", "recapture_update",
+                                    "reinstantiate", "recapture_instantiate"}
         assert all(costs.verified.values()), costs.verified
         d = costs.to_dict()
         assert d["costs"]["set_params"]["n"] == 10 and "perf_counter_ns" in d["clocks"]["host_api"] and "gpu" in d["env"]
