@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # This round's H200 runs, in two calls of at most ~8 minutes each (the lent machine's limit is 10 per call).
 #   bash benchmarks/h200_round3.sh a OUT   GPU tests, the lesson benchmarks, the floor, the doctor, scaling (quick)
-#   bash benchmarks/h200_round3.sh b OUT   the launch-cost study, two quick compares back to back and their diff, the
-#                                          notebooks (needs nbclient/ipykernel importable)
+#   bash benchmarks/h200_round3.sh b OUT   the launch-cost study, two quick compares back to back and their diff
+#   bash benchmarks/h200_round3.sh c OUT   the notebooks, executed in place (needs nbclient/ipykernel importable)
 # From the repo root with the package installed (pip install -e .). Everything lands in OUT/res.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +24,9 @@ else
   t 200 python3 benchmarks/launch_modes.py "$r/launch_modes.json" > "$r/launch_modes.log" 2>&1
   for i in 1 2; do t 90 $cgl compare --quick --quiet --json "$r/compare_quick_$i.json" --plot "$r/compare_quick_$i" > "$r/compare_quick_$i.log" 2>&1; done
   t 30 $cgl diff "$r/compare_quick_1.json" "$r/compare_quick_2.json" --json "$r/diff_quick.json" --plot "$r/diff_quick" > "$r/diff_quick.log" 2>&1
-  t 230 bash notebooks/run_all.sh "$r/notebooks_run_all.log" > /dev/null 2>&1
+  for m in explicit forkjoin while switch; do t 30 $cgl graph --mode $m --size 4096 --draw "$r/draw_$m"; done > "$r/draw.log" 2>&1
+elif [ "$phase" = c ]; then
+  t 400 bash notebooks/run_all.sh "$r/notebooks_run_all.log" > /dev/null 2>&1
   mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
 fi
 cat "$r/steps.log"
