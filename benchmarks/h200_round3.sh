@@ -20,7 +20,7 @@ if [ "$phase" = a ]; then
   t 60 python3 -X faulthandler benchmarks/doctor.py "$r/doctor.json" > "$r/doctor.log" 2>&1
   t 45 python3 benchmarks/scaling.py "$r/scaling.json" --quick --csv "$r/scaling.csv" --plot "$r/scaling" > "$r/scaling.log" 2>&1
   for m in explicit forkjoin while switch; do t 30 $cgl graph --mode $m --size 4096 --draw "$r/draw_$m"; done > "$r/draw.log" 2>&1
-else
+elif [ "$phase" = b ]; then
   t 200 python3 benchmarks/launch_modes.py "$r/launch_modes.json" > "$r/launch_modes.log" 2>&1
   for i in 1 2; do t 90 $cgl compare --quick --quiet --json "$r/compare_quick_$i.json" --plot "$r/compare_quick_$i" > "$r/compare_quick_$i.log" 2>&1; done
   t 30 $cgl diff "$r/compare_quick_1.json" "$r/compare_quick_2.json" --json "$r/diff_quick.json" --plot "$r/diff_quick" > "$r/diff_quick.log" 2>&1
