@@ -17,10 +17,12 @@ print(subprocess.run([sys.executable, "-m", "cugraphlab", "info"], capture_outpu
 import time
 import numpy as np
 import cugraphlab as cgl
+import cugraphlab.report  # registers the graph drawer: graph views draw themselves as the last expression
 from cugraphlab.core._calls import cu, driver_fn, driver_module  # the one door to the driver: checked, traced
 from cugraphlab.core.errors import CaptureError, CudaError, UnsupportedError
 from cugraphlab.graphs import Graph, GraphExec, graph_view, render_text
 
+rng = np.random.default_rng()  # fresh random inputs in every run (never zeros)
 d = driver_module()  # cuda.bindings.driver: the enums and structs (the calls go through cu)
 GPU, dev, DRIVER = False, None, (0, 0)
 try:
