@@ -267,9 +267,16 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
         xb = converted
     if problem is None and clock_a != clock_b:
         problem = f"clocks differ: A from {clock_a}, B from {clock_b}"
+    ga, gb = ea.get("groups"), eb.get("groups")
     c = iv.compare_samples(xa, xb, unit=unit_a, threshold=threshold, seed=_row_seed(seed, label),
-                           resamples=resamples, confidence=confidence, alpha=alpha)
+                           resamples=resamples, confidence=confidence, alpha=alpha,
+                           groups_a=ga if ga is not None and len(ga) == len(xa) else None,
+                           groups_b=gb if gb is not None and len(gb) == len(xb) else None)
     verdict, reason = c.verdict, c.reason
+    grouped = [f"{side}: {len(set(g))} processes/contexts" for side, g in (("A", ga), ("B", gb))
+               if g is not None and len(set(g)) >= 2]
+    if grouped:
+        reason += " (interval resampled by process/context: " + ", ".join(grouped) + ")"
     if problem is not None:
         verdict, reason = iv.AMBIGUOUS, f"{problem}: not compared"
     i = c.interval

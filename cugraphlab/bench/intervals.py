@@ -70,7 +70,8 @@ ALPHA = 0.05
 _CHUNK_VALUES = 4_000_000
 
 _TIME_UNITS_IN_US = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6}
-_TIME_LIKE = set(_TIME_UNITS_IN_US) | {"cycles", "clocks"}
+#: "time ratio": a time over a reference time measured beside it (paired), where bigger is slower too.
+_TIME_LIKE = set(_TIME_UNITS_IN_US) | {"cycles", "clocks", "time ratio"}
 _RATE_WORDS = {"hz", "khz", "mhz", "ghz", "flops", "gflops", "tflops"}
 
 
@@ -142,13 +143,30 @@ def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) 
     return out
 
 
+def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Medians of ``resamples`` two-level resamples: the groups (processes, contexts) drawn with replacement, then
+    each drawn group's values with replacement. Values of one group are not independent draws (they share the
+    process's launch-cost mode), so a plain bootstrap would claim a confidence the data do not have."""
+    keys = list(dict.fromkeys(groups))
+    parts = [x[np.asarray([g == k for g in groups])] for k in keys]
+    parts = [p for p in parts if p.size]
+    out = np.empty(resamples)
+    for i in range(resamples):
+        chosen = rng.integers(0, len(parts), size=len(parts))
+        out[i] = np.median(np.concatenate([parts[c][rng.integers(0, parts[c].size, size=parts[c].size)]
+                                           for c in chosen]))
+    return out
+
+
 def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int = RESAMPLES,
-                     confidence: float = CONFIDENCE, seed: int | np.random.Generator | None = 0) -> RatioInterval:
+                     confidence: float = CONFIDENCE, seed: int | np.random.Generator | None = 0,
+                     groups_a=None, groups_b=None) -> RatioInterval:
     """The ratio of medians B/A with a percentile-bootstrap interval.
 
     Parameters: ``a``, ``b`` the two sample sets (non-finite values dropped); ``resamples`` bootstrap draws per
     side; ``confidence`` the interval's level (0.95: the 2.5% and 97.5% quantiles); ``seed`` an int (or a numpy
-    Generator) so that the interval repeats.
+    Generator) so that the interval repeats; ``groups_a``/``groups_b`` (one label per value, e.g. the process or
+    context it came from): a side with two groups or more is resampled in two levels, groups then values.
     Returns a RatioInterval (NaN where a side is empty or a median of A is 0).
     """
     if not 0 < confidence < 1:
@@ -163,8 +181,14 @@ def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int =
     low = high = math.nan
     if na >= 2 and nb >= 2:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        ma = _bootstrap_medians(xa, int(resamples), rng)
-        mb = _bootstrap_medians(xb, int(resamples), rng)
+
+        def medians(x, groups):
+            if groups is not None and len(groups) == x.size and len(set(groups)) >= 2:
+                return _grouped_bootstrap_medians(x, list(groups), int(resamples), rng)
+            return _bootstrap_medians(x, int(resamples), rng)
+
+        ma = medians(xa, groups_a)
+        mb = medians(xb, groups_b)
         if np.all(ma != 0):
             r = mb / ma
             q = (1.0 - confidence) / 2.0
@@ -342,13 +366,25 @@ class Comparison:
         return r if self.direction == "time" else math.nan
 
 
+def _kept_groups(values: list, groups):
+    """The group labels of the values ``_clean`` keeps (the finite ones), or None."""
+    if groups is None or len(groups) != len(values):
+        return None
+    return [g for v, g in zip(values, groups) if v is not None and math.isfinite(float(v))]
+
+
 def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us", threshold: float = 0.05,
                     seed: int | np.random.Generator | None = 0, resamples: int = RESAMPLES,
                     confidence: float = CONFIDENCE, alpha: float = ALPHA,
-                    min_samples: int = MIN_SAMPLES) -> Comparison:
-    """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``)."""
+                    min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None) -> Comparison:
+    """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
+    ``groups_a``/``groups_b`` (the process or context of each value) the interval is a two-level bootstrap."""
+    a, b = list(a), list(b)
+    ga = _kept_groups(a, groups_a)
+    gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)
-    interval = ratio_of_medians(xa, xb, resamples=resamples, confidence=confidence, seed=seed)
+    interval = ratio_of_medians(xa, xb, resamples=resamples, confidence=confidence, seed=seed, groups_a=ga,
+                                groups_b=gb)
     test = mann_whitney(xa, xb)
     direction = unit_direction(unit)
     modes_a, modes_b = split_modes(xa), split_modes(xb)

@@ -254,3 +254,36 @@ def test_to_unit_converts_time_units_only():
     assert list(iv.to_unit(v, "ns", "us")) == [0.001, 0.002]
     assert iv.to_unit(v, "GB/s", "us") is None
     assert iv.to_unit(v, "GB/s", "GB/s") is v
+
+
+def test_grouped_samples_widen_the_interval_when_processes_disagree():
+    """Values of one process share its launch-cost mode: resampled by process, two processes that disagree give
+    an interval that holds both, where a plain bootstrap of the pooled values would claim a tight one."""
+    import numpy as np
+
+    from cugraphlab.bench.intervals import ratio_of_medians
+
+    rng = np.random.default_rng(3)
+    # A: three processes, one of them in the slow mode; B: three processes, all fast
+    a = list(np.r_[4.0 + 0.01 * rng.standard_normal(40), 5.0 + 0.01 * rng.standard_normal(20)])
+    b = list(4.0 + 0.01 * rng.standard_normal(60))
+    groups = [1] * 20 + [2] * 20 + [3] * 20
+    plain = ratio_of_medians(b, a, seed=1)
+    grouped = ratio_of_medians(b, a, seed=1, groups_a=groups, groups_b=groups)
+    assert plain.high < 1.01  # pooled, the slow process hardly moves the median: a tight, overconfident interval
+    assert grouped.high > 1.2  # by process: "A's processes may all be slow" stays possible
+    assert (grouped.high - grouped.low) > 5 * (plain.high - plain.low)
+
+
+def test_paired_ratio_rows_come_from_the_paired_section():
+    from cugraphlab.bench.compare.records import paired_ratio_samples
+
+    p = {"samples": {"bindings us/launch": {"unit": "us", "values": [4.0, 4.0, 5.0, 5.0]},
+                     "cugraphlab us/launch": {"unit": "us", "values": [4.04, 4.0, 5.05, 5.0]},
+                     "cugraphlab held us/launch": {"unit": "us", "values": [1, 1, 1, 1]}},
+         "contexts": [{"rounds": 2}, {"rounds": 2}]}
+    rows = paired_ratio_samples(p, 1024)
+    assert list(rows) == ["paired n=1024: cugraphlab / bindings"]
+    row = rows["paired n=1024: cugraphlab / bindings"]
+    assert row["unit"] == "time ratio" and row["groups"] == [0, 0, 1, 1]
+    assert [round(v, 3) for v in row["values"]] == [1.01, 1.0, 1.01, 1.0]

@@ -64,6 +64,30 @@ class StackRow:
         return self.mismatches == 0
 
 
+def paired_ratio_samples(paired: dict, size) -> dict:
+    """From a paired section (``bench.paired.PairedResult.to_dict()``): each way's µs per launch over the bare
+    binding's in the same round, one value per round, grouped by context: rows "paired n=SIZE: WAY / bindings".
+    Ratios measured beside their reference repeat across processes where absolute figures do not."""
+    samples = (paired or {}).get("samples") or {}
+    ref = (samples.get("bindings us/launch") or {}).get("values")
+    if not ref:
+        return {}
+    groups: list = []
+    for i, ctx in enumerate(paired.get("contexts") or []):
+        groups += [i] * int(ctx.get("rounds") or 0)
+    out = {}
+    for label, entry in samples.items():
+        way = label[:-len(" us/launch")] if label.endswith(" us/launch") and " held " not in label else None
+        if way in (None, "bindings") or len(entry.get("values") or []) != len(ref):
+            continue
+        values = [w / r if r else None for w, r in zip(entry["values"], ref)]
+        row = {"unit": "time ratio", "values": values, "clock": entry.get("clock", "host_call")}
+        if len(groups) == len(values):
+            row["groups"] = groups
+        out[f"paired n={size}: {way} / bindings"] = row
+    return out
+
+
 @dataclass(kw_only=True)
 class CompareResult(Record):
     """A comparison: its configuration, every row, the environment, the clocks and each stack's versions; raw wall
@@ -84,6 +108,9 @@ class CompareResult(Record):
                 entry["values"].extend(r.wall_samples)
                 entry.setdefault("groups", []).extend([r.round] * len(r.wall_samples))
                 r.wall_samples = []
+        for size, p in (self.paired or {}).items():
+            for label, entry in paired_ratio_samples(p, size).items():
+                self.samples.setdefault(label, entry)
 
     @property
     def sizes(self) -> list[int]:
