@@ -18,7 +18,6 @@ __all__ = ["render_diff", "plot_diff", "require_matplotlib", "VERDICT_COLORS"]
 
 #: Colours of the verdicts in the figure.
 VERDICT_COLORS = {"SAME": "#4d4d4d", "FASTER": "#1f77b4", "SLOWER": "#d62728", "AMBIGUOUS": "#ff9f1c"}
-_DPI = 150
 _NICE_TICKS = sorted({*(1 / v for v in (1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 2, 3, 5, 10, 100)), 1.0,
                       1.01, 1.02, 1.05, 1.1, 1.25, 1.5, 2, 3, 5, 10, 100})
 
@@ -111,15 +110,11 @@ def render_diff(result: Any) -> str:
 
 
 def require_matplotlib() -> Any:
-    """matplotlib.pyplot on the headless Agg backend; InvalidArgumentError with the pip hint when it is missing."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise InvalidArgumentError("--plot needs matplotlib, which is not installed: pip install matplotlib") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """matplotlib.pyplot through report.plots' one loader (PlotUnavailableError, a bad-input error, with the pip
+    hint when it is missing)."""
+    from .plots import pyplot
 
-    return plt
+    return pyplot()
 
 
 def _ticks(span: float) -> list[float]:
@@ -187,12 +182,6 @@ def plot_diff(result: Any, stem: str | Path) -> list[Path]:
     handles = [Patch(color=c, label=v) for v, c in VERDICT_COLORS.items()]
     handles.append(Patch(color="#d9d9d9", label=f"SAME band ±{t * 100:g}%"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    paths = [stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".svg")]
-    try:
-        fig.savefig(paths[0], dpi=_DPI, bbox_inches="tight")
-        fig.savefig(paths[1], bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return paths
+    from .plots import save
+
+    return save(fig, stem)

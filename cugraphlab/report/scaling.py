@@ -229,13 +229,11 @@ def csv_rows(result) -> list[dict]:
 def plot_scaling(result, stem) -> list[Path]:
     """STEM.png (150 dpi) and STEM.svg: a log-log panel per cost (PLOT_COSTS) against nodes, one curve per series
     (medians, p5..p95 bars), the fitted a + b*nodes dashed. InvalidArgumentError when matplotlib is missing."""
-    try:
-        import matplotlib
-    except ImportError:
-        raise InvalidArgumentError("plotting needs matplotlib: pip install matplotlib") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
+
+    from .plots import pyplot, save
+
+    plt = pyplot()  # the one loader: PlotUnavailableError (bad input, exit 2) with the pip hint
 
     d = _as_dict(result)
     series = _series(d)
@@ -279,16 +277,8 @@ def plot_scaling(result, stem) -> list[Path]:
     drv = (d.get("env", {}).get("driver") or {}).get("release") or "?"
     fig.suptitle(f"What a CUDA graph costs as it grows ({gpu}, driver {drv}; work: {c.get('work', '?')}); "
                  f"dashed: fitted a + b*nodes", fontsize=10)
-    out = Path(stem)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    paths = [out.with_name(out.name + ".png"), out.with_name(out.name + ".svg")]
-    try:
-        fig.tight_layout()
-        fig.savefig(paths[0], dpi=150, bbox_inches="tight")
-        fig.savefig(paths[1], bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return paths
+    fig.tight_layout()
+    return save(fig, stem)
 
 
 _INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a list or object holding no list or object
