@@ -5,7 +5,7 @@ rounds of that round's median over repeats; "rounds Δ%" is the largest spread b
 figures, (max - min) / min. The launch figure carries its 95% interval (a two-level bootstrap over the processes,
 then the repeats within each: ``CompareResult.interval``), and lines are ranked by it: lines whose launch
 intervals overlap share a rank and are shown tied ("=3"), so an order that the noise could reverse is never claimed.
-When the record holds a paired section, the ways that share one context are also shown measured paired (one process,
+(A line's rank is 1 + the number of lines whose whole interval lies below its own.) When the record holds a paired section, the ways that share one context are also shown measured paired (one process,
 one context and stream, interleaved, several fresh contexts): each as a ratio to the bare binding with its interval.
 """
 from __future__ import annotations
@@ -86,21 +86,27 @@ def leaderboard(result, size: int) -> list[dict]:
                             d["eager"] if d["eager"] is not None else inf,
                             min((d[m] for m in ("graph", "fused") if d[m] is not None), default=inf)))
     _rank_with_ties(out)
+    out.sort(key=lambda d: d["rank"])  # stable: by median within a rank
     return out
 
 
 def _rank_with_ties(lines: list[dict]) -> None:
-    """``rank`` and ``tied`` for lines sorted by launch median: a line whose launch interval overlaps the previous
-    line's joins its rank; lines without an interval (or without a launch figure) rank alone."""
-    rank, prev_hi = 0, None
-    for i, d in enumerate(lines, 1):
+    """``rank`` and ``tied``: a line's rank is 1 + the number of lines measurably faster than it (their whole launch
+    interval below its whole interval), so lines that the noise could swap share a rank; a line without an interval
+    counts as its median alone; a line without a launch figure ranks after every line that has one."""
+    def span(d):
+        if d.get("launch") is None:
+            return None
         lo, hi = d.get("launch_lo"), d.get("launch_hi")
-        if prev_hi is not None and lo is not None and lo <= prev_hi:
-            d["rank"] = rank
+        return (lo, hi) if lo is not None and hi is not None else (d["launch"], d["launch"])
+
+    spans = [span(d) for d in lines]
+    measured = sum(s is not None for s in spans)
+    for d, s in zip(lines, spans):
+        if s is None:
+            d["rank"] = measured + 1 + sum(1 for e in lines[:lines.index(d)] if span(e) is None)
         else:
-            rank = i
-            d["rank"] = rank
-        prev_hi = hi if hi is not None else None
+            d["rank"] = 1 + sum(1 for o in spans if o is not None and o[1] < s[0])
     counts: dict = {}
     for d in lines:
         counts[d["rank"]] = counts.get(d["rank"], 0) + 1
