@@ -178,7 +178,7 @@ def render_compare(result) -> str:
             f"seed {c.get('seed')}")
     out = [head]
     for size in result.sizes:
-        out += ["", f"size {_fmt_count(size)} floats (ranked by host us per launch; '=N': intervals overlap, tied)",
+        out += ["", f"size {_fmt_count(size)} floats (rank: 1 + the lines measurably faster, i.e. whose whole 95% interval lies below; '=N': tied)",
                 _leaderboard_table(result, size)]
         out += _paired_lines(result, size)
     clocks = result.clocks or {}
