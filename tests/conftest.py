@@ -22,6 +22,18 @@ def gpu_unavailable_reason() -> str | None:
         return f"no usable GPU: {e}"
 
 
+@functools.lru_cache(maxsize=1)
+def nvjitlink_unavailable_reason() -> str | None:
+    """Why nvJitLink cannot be used here (it comes with the devlaunch extra, not the plain install), or None."""
+    try:
+        from cugraphlab.core.link import nvjitlink_version
+
+        nvjitlink_version()
+        return None
+    except Exception as e:
+        return f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}"[:300]
+
+
 def pytest_collection_modifyitems(config, items):
     reason = gpu_unavailable_reason() if any("gpu" in item.keywords for item in items) else None
     if reason:
@@ -29,6 +41,12 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if "gpu" in item.keywords:
                 item.add_marker(skip)
+    linked = [item for item in items if "nvjitlink" in item.keywords]
+    reason = nvjitlink_unavailable_reason() if linked else None
+    if reason:
+        skip = pytest.mark.skip(reason=reason)
+        for item in linked:
+            item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

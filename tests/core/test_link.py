@@ -109,6 +109,7 @@ def test_missing_nvjitlink_is_one_line(monkeypatch):
     assert "\n" not in str(e.value) and "nvidia-nvjitlink" in str(e.value)
 
 
+@pytest.mark.nvjitlink
 def test_jit_errors_name_the_result_and_the_log():
     from cugraphlab.core._calls import jit
 
@@ -136,6 +137,7 @@ def _header_dir_or_skip():
         pytest.skip(f"no cuda_device_runtime_api.h for this NVRTC here: {e}")
 
 
+@pytest.mark.nvjitlink
 def test_nvrtc_to_ltoir_for_real(tmp_path, devrt):
     from cugraphlab.core.cache import Cache
 
@@ -158,6 +160,7 @@ def _devrt_or_skip():
         pytest.skip(f"the nvJitLink link needs libcudadevrt.a, which is not found here: {e}")
 
 
+@pytest.mark.nvjitlink
 @pytest.mark.parametrize("lto", [True, False], ids=["ltoir", "ptx"])
 def test_nvjitlink_link_for_real(tmp_path, lto):
     from cugraphlab.core.cache import Cache

@@ -73,6 +73,7 @@ def _params(fake, graph) -> list[bytes]:
     return out
 
 
+@pytest.mark.nvjitlink
 def test_graphs_built(fake):
     from cugraphlab import Chain, Device
     from cugraphlab.graphs.device_launch import DEVICE_STREAMS
@@ -116,6 +117,7 @@ def _all_released_once(fake, keep=("context",)):
     assert fake.released_twice() == []
 
 
+@pytest.mark.nvjitlink
 def test_forgotten_device_loop_is_collected(fake):
     from cugraphlab import Chain, Device
     from cugraphlab.experiment.device_loop import device_loop
@@ -143,6 +145,7 @@ def test_forgotten_device_loop_is_collected(fake):
     _all_released_once(fake, keep=())
 
 
+@pytest.mark.nvjitlink
 def test_closing_the_chain_closes_the_loop_first(fake):
     from cugraphlab import Chain, Device
     from cugraphlab.experiment.device_loop import device_loop
@@ -156,6 +159,7 @@ def test_closing_the_chain_closes_the_loop_first(fake):
         _all_released_once(fake)
 
 
+@pytest.mark.nvjitlink
 def test_linked_module_is_owned(fake):
     from cugraphlab import Device
     from cugraphlab.experiment.device_loop import DEVLAUNCH_KERNELS, load_devlaunch_kernels
@@ -170,6 +174,7 @@ def test_linked_module_is_owned(fake):
         _all_released_once(fake)
 
 
+@pytest.mark.nvjitlink
 def test_compile_kernel_set_handles_the_relocatable_source(monkeypatch):
     """`cugraphlab compile`: devlaunch.cu is linked where it can be, else compiled plainly with the reason logged."""
     from cugraphlab.core import link, sources

@@ -104,6 +104,7 @@ def test_device_launch_error_names_the_cuda_error():
     assert DEVICE_STREAMS == {"tail": 1 << 56, "fire_and_forget": 2 << 56, "sibling": 3 << 56}
 
 
+@pytest.mark.nvjitlink
 def test_gate_needs_a_driver_for_cuda_12(dev, fake):
     from cugraphlab.core.errors import UnsupportedError
     from cugraphlab.graphs.device_launch import require_device_launch
