@@ -28,7 +28,13 @@ class FakeDriver:
         self.count = device_count
         self._host = {}  # page-locked host memory stand-ins, kept alive by address
 
-    def __getattr__(self, name):  # types, enums, constants: the real module's
+    def __getattr__(self, name):
+        """Types, enums and constants: the real module's; the 12.x names of the 13 call forms: the fake's own."""
+        base, _, version = name.rpartition("_v")
+        if base.startswith("cu") and version.isdigit() and hasattr(type(self), base):
+            # cuda-bindings 12 spells the 13 form cuXxx_v2/_v3 (core/_calls.py's table); the fakes implement the 13
+            # form under the plain name, with the same arguments and results
+            return getattr(self, base)
         return getattr(_real, name)
 
     # --- the ledger -------------------------------------------------------------------------------------------
