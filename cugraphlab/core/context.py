@@ -63,11 +63,7 @@ class CreatedContext(Device):
 
         self._own(release)
         try:
-            self.name = cu("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
-            self.compute_capability = (self.attribute("COMPUTE_CAPABILITY_MAJOR"),
-                                       self.attribute("COMPUTE_CAPABILITY_MINOR"))
-            self.sm_count = self.attribute("MULTIPROCESSOR_COUNT")
-            self.total_memory = cu("cuDeviceTotalMem", self.handle)
+            self._read_properties()  # Device's, on this context (cuCtxCreate made it current)
         except BaseException:
             self.close()
             raise

@@ -98,14 +98,18 @@ class Device(Resource):
         self._own(release)
         try:
             cu("cuCtxSetCurrent", self.context)
-            self.name = cu("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
-            self.compute_capability = (self.attribute("COMPUTE_CAPABILITY_MAJOR"),
-                                       self.attribute("COMPUTE_CAPABILITY_MINOR"))
-            self.sm_count = self.attribute("MULTIPROCESSOR_COUNT")
-            self.total_memory = cu("cuDeviceTotalMem", self.handle)
+            self._read_properties()
         except BaseException:
             self.close()
             raise
+
+    def _read_properties(self) -> None:
+        """Name, compute capability, SM count and memory of ``self.handle`` (a CUdevice), read once when made."""
+        self.name = cu("cuDeviceGetName", 256, self.handle).split(b"\0", 1)[0].decode()
+        self.compute_capability = (self.attribute("COMPUTE_CAPABILITY_MAJOR"),
+                                   self.attribute("COMPUTE_CAPABILITY_MINOR"))
+        self.sm_count = self.attribute("MULTIPROCESSOR_COUNT")
+        self.total_memory = cu("cuDeviceTotalMem", self.handle)
 
     # --- queries -------------------------------------------------------------------------------------------
     def attribute(self, name: str) -> int:
