@@ -79,8 +79,8 @@ def cmd_scale(args) -> int:
         print(message, file=sys.stderr, flush=True)
 
     record = run_scale(config, progress=progress)
-    record.findings = findings(record.to_dict())
     data = record.to_dict()  # the report renders the plain form, as it would a JSON file read back
+    record.findings = data["findings"] = findings(data)
     written = []
     if args.plot:
         from ..report.plots.scale import plot_scale

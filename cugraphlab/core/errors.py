@@ -32,14 +32,15 @@ class InvalidArgumentError(CugraphlabError, ValueError):
     """A caller passed a value cugraphlab refuses before touching the GPU (size 0, unknown op, ...)."""
 
 
-def positive_int(name: str, value, maximum: int | None = None) -> int:
-    """``value`` as an int >= 1 (and <= ``maximum``), or one InvalidArgumentError naming ``name``."""
+def positive_int(name: str, value, maximum: int | None = None, *, minimum: int = 1) -> int:
+    """``value`` (an int or a NumPy integer) as an int >= ``minimum`` (1 unless said) and <= ``maximum``, or one
+    InvalidArgumentError naming ``name``: the package's one integer validator."""
     import numbers
 
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < 1 or (
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum or (
             maximum is not None and int(value) > maximum):
         limit = "" if maximum is None else f" and <= {maximum:,}"
-        raise InvalidArgumentError(f"{name} must be an integer >= 1{limit}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}{limit}, got {value!r}")
     return int(value)
 
 

@@ -32,18 +32,9 @@ DEFAULT_WARMUP = 200
 
 
 def _int(name: str, value, minimum: int = 1) -> int:
-    from ...core.errors import InvalidArgumentError
+    from ...core.errors import positive_int
 
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        try:
-            import numpy as np
-
-            if isinstance(value, np.integer) and int(value) >= minimum:
-                return int(value)
-        except ImportError:
-            pass
-        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+    return positive_int(name, value, minimum=minimum)
 
 
 def validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s) -> dict:
