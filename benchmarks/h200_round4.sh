@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# This round's H200 runs (one call each; the lent machine allows 10 minutes per call):
+#   bash benchmarks/h200_round4.sh cu12 OUT   cuda-bindings 12: info, the GPU tests, every notebook (log only);
+#                                             then, back on cu13, every example (its output is each docstring's)
+#   bash benchmarks/h200_round4.sh a OUT      cu13: GPU tests, lesson/floor/scaling benchmarks, notebooks in place
+#   bash benchmarks/h200_round4.sh b OUT      cu13: two default compares back to back, their diff, the delay check
+# From the repo root with the package installed (pip install -e .). cu12 needs .carry/cu12 (the cuda-bindings 12.9
+# wheel and nvrtc12.tar.xz: libnvrtc.so.12 + libnvrtc-builtins.so.12.9 from the nvidia-cuda-nvrtc-cu12 wheel) and
+# the notebook wheels in .whl/. Everything lands in OUT/res.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PYTHONUNBUFFERED=1
+phase=$1; out=$2; r="$out/res"; mkdir -p "$r"
+t() { local s=$1; shift; timeout "$s" "$@"; echo "$* -> $?" >> "$r/steps.log"; }
+cgl="python3 -m cugraphlab"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$r/gpu_$phase.txt" 2>&1
+if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl > "$r/pip_site.log" 2>&1; fi
+export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+if [ "$phase" = cu12 ]; then
+  python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
+  tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
+  (
+    export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    t 60 $cgl info > "$r/info_cu12.log" 2>&1
+    t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests_cu12.log" 2>&1
+    tail -3 "$out/gpu_tests_cu12.log"
+    cp -r notebooks /tmp/nb_cu12_src
+    t 300 bash notebooks/run_all.sh "$r/notebooks_cu12.log" > /dev/null 2>&1
+    mkdir -p "$r/nb_cu12"; cp notebooks/*.ipynb "$r/nb_cu12/"; cp /tmp/nb_cu12_src/*.ipynb notebooks/
+  )
+  mkdir -p "$r/examples"
+  for f in examples/[0-9][0-9]_*.py; do
+    n=$(basename "$f" .py); t 90 python3 "$f" > "$r/examples/$n.log" 2>&1; echo "exit $?" >> "$r/examples/$n.log"; done
+elif [ "$phase" = a ]; then
+  t 200 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
+  tail -3 "$out/gpu_tests.log"
+  for s in ${BENCHES:-}; do t 90 python3 -X faulthandler "benchmarks/$s.py" "$r/$s.json" > "$r/$s.log" 2>&1; done
+  t 240 bash notebooks/run_all.sh "$r/notebooks_run_all.log" > /dev/null 2>&1
+  mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
+elif [ "$phase" = b ]; then
+  for i in 1 2; do t 280 $cgl compare --quiet --json "$r/compare_default_$i.json" --plot "$r/compare_default_$i" > "$r/compare_default_$i.log" 2>&1; done
+  t 30 $cgl diff "$r/compare_default_1.json" "$r/compare_default_2.json" --json "$r/diff_default.json" --plot "$r/diff_default" > "$r/diff_default.log" 2>&1
+fi
+cat "$r/steps.log"
+tar czf "$out/res_$phase.tgz" -C "$out" res
