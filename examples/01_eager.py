@@ -6,6 +6,11 @@ The chain out = relu((x + y) * 2 - y) is four kernels. Eagerly, the host makes o
 
 where kernelParams is a void** to the argument values, packed once (cugraphlab.PackedArgs).
 Run (with the package installed): python3 examples/01_eager.py
+
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    eager: 1000 iterations x 4 cuLaunchKernel calls on 1,048,576 floats: 20.77 us/iteration (host clock, perf_counter_ns, includes the final synchronize)
+    eager: bit-exact (1,048,576 elements)
 """
 import sys
 import time

@@ -8,6 +8,24 @@
     cuGraphLaunch(exec, stream)          # the whole chain in one call
 
 Run (with the package installed): python3 examples/02_capture.py
+
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    the captured chain:
+    4 nodes, 3 edges
+      [0] KERNEL:add   grid 1024, block 256
+      [1] KERNEL:mul   grid 1024, block 256  after [0]
+      [2] KERNEL:sub   grid 1024, block 256  after [1]
+      [3] KERNEL:relu  grid 1024, block 256  after [2]
+    edges: [0] -> [1]  [1] -> [2]  [2] -> [3]
+    layers (nodes on one line may run at the same time):
+       0 | [0] add
+       1 | [1] mul
+       2 | [2] sub
+       3 | [3] relu
+
+    graph: 1000 cuGraphLaunch calls: 10.35 us/iteration (host clock, perf_counter_ns)
+    graph: bit-exact (1,048,576 elements)
 """
 import sys
 import time

@@ -12,20 +12,44 @@ which also has memset and memcpy nodes in front (cuGraphAddMemsetNode, cuGraphAd
 the outputs and copies staged inputs in.
 Run (with the package installed): python3 examples/03_explicit_build.py
 
-Expected output on the H200 (to be refreshed on the H200; the kernel-node lines have this shape, the checks must
-say bit-exact):
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
     built by hand:
     4 nodes, 3 edges
-      [0] KERNEL:add   grid ..., block 256
-      [1] KERNEL:mul   grid ..., block 256  after [0]
-      [2] KERNEL:sub   grid ..., block 256  after [1]
-      [3] KERNEL:relu  grid ..., block 256  after [2]
-    ...
+      [0] KERNEL:add   grid 1025, block 256
+      [1] KERNEL:mul   grid 1025, block 256  after [0]
+      [2] KERNEL:sub   grid 1025, block 256  after [1]
+      [3] KERNEL:relu  grid 1025, block 256  after [2]
+    edges: [0] -> [1]  [1] -> [2]  [2] -> [3]
+    layers (nodes on one line may run at the same time):
+       0 | [0] add
+       1 | [1] mul
+       2 | [2] sub
+       3 | [3] relu
+
     built vs captured: same topology: 4 nodes, 3 edges
-    explicit graph: bit-exact ...
+    explicit graph: bit-exact (1,048,579 elements)
+
     with memset and memcpy nodes in front:
-    ...
-    memset + memcpy + chain: bit-exact ...
+    10 nodes, 9 edges
+      [0] MEMCPY
+      [1] MEMCPY
+      [2] MEMSET
+      [3] MEMSET
+      [4] MEMSET
+      [5] MEMSET
+      [6] KERNEL:add   grid 1025, block 256  after [0], [1], [2], [3], [4], [5]
+      [7] KERNEL:mul   grid 1025, block 256  after [6]
+      [8] KERNEL:sub   grid 1025, block 256  after [7]
+      [9] KERNEL:relu  grid 1025, block 256  after [8]
+    edges: [0] -> [6]  [1] -> [6]  [2] -> [6]  [3] -> [6]  [4] -> [6]  [5] -> [6]  [6] -> [7]  [7] -> [8]  [8] -> [9]
+    layers (nodes on one line may run at the same time):
+       0 | [0] memcpy  [1] memcpy  [2] memset  [3] memset  [4] memset  [5] memset
+       1 | [6] add
+       2 | [7] mul
+       3 | [8] sub
+       4 | [9] relu
+    memset + memcpy + chain: bit-exact (1,048,579 elements)
 """
 import sys
 

@@ -14,15 +14,21 @@ a right answer can only come from the new arguments. The helpers (``demonstrate_
 each way of updating costs on the host.
 Run (with the package installed): python3 examples/04_update.py
 
-Expected output on the H200 (to be refreshed on the H200: the lines below have this shape; every check must say
-bit-exact and the refused update TOPOLOGY_CHANGED):
-    as built: bit-exact ...
-    (a) 4 x cuGraphExecKernelNodeSetParams, new buffers, scalar -1.25: bit-exact ...
-    (b) cuGraphExecUpdate: CU_GRAPH_EXEC_UPDATE_SUCCESS, new buffers, scalar 3.5: bit-exact ...
-    re-capture with one op fewer: ... CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED ...
-    host cost per update (...):
-      set_params  ...  bit-exact
-      ...
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    as built: bit-exact (262,144 elements)
+    (a) 4 x cuGraphExecKernelNodeSetParams, new buffers, scalar -1.25: after (a): bit-exact (262,144 elements)
+    (b) cuGraphExecUpdate: CU_GRAPH_EXEC_UPDATE_SUCCESS, new buffers, scalar 3.5: after (b): bit-exact (262,144 elements)
+    re-capture with one op fewer: reinstantiate (217.4 us host): CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED -- the new graph has other nodes or edges; instantiated the new graph instead
+        refused update, re-instantiated: bit-exact (262,144 elements)
+
+    host cost per update (perf_counter_ns around each driver call (host)):
+      set_params                 4.30 us  (p5 3.53, p95 4.56)  bit-exact
+      exec_update                1.87 us  (p5 1.78, p95 2.15)  bit-exact
+      exec_update (ctypes)       1.93 us  (p5 1.85, p95 2.03)  bit-exact
+      recapture_update          20.30 us  (p5 18.94, p95 22.87)  bit-exact
+      reinstantiate             14.14 us  (p5 13.48, p95 27.57)  bit-exact
+      recapture_instantiate     33.98 us  (p5 31.89, p95 54.48)  bit-exact
 """
 import sys
 

@@ -5,6 +5,12 @@ so the host's cost per iteration falls by K while the device runs the same kerne
     the first launch of a graph otherwise pays its upload)
     cuEventRecord(start) ... cuGraphLaunch x (ITERS / K) ... cuEventRecord(end); cuEventElapsedTime: device time
 Run (with the package installed): python3 examples/05_unroll.py
+
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    unroll  1: 2000 launches, 5.44 us/iter wall (perf_counter_ns), 5.43 us/iter device (CUDA events); unroll 1: bit-exact (4,096 elements)
+    unroll 10:  200 launches, 4.27 us/iter wall (perf_counter_ns), 4.26 us/iter device (CUDA events); unroll 10: bit-exact (4,096 elements)
+    unroll 50:   40 launches, 4.16 us/iter wall (perf_counter_ns), 4.15 us/iter device (CUDA events); unroll 50: bit-exact (4,096 elements)
 """
 import sys
 import time

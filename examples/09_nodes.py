@@ -16,12 +16,63 @@ compiled C function), and the graph keeps it alive once the node is added, so dr
 
 Run (with the package installed): python3 examples/09_nodes.py
 
-Expected output on the H200:
-    (PLACEHOLDER: the lead replaces this block with the output of the first GPU run; the shape expected is:)
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    the chain with a host node:
+    5 nodes, 4 edges
+      [0] KERNEL:add   grid 1024, block 256
+      [1] KERNEL:mul   grid 1024, block 256  after [0]
+      [2] HOST         host fn 0x7fc64d838010  after [1]
+      [3] KERNEL:sub   grid 1024, block 256  after [2]
+      [4] KERNEL:relu  grid 1024, block 256  after [3]
+    edges: [0] -> [1]  [1] -> [2]  [2] -> [3]  [3] -> [4]
+    layers (nodes on one line may run at the same time):
+       0 | [0] add
+       1 | [1] mul
+       2 | [2] host
+       3 | [3] sub
+       4 | [4] relu
     host node (python): 3 calls for 3 launches, bit-exact
     host node (c): 3 calls for 3 launches, bit-exact
-    host: ok / event: ok / child: ok / clone: ok / join: ok / controls: ok / priority: ok  (one line each, checks)
-    refused: cuGraphInstantiateWithParams: CUDA_ERROR_INVALID_VALUE ... CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED at node HOST ...
+    host: ok
+      host python explicit: bit-exact (1,048,576 elements)
+      host python capture: bit-exact (1,048,576 elements)
+      host c explicit: bit-exact (1,048,576 elements)
+      host c capture: bit-exact (1,048,576 elements)
+      python explicit calls: 3 of 3
+      python capture calls: 3 of 3
+      c explicit calls: 3 of 3
+      c capture calls: 3 of 3
+    event: ok
+      event pair #1: bit-exact (1,048,576 elements)
+      event pair #2: bit-exact (1,048,576 elements)
+      timed graph: bit-exact (1,048,576 elements)
+      segments us: 0:add 4.29, 1:mul 5.02, 2:sub 4.35, 3:relu 4.16
+    child: ok
+      child flat: bit-exact (1,048,576 elements)
+      child nested: bit-exact (1,048,576 elements)
+      child node kind: GRAPH
+      kernels in the embedded graph: 4
+    clone: ok
+      clone (mul 3): bit-exact (1,048,576 elements)
+      original (mul 2): bit-exact (1,048,576 elements)
+      twin differs from the original node: True
+    join: ok
+      empty join: bit-exact (1,048,576 elements)
+      edges into the join: 4
+    controls: ok
+      toggle enabled: bit-exact (1,048,576 elements)
+      toggle mul disabled: bit-exact (1,048,576 elements)
+      toggle re-enabled: bit-exact (1,048,576 elements)
+      cuGraphNodeGetEnabled (enabled): 1
+      cuGraphNodeGetEnabled (mul disabled): 0
+      cuGraphNodeGetEnabled (re-enabled): 1
+      elements where mul-disabled differs from the full chain: 600942
+    priority: ok
+      priority graph: bit-exact (1,048,576 elements)
+      priority range (least, greatest): (0, -5)
+      node priorities: [-5, -5, -5, -5]
+    refused: cuGraphInstantiateWithParams: CUDA_ERROR_INVALID_VALUE (1): invalid argument. CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED at node HOST (flags 0x4): a node does something these flags do not allow (device launch allows only kernel, memcpy, memset and child graph nodes).
 """
 import sys
 

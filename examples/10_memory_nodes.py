@@ -17,16 +17,59 @@ the path; all are timed here beside the preallocated chain.
 
 Run (with the package installed): python3 examples/10_memory_nodes.py
 
-Expected output on the H200 (TO BE REPLACED BY THE LEAD AFTER THE GPU RUN; what the helper expects, not measured):
-    the 10-node graph's view (MEM_ALLOC 4 MiB at 0x..., KERNEL:add, ..., MEM_FREE frees 0x...)
-    t1 0x..., t2 0x..., t3 0x... (the same as t1): t3 at t1's address
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    the chain, intermediates allocated in the graph
+    10 nodes, 9 edges
+      [0] MEM_ALLOC    4 MiB (4,194,304 bytes) at 0x302000000
+      [1] KERNEL:add   grid 1024, block 256  after [0]
+      [2] MEM_ALLOC    4 MiB (4,194,304 bytes) at 0x302400000  after [1]
+      [3] KERNEL:mul   grid 1024, block 256  after [2]
+      [4] MEM_FREE     frees 0x302000000  after [3]
+      [5] MEM_ALLOC    4 MiB (4,194,304 bytes) at 0x302000000  after [4]
+      [6] KERNEL:sub   grid 1024, block 256  after [5]
+      [7] MEM_FREE     frees 0x302400000  after [6]
+      [8] KERNEL:relu  grid 1024, block 256  after [7]
+      [9] MEM_FREE     frees 0x302000000  after [8]
+    edges: [0] -> [1]  [1] -> [2]  [2] -> [3]  [3] -> [4]  [4] -> [5]  [5] -> [6]  [6] -> [7]  [7] -> [8]  [8] -> [9]
+    layers (nodes on one line may run at the same time):
+       0 | [0] mem_alloc
+       1 | [1] add
+       2 | [2] mem_alloc
+       3 | [3] mul
+       4 | [4] mem_free
+       5 | [5] mem_alloc
+       6 | [6] sub
+       7 | [7] mem_free
+       8 | [8] relu
+       9 | [9] mem_free
+
+    t1 0x302000000, t2 0x302400000, t3 0x302000000: t3 at t1's address
     explicit vs captured: same topology: 10 nodes, 9 edges
-    footprint rows (H200, driver 580): 0 B before the first launch, 32.0 MiB used and reserved after it (the pool's
-    granularity), still 32.0 MiB after the exec is destroyed (the pool keeps it), 0 B after cuDeviceGraphMemTrim,
-    with cuMemGetInfo's free memory back
-    first launch: tens of us until complete; repeats: line 11.0 us/iteration against 10.1 for the preallocated
-    chain (+8.6%, device clock) in the first H200 run; the other shapes beside it
-    every check ok, exit 0
+
+    before instantiate           used 0.0 MiB (high 0.0), reserved 0.0 MiB (high 0.0)
+    after the first launch       used 32.0 MiB (high 32.0), reserved 32.0 MiB (high 32.0)  (317.5 us until complete, host clock)
+    repeats (device clock: CUDA events): preallocated chain 10.36 us/iteration; memory nodes, line 11.21 (+8.3%)
+                                       parallel 11.23 (+8.4%)
+                                       parallel_end 11.28 (+8.9%)
+                                       block 11.18 (+7.9%)
+
+    exec destroyed               used 32.0 MiB (high 32.0), reserved 32.0 MiB (high 32.0)  (the pool keeps it)
+    cuDeviceGraphMemTrim         used 0.0 MiB (high 32.0), reserved 0.0 MiB (high 32.0)  (32.0 MiB more free, cuMemGetInfo)
+
+    a graph that leaves its allocation unfreed:
+      ok   launch 1: the allocation at 0x304000000 outlives the graph; a copy after it reads the pattern 0x778d4b55 in all 1,024 elements
+      ok   launch 2 without freeing: refused with CUDA_ERROR_INVALID_VALUE (UnfreedAllocationError)
+      ok   after free_outstanding (cuMemFreeAsync x1), launch 3 works and wrote the pattern again
+      ok   a second instantiate while the first exec lives: refused with CUDA_ERROR_NOT_SUPPORTED (SecondExecError)
+      ok   AUTO_FREE_ON_LAUNCH: two launches without a free both work; the second wrote the pattern
+      ok   execs closed (they cuMemFree what their launches left): the pool still holds used 33,554,432 bytes, reserved 33,554,432; after cuDeviceGraphMemTrim used 0, reserved 0 (0 and 0 before)
+    first launch: bit-exact (1,048,576 elements)
+    graph memory nodes (line, explicit): bit-exact (1,048,576 elements)
+    graph memory nodes (parallel, explicit): bit-exact (1,048,576 elements)
+    graph memory nodes (parallel_end, explicit): bit-exact (1,048,576 elements)
+    graph memory nodes (block, explicit): bit-exact (1,048,576 elements)
+    used graph memory back at its start after the trim: yes
 """
 import sys
 import time

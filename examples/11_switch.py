@@ -21,25 +21,29 @@ cuStreamUpdateCaptureDependencies to add the node during a capture of the parent
 
 Run (with the package installed): python3 examples/11_switch.py
 
-Expected output on the H200:
-(to be replaced with the output of the first GPU run; expected shape, figures are guesses)
-IF/ELSE graph:
-2 nodes, 1 edges
-  [0] KERNEL:cond_sign
-  [1] CONDITIONAL  <- 0
-ok   IF/ELSE: expected body 0, ran 0 (GPU decided IF); IF/ELSE body 0 (chain): bit-exact (65,536 elements)
-ok   IF/ELSE: expected body 1, ran 1 (GPU decided ELSE); IF/ELSE body 1 (without relu): bit-exact (65,536 elements)
-ok   SWITCH: expected body 0, ran 0; SWITCH body 0 (chain): bit-exact (65,536 elements)
-... (bodies 1 to 3)
-ok   SWITCH: expected none, ran none; SWITCH (no body: outputs untouched): bit-exact (262,144 elements)
-ok   SWITCH sizes: expected body 0, ran 0; SWITCH sizes 65,536 floats: bit-exact (65,536 elements)
-... (sizes 32,768 to 8,192)
-ok   WHILE captured (body): body ran 100x (expected 100); graph: bit-exact (65,536 elements)
-ok   WHILE captured (parent): body ran 100x (expected 100); graph: bit-exact (65,536 elements)
-captured into the body: parent: same topology: 2 nodes, 1 edges; body: same topology: 5 nodes, 4 edges
-captured into the parent: parent: same topology: 2 nodes, 1 edges; body: same topology: 5 nodes, 4 edges
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    IF/ELSE graph:
+    2 nodes, 1 edges
+      [0] KERNEL:cond_sign
+      [1] CONDITIONAL  <- 0
+    ok   IF/ELSE: expected body 0, ran 0 (GPU decided IF); IF/ELSE body 0 (chain): bit-exact (65,536 elements)
+    ok   IF/ELSE: expected body 1, ran 1 (GPU decided ELSE); IF/ELSE body 1 (without relu): bit-exact (65,536 elements)
+    ok   SWITCH: expected body 0, ran 0; SWITCH body 0 (chain): bit-exact (65,536 elements)
+    ok   SWITCH: expected body 1, ran 1; SWITCH body 1 (without relu): bit-exact (65,536 elements)
+    ok   SWITCH: expected body 2, ran 2; SWITCH body 2 (without sub): bit-exact (65,536 elements)
+    ok   SWITCH: expected body 3, ran 3; SWITCH body 3 (fused): bit-exact (65,536 elements)
+    ok   SWITCH: expected none, ran none; SWITCH (no body: outputs untouched): bit-exact (262,144 elements)
+    ok   SWITCH sizes: expected body 0, ran 0; SWITCH sizes 65,536 floats: bit-exact (65,536 elements)
+    ok   SWITCH sizes: expected body 1, ran 1; SWITCH sizes 32,768 floats: bit-exact (65,536 elements)
+    ok   SWITCH sizes: expected body 2, ran 2; SWITCH sizes 16,384 floats: bit-exact (65,536 elements)
+    ok   SWITCH sizes: expected body 3, ran 3; SWITCH sizes 8,192 floats: bit-exact (65,536 elements)
+    ok   WHILE captured (body): body ran 100x (expected 100); graph: bit-exact (65,536 elements)
+    ok   WHILE captured (parent): body ran 100x (expected 100); graph: bit-exact (65,536 elements)
+    captured into the body: parent: same topology: 2 nodes, 1 edges; body: same topology: 5 nodes, 4 edges
+    captured into the parent: parent: same topology: 2 nodes, 1 edges; body: same topology: 5 nodes, 4 edges
 
-SWITCH index 0: about 5 us per launch; one IF node: about 5 us (device clock, CUDA events)
+    SWITCH index 0: 12.55 us per launch; one IF node: 12.11 us (device clock, CUDA events)
 """
 import sys
 

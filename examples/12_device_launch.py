@@ -14,14 +14,22 @@ then starts a new graph, which costs more than the next node of one graph.
 Run (with the package installed; needs nvJitLink and libcudadevrt.a, e.g. pip install nvidia-cuda-runtime):
     python3 examples/12_device_launch.py
 
-Expected output on the H200 (TO BE REPLACED after the GPU run; this is the expectation, not a measurement):
-    self loop G: 5 nodes, 4 edges ...
-    ok   fire-and-forget launch: 1 iteration(s) (expected 1), 1 device launch(es); ... bit-exact (1,024 elements)
-    ok   tail launch: 1 iteration(s) (expected 1), 1 device launch(es); ... bit-exact (1,024 elements)
-    ok   self loop: 1000 iteration(s) (expected 1000), 999 device launch(es); ... bit-exact (1,024 elements)
-    ok   scheduler loop: 1000 iteration(s) (expected 1000), 2000 device launch(es); ... bit-exact (1,024 elements)
-    ok   self loop (feedback): 30 iteration(s) (expected 30), 29 device launch(es); ... bit-exact (1,024 elements)
-    device-driven loop: about 7 us/iteration; unrolled graph x50: about 3.6 us/iteration (CUDA events)
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    self loop G: 5 nodes, 4 edges
+      [0] KERNEL:add
+      [1] KERNEL:mul  <- 0
+      [2] KERNEL:sub  <- 1
+      [3] KERNEL:relu  <- 2
+      [4] KERNEL:dl_relaunch  <- 3
+
+    ok   fire-and-forget launch: 1 iteration(s) (expected 1), 1 device launch(es); fire-and-forget launch: bit-exact (1,024 elements)
+    ok   tail launch: 1 iteration(s) (expected 1), 1 device launch(es); tail launch: bit-exact (1,024 elements)
+    ok   self loop: 1000 iteration(s) (expected 1000), 999 device launch(es); self loop: bit-exact (1,024 elements)
+    ok   scheduler loop: 1000 iteration(s) (expected 1000), 2000 device launch(es); scheduler loop: bit-exact (1,024 elements)
+    ok   self loop (feedback): 30 iteration(s) (expected 30), 29 device launch(es); self loop (feedback): bit-exact (1,024 elements)
+
+    device-driven loop: 8.65 us/iteration; unrolled graph x50: 5.04 us/iteration (CUDA events)
 """
 import sys
 

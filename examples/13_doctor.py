@@ -8,13 +8,13 @@
 A second capture does the same work correctly (no sync inside) and the doctor finds nothing; the graph replays.
 Run (with the package installed): python3 examples/13_doctor.py   (or: cugraphlab doctor examples/13_doctor.py)
 
-Expected output on the H200 (an expectation written before the GPU run; to be replaced by the real output):
-
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
     mistake: a synchronizing call inside the capture
-      call:  cuStreamSynchronize(<stream>) -> CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-      where: examples/13_doctor.py:NN, in main
-      state: stream 0x...: ACTIVE -> INVALIDATED
-      fix:   Move the wait out of the capture: synchronize before cuStreamBeginCapture or after ...
+      call:  cuStreamSynchronize(<CUstream 0x2a27fbb0>) -> CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+      where: examples/13_doctor.py:34, in main
+      state: stream 0x2a27fbb0: ACTIVE -> INVALIDATED
+      fix:   Move the wait out of the capture: synchronize before cuStreamBeginCapture or after the graph has been launched (sync the replay, not the recording). To order work between streams inside a capture, record an event and cuStreamWaitEvent on it instead of waiting on the host. Values the host needs (a loss, a count) must be read after a replay, or kept on the device (a conditional node decides on the device).
     correct capture: 0 findings, graph with 2 nodes replayed
 """
 import sys

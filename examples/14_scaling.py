@@ -10,12 +10,13 @@ and a break-even: the replays after which capture + instantiate are repaid again
 one (``cugraphlab scaling`` measures all of it, fork/join too, with fits and plots).
 Run (with the package installed): python3 examples/14_scaling.py
 
-Expected output on the H200: (TO BE REPLACED after the GPU run; the figures below are an expectation)
-    L=   1: capture   8 us, instantiate  10 us, held launch 1.8 us, device  2.5 us/graph, pays off after 3 replays
-    L=  16: capture  40 us, instantiate  20 us, held launch 1.8 us, device  10 us/graph, pays off after 2 replays
-    L= 256: capture 600 us, instantiate 200 us, held launch 1.9 us, device 130 us/graph, pays off after 1 replays
-    L=4096: capture  10 ms, instantiate   3 ms, held launch 2.0 us, device   2 ms/graph, pays off after 1 replays
-    constant-time launch: constant: within ±5% from 16 to 4096 nodes (...)
+Expected output on the H200 (cu13 bindings, commit c7eec2f, 2026-12-01; figures and addresses vary between
+runs, the checks do not):
+    L=   1: capture    28.0 us, instantiate    10.4 us, held launch 2.75 us, device      1.4 us/graph, pays off after 11 replays
+    L=  16: capture    40.9 us, instantiate    23.9 us, held launch 1.69 us, device      9.0 us/graph, pays off after 2 replays
+    L= 256: capture   279.7 us, instantiate   255.1 us, held launch 2.24 us, device    127.1 us/graph, pays off after 1 replays
+    L=4096: capture  5159.6 us, instantiate  6501.7 us, held launch 15.22 us, device   2016.2 us/graph, pays off after 1 replays
+    constant-time launch: not constant from 16 to 4096 nodes: +801.7% at 4096 nodes against 1.69 µs at 16; slope 3.24 ns per node [2.17, 3.69]
 """
 import sys
 

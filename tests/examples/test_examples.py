@@ -35,3 +35,15 @@ def test_examples_are_numbered_lessons():
 def test_benchmarks_import_the_installed_package(path):
     text = path.read_text()
     assert "sys.path" not in text and "PYTHONPATH" not in text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_example_docstring_ends_with_its_measured_h200_output(path):
+    doc = ast.get_docstring(ast.parse(path.read_text()), clean=False) or ""
+    head, sep, block = doc.rpartition("Expected output on the H200")
+    assert sep, f"{path.name}: no 'Expected output on the H200' block"
+    lines = [line for line in block.splitlines()[2:] if line.strip()]
+    assert len(lines) >= 2, f"{path.name}: the expected output is empty"
+    for word in ("TO BE REPLACED", "PLACEHOLDER", "to be refreshed", "to be replaced", "guesses"):
+        assert word not in block, f"{path.name}: the expected output is still an expectation ({word!r})"
+    assert "bit-exact" in block or "ok" in block or "0 findings" in block, f"{path.name}: no check in the output"
