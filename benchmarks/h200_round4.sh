@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # This round's H200 runs (one call each; the lent machine allows 10 minutes per call):
-#   bash benchmarks/h200_round4.sh cu12 OUT   cuda-bindings 12: info, the GPU tests, every notebook (log only);
-#                                             then, back on cu13, every example (its output is each docstring's)
+#   bash benchmarks/h200_round4.sh cu12 OUT   cuda-bindings 12 with NVRTC 12: info, the GPU tests, every notebook
+#                                             (log only; the committed notebooks keep their cu13 outputs)
+#   bash benchmarks/h200_round4.sh examples OUT   every example on cu13 (its output is each docstring's last block)
 #   bash benchmarks/h200_round4.sh a OUT      cu13: GPU tests, lesson/floor/scaling benchmarks, notebooks in place
 #   bash benchmarks/h200_round4.sh b OUT      cu13: two default compares back to back, their diff, the delay check
 # From the repo root with the package installed (pip install -e .). cu12 needs .carry/cu12 (the cuda-bindings 12.9
@@ -20,7 +21,10 @@ if [ "$phase" = cu12 ]; then
   python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
   tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
   (
+    # cuda.pathfinder searches the installed site-packages (where the cu13 NVRTC wheel is) before PYTHONPATH:
+    # preloading libnvrtc.so.12 makes it the one already loaded, which pathfinder takes
     export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
     t 60 $cgl info > "$r/info_cu12.log" 2>&1
     t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests_cu12.log" 2>&1
     tail -3 "$out/gpu_tests_cu12.log"
@@ -28,6 +32,7 @@ if [ "$phase" = cu12 ]; then
     t 300 bash notebooks/run_all.sh "$r/notebooks_cu12.log" > /dev/null 2>&1
     mkdir -p "$r/nb_cu12"; cp notebooks/*.ipynb "$r/nb_cu12/"; cp /tmp/nb_cu12_src/*.ipynb notebooks/
   )
+elif [ "$phase" = examples ]; then
   mkdir -p "$r/examples"
   for f in examples/[0-9][0-9]_*.py; do
     n=$(basename "$f" .py); t 90 python3 "$f" > "$r/examples/$n.log" 2>&1; echo "exit $?" >> "$r/examples/$n.log"; done
