@@ -37,6 +37,12 @@ the verdict is AMBIGUOUS, not SLOWER. Where the lower cluster is rare on one sid
 interval beyond the threshold, else AMBIGUOUS, and the reason names the clusters. A shift of every sample (both
 modes moved) by more than the threshold keeps the interval clear of the band and is still found.
 
+Where a record says which process or context each sample came from (a ``groups`` list beside the values, as
+``compare`` writes), that group, not the sample, is what repeats: the interval resamples groups, then values within
+them, and the rank test compares the groups' medians. Two processes of a thousand samples each that both landed in
+the slow mode are then two observations of "slow", not two thousand, and a second run whose two processes landed in
+the fast mode is AMBIGUOUS (with fewer than ``MIN_GROUPS`` groups a side, the test cannot reach ``alpha``), not FASTER.
+
 Nothing here touches a GPU; samples are plain floats.
 """
 from __future__ import annotations
@@ -51,7 +57,7 @@ __all__ = [
     "VERDICTS", "SAME", "FASTER", "SLOWER", "AMBIGUOUS", "MIN_SAMPLES", "RESAMPLES", "CONFIDENCE", "ALPHA",
     "RatioInterval", "MannWhitney", "Verdict", "Modes", "Comparison",
     "ratio_of_medians", "mann_whitney", "verdict", "split_modes", "unit_direction", "to_unit", "compare_samples",
-    "band",
+    "band", "group_medians", "MIN_GROUPS",
 ]
 
 SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
@@ -366,6 +372,24 @@ class Comparison:
         return r if self.direction == "time" else math.nan
 
 
+#: Groups (processes, contexts) per side below which the rank test over group medians cannot reach p < ALPHA
+#: (Mann-Whitney with 3 against 3 reaches at best p = 0.08; 4 against 4, 0.03).
+MIN_GROUPS = 4
+
+
+def _grouped(groups) -> bool:
+    return groups is not None and len(set(groups)) >= 2
+
+
+def group_medians(x: np.ndarray, groups) -> np.ndarray:
+    """The median of each group's values (groups in first-seen order); ``x`` itself where no groups are given."""
+    if groups is None or len(groups) != len(x):
+        return np.asarray(x, dtype=float)
+    keys = list(dict.fromkeys(groups))
+    g = np.asarray([keys.index(k) for k in groups])
+    return np.array([float(np.median(x[g == i])) for i in range(len(keys))])
+
+
 def _kept_groups(values: list, groups):
     """The group labels of the values ``_clean`` keeps (the finite ones), or None."""
     if groups is None or len(groups) != len(values):
@@ -378,19 +402,29 @@ def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us",
                     confidence: float = CONFIDENCE, alpha: float = ALPHA,
                     min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None) -> Comparison:
     """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
-    ``groups_a``/``groups_b`` (the process or context of each value) the interval is a two-level bootstrap."""
+    ``groups_a``/``groups_b`` (the process or context of each value, on both sides) the interval is a two-level
+    bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats)."""
     a, b = list(a), list(b)
     ga = _kept_groups(a, groups_a)
     gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)
     interval = ratio_of_medians(xa, xb, resamples=resamples, confidence=confidence, seed=seed, groups_a=ga,
                                 groups_b=gb)
-    test = mann_whitney(xa, xb)
+    grouped = _grouped(ga) and _grouped(gb)
+    # Samples of one process or context are not independent of each other (launch cost has per-context modes:
+    # docs/studies/launch-cost-modes.md): where both sides say which group each value came from, the rank test is
+    # run on the groups' medians, so that two processes of 1,000 samples count as two observations, not 2,000.
+    test = mann_whitney(group_medians(xa, ga), group_medians(xb, gb)) if grouped else mann_whitney(xa, xb)
     direction = unit_direction(unit)
     modes_a, modes_b = split_modes(xa), split_modes(xb)
     v = verdict(interval, test.p_value, threshold=threshold, direction=direction, alpha=alpha,
                 min_samples=min_samples, bimodal=bool(modes_a or modes_b))
     reason = v.reason
+    if grouped and v.verdict == AMBIGUOUS and not test.p_value < alpha:
+        na, nb = len(set(ga)), len(set(gb))
+        reason += (f"; the rank test compares the {na} and {nb} processes/contexts' medians"
+                   + (f" (with fewer than {MIN_GROUPS} on a side it cannot reach p < {alpha:g}: run more rounds)"
+                      if min(na, nb) < MIN_GROUPS else ""))
     if v.verdict == AMBIGUOUS and (modes_a or modes_b):
         parts = [f"{side} looks bimodal ({m.text()})" for side, m in (("A", modes_a), ("B", modes_b)) if m]
         reason += "; " + "; ".join(parts)

@@ -287,3 +287,46 @@ def test_paired_ratio_rows_come_from_the_paired_section():
     row = rows["paired n=1024: cugraphlab / bindings"]
     assert row["unit"] == "time ratio" and row["groups"] == [0, 0, 1, 1]
     assert [round(v, 3) for v in row["values"]] == [1.01, 1.0, 1.01, 1.0]
+
+
+# ------------------------------------------------------------------------------- processes as the unit (groups)
+
+def _processes(rng, centers, n=200, rel=0.01):
+    values, groups = [], []
+    for i, c in enumerate(centers):
+        values += list(noisy(rng, c, n=n, rel=rel))
+        groups += [i] * n
+    return values, groups
+
+
+def test_two_processes_per_side_in_other_modes_are_ambiguous_not_faster():
+    # The H200's quick compares: both processes of run A in the slow mode (~5.3 us), both of run B in the fast one.
+    rng = np.random.default_rng(5)
+    a, ga = _processes(rng, [5.33, 5.29])
+    b, gb = _processes(rng, [3.81, 3.79])
+    ungrouped = compare_samples(a, b, seed=0)
+    assert ungrouped.verdict == FASTER  # 400 "independent" samples a side: what the old diff said
+    c = compare_samples(a, b, seed=0, groups_a=ga, groups_b=gb)
+    assert c.verdict == AMBIGUOUS
+    assert c.test.p_value >= iv.ALPHA and "processes/contexts' medians" in c.reason and "run more rounds" in c.reason
+
+
+def test_a_shift_in_every_process_is_found_with_enough_processes():
+    rng = np.random.default_rng(6)
+    a, ga = _processes(rng, [4.0, 4.1, 3.9, 4.05, 3.95, 4.0])
+    b, gb = _processes(rng, [5.0, 5.1, 4.9, 5.05, 4.95, 5.0])
+    c = compare_samples(a, b, seed=0, groups_a=ga, groups_b=gb)
+    assert c.verdict == SLOWER and c.test.p_value < iv.ALPHA
+
+
+def test_identical_processes_are_same():
+    rng = np.random.default_rng(7)
+    a, ga = _processes(rng, [4.0, 4.01, 3.99])
+    b, gb = _processes(rng, [4.0, 4.01, 3.99])
+    assert compare_samples(a, b, seed=0, groups_a=ga, groups_b=gb).verdict == SAME
+
+
+def test_group_medians():
+    x = np.array([1.0, 2.0, 3.0, 10.0, 20.0, 30.0])
+    assert list(iv.group_medians(x, ["p", "p", "p", "q", "q", "q"])) == [2.0, 20.0]
+    assert list(iv.group_medians(x, None)) == list(x)
