@@ -84,7 +84,7 @@ def test_quick_preset_and_explicit_options():
     b = resolve_preset(p.parse_args(["compare", "--quick", "--iters", "300", "--stacks", "jax"]))
     assert b.iters == 300 and b.stacks == "jax"
     c = resolve_preset(p.parse_args(["compare"]))
-    assert c.size is None and c.iters == 5000 and c.repeats == 5 and c.paired_contexts == 3
+    assert c.size is None and c.iters == 5000 and c.repeats == 5 and c.paired_contexts == 8
 
 
 def test_the_paired_section_is_rendered_or_its_failure_said():
