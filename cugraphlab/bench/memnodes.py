@@ -48,6 +48,11 @@ DEFAULT_SIZES = (1 << 20, 1024)
 MEM_ROWS = {shape: f"memory nodes, {shape} ({SHAPE_TEXT[shape]})" for shape in MEMCHAIN_SHAPES}
 MEM_ROW = MEM_ROWS["line"]
 PRE_ROW = "preallocated chain (graph)"
+#: Iterations per graph of the amortized pair of rows: the memory nodes cost about the same per graph launch in
+#: every shape (it is per launch, not per node), so a graph of AMORTIZE iterations shares it AMORTIZE ways.
+AMORTIZE = 10
+MEM_AMORTIZED_ROW = f"memory nodes, block, {AMORTIZE} iterations per graph"
+PRE_AMORTIZED_ROW = f"preallocated chain, {AMORTIZE} iterations per graph"
 FREE_SLACK = 2 << 20  # cuMemGetInfo's free memory back to its start within this (the driver's 2 MiB granularity)
 FIRST_ROWS = ("memory nodes, cold (trim first)", "memory nodes, pool warm", "preallocated chain graph")
 
@@ -151,6 +156,24 @@ class SizeResult:
         return self.overhead_pct <= GOAL_PCT
 
     @property
+    def amortized_overhead_pct(self) -> float | None:
+        """The block shape with AMORTIZE iterations per graph against the preallocated chain unrolled alike, median
+        device µs per iteration, in percent; None where the pair was not measured."""
+        names = {s.name for s in self.steady}
+        if not {MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW} <= names:
+            return None
+        a, b = self.steady_row(MEM_AMORTIZED_ROW), self.steady_row(PRE_AMORTIZED_ROW)
+        return (a.device_us_per_iter.median / b.device_us_per_iter.median - 1.0) * 100.0
+
+    @property
+    def per_launch_cost_us(self) -> dict[str, float]:
+        """shape -> device µs per graph launch the memory nodes add (median against the preallocated chain)."""
+        if PRE_ROW not in {s.name for s in self.steady}:
+            return {}
+        pre = self.steady_row(PRE_ROW).device_us_per_iter.median
+        return {sh: self.steady_row(MEM_ROWS[sh]).device_us_per_iter.median - pre for sh in self.shapes()}
+
+    @property
     def mismatches(self) -> int:
         return (sum(f.mismatches for f in self.first) + sum(s.mismatches for s in self.steady)
                 + self.captured_mismatches + int(self.physical.get("mismatches", 0)))
@@ -165,7 +188,9 @@ class SizeResult:
         d.update(overhead_pct=self.overhead_pct, wall_overhead_pct=self.wall_overhead_pct, goal_met=self.goal_met,
                  best_shape=self.best_shape, overheads=self.overheads,
                  wall_overheads={sh: self.shape_overhead_pct(sh, "wall") for sh in self.shapes()},
-                 mismatches=self.mismatches, reuse_ok=self.reuse_ok)
+                 mismatches=self.mismatches, reuse_ok=self.reuse_ok,
+                 amortized_overhead_pct=self.amortized_overhead_pct, amortize=AMORTIZE,
+                 per_launch_cost_us=self.per_launch_cost_us)
         return d
 
 
@@ -329,6 +354,10 @@ def _measure_size(device, size, kernels, stream, start, end, iters, repeats, fir
         mem.instantiate()
         others = {sh: MemChain(device, size, shape=sh, kernels=kernels, stream=stream, seed=seed)
                   for sh in shapes if sh != "line"}
+        amortized = iters % AMORTIZE == 0 and "block" in shapes
+        if amortized:
+            others["block_unrolled"] = MemChain(device, size, shape="block", kernels=kernels, stream=stream,
+                                                seed=seed, unroll=AMORTIZE)
         try:
             chains = {"line": mem, **others}
             warm = min(iters, 200)
@@ -340,6 +369,15 @@ def _measure_size(device, size, kernels, stream, start, end, iters, repeats, fir
                         for sh in shapes]
             variants.append(Variant(PRE_ROW, stream, lambda k: pre.run("graph", k), pre_prepare,
                                     lambda: pre.check_result("graph").mismatches))
+            if amortized:  # run(k) enqueues k iterations: k / AMORTIZE launches of the unrolled graphs
+                mu = chains["block_unrolled"]
+                mu.run(max(1, warm // AMORTIZE))
+                pre.run("graph", AMORTIZE * max(1, warm // AMORTIZE), AMORTIZE)
+                stream.synchronize()
+                variants.append(Variant(MEM_AMORTIZED_ROW, stream, lambda k: mu.run(k // AMORTIZE), mu.prepare,
+                                        mu.mismatches))
+                variants.append(Variant(PRE_AMORTIZED_ROW, stream, lambda k: pre.run("graph", k, AMORTIZE),
+                                        pre_prepare, lambda: pre.check_result("graph").mismatches))
             timings = interleave(variants, iters, repeats, start, end, progress=progress)
             for v in variants:
                 t = timings[v.name]

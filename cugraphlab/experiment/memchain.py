@@ -103,6 +103,13 @@ def _check_shape(shape: str, how: str = "explicit") -> str:
     return shape
 
 
+def _check_unroll(unroll, shape: str) -> int:
+    unroll = positive_int("unroll", unroll)
+    if unroll > 1 and shape != "block":
+        raise InvalidArgumentError(f"unroll > 1 needs the block shape (one alloc, one free), got shape {shape!r}")
+    return unroll
+
+
 def _block_stride(nbytes: int) -> int:
     return -(-nbytes // BLOCK_ALIGN) * BLOCK_ALIGN
 
@@ -123,16 +130,19 @@ def _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, intermed
 
 
 def build_memchain_graph(device, kernels, ops, x, y, out, scalar, n, config, stream,
-                         shape: str = "line") -> tuple[MemoryGraph, list, tuple]:
+                         shape: str = "line", unroll: int = 1) -> tuple[MemoryGraph, list, tuple]:
     """The chain of ``ops`` built node by node with its intermediates allocated in the graph, in ``shape``.
 
     Returns (graph, launches, intermediates): ``graph.allocations`` holds its alloc nodes in order (t1, t2, ... or
     the one block), ``intermediates`` the address each op but the last writes. In every shape each kernel node
-    comes after the alloc node of the memory it touches and before its free node. Driver calls: cuGraphCreate,
-    cuGraphAddMemAllocNode, cuGraphAddKernelNode, cuGraphAddMemFreeNode.
+    comes after the alloc node of the memory it touches and before its free node. ``unroll`` (``block`` only):
+    that many chain iterations between the one alloc node and the one free node, so that the memory nodes' cost
+    per graph launch is shared by ``unroll`` iterations. Driver calls: cuGraphCreate, cuGraphAddMemAllocNode,
+    cuGraphAddKernelNode, cuGraphAddMemFreeNode.
     """
     ops = parse_ops(ops)
     _check_shape(shape)
+    unroll = _check_unroll(unroll, shape)
     nbytes, k = n * 4, len(ops) - 1  # k intermediates
     graph = MemoryGraph(device)
     try:
@@ -142,8 +152,9 @@ def build_memchain_graph(device, kernels, ops, x, y, out, scalar, n, config, str
             inter = tuple(blk.dptr + i * stride for i in range(k))
             launches = _chain_launches(kernels, ops, x, y, out, scalar, n, config, stream, inter)
             prev = [blk.node]
-            for launch in launches:
-                prev = [add_kernel_node(graph, launch, prev)]
+            for _ in range(unroll):
+                for launch in launches:
+                    prev = [add_kernel_node(graph, launch, prev)]
             graph.free(blk, prev)
             return graph, launches, inter
         if shape == "line":
@@ -258,18 +269,23 @@ class MemChain(Resource):
     Owns (unless given) the chain's kernel set and a stream; owns x, y and the output (cuMemAlloc), the
     MemoryGraph (``shape``: one of MEMCHAIN_SHAPES; ``how``: "explicit" or "capture", the latter for "line" and
     "block") and its executable (``instantiate=False`` leaves that to ``instantiate()``, to watch the footprint
-    step by step). ``run(iters)`` enqueues ``iters`` launches;
+    step by step; ``unroll`` > 1, block shape only: that many chain iterations per graph between its one alloc and
+    one free node). ``run(iters)`` enqueues ``iters`` launches (each ``unroll`` iterations);
     ``verify()`` runs once on fresh random inputs with the output poisoned and compares bit for bit with NumPy.
     """
 
     def __init__(self, device, n: int = 1 << 20, scalar: float = 2.0, *, ops=DEFAULT_OPS, how: str = "explicit",
-                 shape: str = "line", kernels=None, stream=None, seed: int | None = None, instantiate: bool = True):
+                 shape: str = "line", kernels=None, stream=None, seed: int | None = None, instantiate: bool = True,
+                 unroll: int = 1):
         self.ops = parse_ops(ops)
         if len(self.ops) < 2:
             raise InvalidArgumentError("a chain with graph-allocated intermediates needs at least two ops")
         if how not in MEMCHAIN_BUILDS:
             raise InvalidArgumentError(f"how must be one of {', '.join(MEMCHAIN_BUILDS)}, got {how!r}")
         self.shape = _check_shape(shape, how)
+        self.unroll = _check_unroll(unroll, self.shape)
+        if self.unroll > 1 and how != "explicit":
+            raise InvalidArgumentError("unroll > 1 is built explicitly (how='explicit')")
         self.n = validate_size(n)
         self.scalar = float(scalar)
         if not np.isfinite(np.float32(self.scalar)):
@@ -292,7 +308,7 @@ class MemChain(Resource):
             self.config = LaunchConfig(self.grid, BLOCK)
             args = (self.kernels, self.ops, self.x, self.y, self.out, self.scalar, self.n, self.config, stream)
             if how == "explicit":
-                graph, self.launches, inter = build_memchain_graph(device, *args, shape=shape)
+                graph, self.launches, inter = build_memchain_graph(device, *args, shape=shape, unroll=self.unroll)
             else:
                 graph, self.launches, inter = capture_memchain_graph(*args, shape=shape)
             self.graph = self.adopt(graph)
@@ -388,8 +404,9 @@ class MemChain(Resource):
 
     def describe(self) -> str:
         parts = [f"mul {self.scalar:g}" if op == "mul" else op for op in self.ops]
+        per = f", {self.unroll} iterations per graph" if self.unroll > 1 else ""
         return (" -> ".join(parts) + f" on {self.n:,} float32, {len(self.ops) - 1} intermediates allocated in "
-                f"the graph ({self.shape}: {SHAPE_TEXT[self.shape]}; {self.how})")
+                f"the graph ({self.shape}: {SHAPE_TEXT[self.shape]}; {self.how}{per})")
 
     def __repr__(self) -> str:
         return f"<MemChain {self.describe()}>"

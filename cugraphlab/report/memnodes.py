@@ -4,7 +4,7 @@ the footprint step by step with cuMemGetInfo's free memory, the reuse checks; th
 Pure: a record in, text out."""
 from __future__ import annotations
 
-from ..bench.memnodes import PRE_ROW
+from ..bench.memnodes import AMORTIZE, MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW, PRE_ROW
 from .env import versions_line
 from .tables import fmt_count, format_table
 
@@ -60,11 +60,13 @@ def _size_block(s, goal_pct: float, iters: int, repeats: int) -> list[str]:
     out += ["First launch of a fresh executable (the driver maps the graph's memory here):",
             format_table(["first launch", "cuGraphLaunch us", "p5-p95", "until complete us", "p5-p95", "vs NumPy"],
                          rows, align="lrrrrl"), ""]
-    pre = next((t for t in s.steady if t.name == PRE_ROW), None)
+    by_name = {t.name: t for t in s.steady}
     rows = []
     for t in s.steady:
+        # each memory-node row against the preallocated chain with as many iterations per graph
+        pre = by_name.get(PRE_AMORTIZED_ROW if t.name == MEM_AMORTIZED_ROW else PRE_ROW)
         vs = (f"{(t.device_us_per_iter.median / pre.device_us_per_iter.median - 1) * 100:+.1f}%"
-              if pre is not None and t is not pre else "")
+              if pre is not None and t is not pre and t.name != PRE_AMORTIZED_ROW else "")
         rows.append([t.name, f"{t.device_us_per_iter.median:.2f}",
                      f"{t.device_us_per_iter.p5:.2f}-{t.device_us_per_iter.p95:.2f}", vs,
                      f"{t.wall_us_per_iter.median:.2f}", _status(t.mismatches)])
@@ -73,7 +75,17 @@ def _size_block(s, goal_pct: float, iters: int, repeats: int) -> list[str]:
             format_table(["steady state", "device us/iter", "p5-p95", "vs prealloc", "wall us/iter", "vs NumPy"],
                          rows, align="lrrrrl"),
             (f"best shape {s.best_shape}: {s.overhead_pct:+.2f}% device, {s.wall_overhead_pct:+.2f}% wall vs the "
-             f"preallocated chain; goal within {goal_pct:g}% (device, best shape): {verdict}"), ""]
+             f"preallocated chain; goal within {goal_pct:g}% (device, best shape): {verdict}")]
+    cost = getattr(s, "per_launch_cost_us", None) or {}
+    if cost:
+        lo, hi = min(cost.values()), max(cost.values())
+        out.append(f"the memory nodes add {lo:.2f}-{hi:.2f} us of device time per graph launch whatever the shape "
+                   "(one alloc or three): a cost per launch, not per node")
+    amort = getattr(s, "amortized_overhead_pct", None)
+    if amort is not None:
+        out.append(f"{AMORTIZE} iterations per graph (one alloc, one free) against the preallocated chain unrolled "
+                   f"alike: {amort:+.2f}% device ({'within' if amort <= goal_pct else 'outside'} {goal_pct:g}%)")
+    out.append("")
     out += ["Footprint (cuDeviceGetGraphMemAttribute; free memory from cuMemGetInfo) after each step:",
             render_footprint(s.footprint)]
     verdict = _footprint_verdict(getattr(s, "footprint_check", {}))

@@ -25,7 +25,8 @@ def result(tmp_path_factory):
 
 
 def test_record_has_its_kind_clocks_samples_and_rows(result):
-    from cugraphlab.bench.memnodes import FIRST_ROWS, MEM_ROW, MEM_ROWS, PRE_ROW
+    from cugraphlab.bench.memnodes import (FIRST_ROWS, MEM_AMORTIZED_ROW, MEM_ROW, MEM_ROWS, PRE_AMORTIZED_ROW,
+                                           PRE_ROW)
     from cugraphlab.experiment.memchain import MEMCHAIN_SHAPES
 
     d = result.to_dict()
@@ -34,7 +35,9 @@ def test_record_has_its_kind_clocks_samples_and_rows(result):
     assert d["config"]["sizes"] == [2048, 1024] and d["env"]["gpu"]["name"] == "Fake GPU"
     s = result.size(2048)
     assert [f.name for f in s.first] == list(FIRST_ROWS)
-    assert [t.name for t in s.steady] == [MEM_ROWS[sh] for sh in MEMCHAIN_SHAPES] + [PRE_ROW]
+    assert [t.name for t in s.steady] == ([MEM_ROWS[sh] for sh in MEMCHAIN_SHAPES] + [PRE_ROW]
+                                          + [MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW])  # 20 iterations: 2 x 10
+    assert isinstance(s.amortized_overhead_pct, float) and set(s.per_launch_cost_us) == set(MEMCHAIN_SHAPES)
     assert MEM_ROW == MEM_ROWS["line"] and s.shapes() == list(MEMCHAIN_SHAPES)
     assert all(len(result.samples[f"2048/steady/{MEM_ROWS[sh]}/device"]["values"]) == 2 for sh in MEMCHAIN_SHAPES)
     assert len(result.samples[f"2048/first/{FIRST_ROWS[0]}/host_api"]["values"]) == 2
@@ -88,8 +91,11 @@ def test_goal_is_judged_on_the_best_shape_by_device_medians(result):
     from cugraphlab.bench.memnodes import GOAL_PCT
     from cugraphlab.bench.stats import summarize
 
+    from cugraphlab.bench.memnodes import MEM_ROWS, PRE_ROW
+
     s = result.size(1024)
-    *mems, pre = s.steady
+    mems = [s.steady_row(MEM_ROWS[sh]) for sh in ("line", "parallel", "parallel_end", "block")]
+    pre = s.steady_row(PRE_ROW)
 
     def with_us(*us):
         rows = [replace(m, device_us_per_iter=summarize([u], unit="us", clock="device")) for m, u in zip(mems, us)]

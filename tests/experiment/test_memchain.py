@@ -238,3 +238,14 @@ def test_unfreed_lesson_needs_the_trim_to_get_the_pool_back(dev, fake, monkeypat
     assert not demo.ok and not demo.steps[-1]["ok"] and all(st["ok"] for st in demo.steps[:-1])
     assert demo.footprint_closed.used_current > demo.footprint_before.used_current
     s.close()
+
+
+def test_unroll_needs_the_block_shape_and_a_positive_count():
+    from cugraphlab.core.errors import InvalidArgumentError
+    from cugraphlab.experiment.memchain import _check_unroll
+
+    assert _check_unroll(10, "block") == 10 and _check_unroll(1, "line") == 1
+    with pytest.raises(InvalidArgumentError, match="block shape"):
+        _check_unroll(2, "line")
+    with pytest.raises(InvalidArgumentError):
+        _check_unroll(0, "block")

@@ -32,6 +32,18 @@ def test_memchain_is_bit_exact_on_fresh_inputs(device, kernels, shape, how, n):
         assert mc.check_result().ok
 
 
+@pytest.mark.parametrize("n", [1 << 20, 1000])
+def test_block_with_ten_iterations_per_graph_is_bit_exact(device, kernels, n):
+    from cugraphlab.experiment.memchain import MemChain
+
+    with MemChain(device, n, shape="block", kernels=kernels, unroll=10) as mc:
+        assert "10 iterations per graph" in mc.describe()
+        assert mc.graph.node_count() == 2 + 10 * 4  # one alloc, 10 x the 4 kernels, one free
+        for _ in range(2):
+            v = mc.verify()
+            assert v.ok, str(v)
+
+
 def test_an_unwritten_output_fails_the_check(device, kernels):
     from cugraphlab.experiment.memchain import MemChain
 
