@@ -7,7 +7,8 @@ synchronized between samples, outside the timed region. Device gaps come from th
 
 The native rows (``bench.latency_native``): the same empty-kernel launch and the same chain graph called from a C
 loop (``bench.native``, timed in C), and per launch path the paired difference "Python adds Y µs" (Python's block
-and C's block back to back in one sample). Without a C compiler these rows carry the reason instead of a figure.
+and C's block back to back in one sample); and the same launch as ``Launch.native().fire()`` (``core.native_launch``),
+alone and paired with the C loop. Without a C compiler these rows carry the reason instead of a figure.
 """
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from .environment import collect
-from .latency_native import C_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor, paired_excess
+from .latency_native import (C_ROWS, NATIVE_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
+                             open_native_launch, paired_excess)
 from .records import CLOCKS, Record, clocks
 from .run import time_mode
 from .stats import Summary, measure, summarize
@@ -109,12 +111,21 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         # --- the native floor: the same launch and graph from C, same context, function and stream ------------------
         floor, why = open_native_floor(native_factory)
         if floor is None:
-            for key, what in C_ROWS.items():
+            for key, what in {**C_ROWS, **NATIVE_ROWS}.items():
                 rows.append(LatencyRow(key, what, None, note=why))
         else:
             c_empty = floor.launch_loop(empty)
             add("c_launch_empty", C_ROWS["c_launch_empty"], c_per_call(c_empty, k, sync))
             add("py_adds_launch", PAIRED_ROWS["py_adds_launch"], paired_excess(empty, c_empty, k, sync))
+            native, native_why = open_native_launch(empty, floor)  # same entry point as the C loop
+            if native is None:
+                for key, what in NATIVE_ROWS.items():
+                    rows.append(LatencyRow(key, what, None, note=native_why))
+            else:
+                with native:
+                    add("native_launch_empty", NATIVE_ROWS["native_launch_empty"], _per_call(native.fire, k, sync))
+                    add("native_adds_launch", NATIVE_ROWS["native_adds_launch"],
+                        paired_excess(native.fire, c_empty, k, sync))
             c_graph = floor.graph_loop(exe, small.stream)
             add("c_graph_launch", C_ROWS["c_graph_launch"], c_per_call(c_graph, 50, small.stream.synchronize))
             add("py_adds_graph", PAIRED_ROWS["py_adds_graph"],

@@ -11,6 +11,12 @@ rows use (same cubin, CUfunction, packed kernelParams, stream; same CUgraphExec)
         # one sample: Python's K calls, drain, C's K calls, drain; returns Python minus C per call
 
 so "C: X µs, Python adds Y µs per launch" comes from pairs taken back to back, not from two rows measured apart.
+
+Beside them, the same launch through ``core.native_launch`` (``Launch.native().fire()``: a Python call landing in C,
+calling the C floor's own cuLaunchKernel entry point), alone and paired with the C loop the same way:
+
+    native, why = open_native_launch(empty_launch, floor)   # None and the reason where it cannot be built
+    extra = paired_excess(native.fire, c, K, sync)          # what the native Python call adds per launch
 """
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ from typing import Callable
 
 from ..core.errors import CugraphlabError, NoDeviceError, UnsupportedError
 
-__all__ = ["C_ROWS", "PAIRED_ROWS", "open_native_floor", "c_per_call", "paired_excess", "native_summary"]
+__all__ = ["C_ROWS", "PAIRED_ROWS", "NATIVE_ROWS", "open_native_floor", "open_native_launch", "c_per_call", "paired_excess", "native_summary"]
 
 #: key -> what, for the rows the C loops give (the same text whether measured or not).
 C_ROWS = {
@@ -31,6 +37,29 @@ PAIRED_ROWS = {
     "py_adds_launch": "Python adds per cuLaunchKernel (Launch() minus C, paired)",
     "py_adds_graph": "Python adds per cuGraphLaunch (GraphExec.launch minus C, paired)",
 }
+
+
+#: key -> what, for the rows of the native launch (core.native_launch).
+NATIVE_ROWS = {
+    "native_launch_empty": "cugraphlab Launch.native().fire(), empty kernel (Python call into C)",
+    "native_adds_launch": "native fire() adds per cuLaunchKernel (minus C, paired)",
+}
+
+
+def open_native_launch(launch, floor) -> tuple[object | None, str]:
+    """(a core.native_launch.NativeLaunch of ``launch`` calling the floor's own cuLaunchKernel entry point, "") or
+    (None, why not). The caller closes it."""
+    entry = (getattr(floor, "entry", None) or {}).get("cuLaunchKernel")
+    if entry is None:
+        return None, "the C floor gives no cuLaunchKernel entry point"
+    try:
+        from ..core.native_launch import NativeLaunch
+
+        return NativeLaunch(launch, launch_kernel=entry), ""
+    except (UnsupportedError, NoDeviceError) as e:
+        return None, str(e).splitlines()[0]
+    except CugraphlabError as e:
+        return None, f"the native launch did not build: {str(e).splitlines()[0]}"
 
 
 def open_native_floor(factory: Callable[[], object] | None = None) -> tuple[object | None, str]:
@@ -85,4 +114,5 @@ def native_summary(medians: dict[str, float]) -> dict:
         return medians.get(key)
 
     return {"c_launch_us": get("c_launch_empty"), "python_adds_launch_us": get("py_adds_launch"),
-            "c_graph_launch_us": get("c_graph_launch"), "python_adds_graph_us": get("py_adds_graph")}
+            "c_graph_launch_us": get("c_graph_launch"), "python_adds_graph_us": get("py_adds_graph"),
+            "native_launch_us": get("native_launch_empty"), "native_adds_launch_us": get("native_adds_launch")}

@@ -8,18 +8,23 @@ one float4 per thread) with the same buffers on the SAME stream, so they differ 
   cugraphlab_launch  ``Launch.__call__`` in a Python loop
   ctypes             ``libcuda.so.1``'s cuLaunchKernel through ctypes, ctypes arguments built once
   c                  cuLaunchKernel in a C loop (``bench.native``), timed in C
+  cugraphlab_native  ``Launch.native().fire()`` in a Python loop: a CPython builtin whose C body is one
+                     cuLaunchKernel (``core.native_launch``), the GIL held
+  cugraphlab_native_nogil  the same with the GIL released around the driver call (as cuda.bindings does)
   cuda_core          cuda.core ``launch(stream, LaunchConfig, kernel, *args)``: ObjectCode from the same cubin bytes,
                      the stream wrapped with ``Stream.from_handle``
   cupy_raw           CuPy ``RawModule(path=<the same cubin>)``, ``kernel(grid, block, args)`` inside
                      ``cupy.cuda.ExternalStream(<the stream>)``, the buffers wrapped as CuPy arrays (UnownedMemory)
 
 In ``graph`` mode the rig captures ``graph_kernels`` launches of ``add`` into one graph and the ways are
-cuGraphLaunch: bindings (reference), cugraphlab (``GraphExec.launch``), ctypes and c.
+cuGraphLaunch: bindings (reference), cugraphlab (``GraphExec.launch``), cugraphlab_native
+(``NativeGraphLaunch.fire``), ctypes and c.
 
 The foreign stacks use cugraphlab's context: they are made while it is current, and the rig makes it current again
 after each (CuPy's runtime may switch to the primary context). Each way is checked once per context: outputs
 poisoned, one launch, compared bit for bit with NumPy's x + y. A way of this project's own (bindings, cugraphlab,
-ctypes, c) that fails raises; a foreign one whose package is missing is "not installed", one that fails otherwise is
+ctypes, c, the native ones) that fails raises, except that c and the native ways are skipped with the reason where no
+C compiler exists; a foreign one whose package is missing is "not installed", one that fails otherwise is
 dropped with the reason (``WayUnavailable``).
 """
 from __future__ import annotations
@@ -40,7 +45,7 @@ from ..experiment.chain import BLOCK, chain_grid
 from .held import StreamHolder
 from .sm_clock import SmClockProbe, rated_clock_mhz
 
-__all__ = ["WAYS", "OWN_WAYS", "GRAPH_WAYS", "REFERENCE", "WayUnavailable", "PairedWay", "Rig", "build_ways",
+__all__ = ["WAYS", "OWN_WAYS", "NATIVE_WAYS", "GRAPH_WAYS", "REFERENCE", "WayUnavailable", "PairedWay", "Rig", "build_ways",
            "native_floor", "MODES"]
 
 REFERENCE = "bindings"
@@ -50,6 +55,8 @@ WAYS = {
     "cugraphlab_launch": "cugraphlab Launch() in a Python loop",
     "ctypes": "ctypes into libcuda.so.1, ctypes arguments built once",
     "c": "C loop calling cuLaunchKernel (native floor)",
+    "cugraphlab_native": "cugraphlab Launch.native().fire() in a Python loop (C builtin, GIL held)",
+    "cugraphlab_native_nogil": "cugraphlab Launch.native(release_gil=True).fire() in a Python loop",
     "cuda_core": "cuda.core launch() with a prebuilt LaunchConfig",
     "cupy_raw": "CuPy RawModule kernel(grid, block, args)",
 }
@@ -58,8 +65,12 @@ GRAPH_WAYS = {
     "cugraphlab": "cugraphlab GraphExec.launch",
     "ctypes": "ctypes cuGraphLaunch",
     "c": "C loop calling cuGraphLaunch (native floor)",
+    "cugraphlab_native": "cugraphlab NativeGraphLaunch.fire() in a Python loop (C builtin, GIL held)",
 }
-OWN_WAYS = ("bindings", "cugraphlab", "cugraphlab_launch", "ctypes", "c")
+#: The ways built from C at run time: skipped, with the reason, where no C compiler exists.
+NATIVE_WAYS = ("c", "cugraphlab_native", "cugraphlab_native_nogil")
+OWN_WAYS = ("bindings", "cugraphlab", "cugraphlab_launch", "ctypes", "c", "cugraphlab_native",
+            "cugraphlab_native_nogil")
 MODES = ("launch", "graph")
 KERNEL_NAMES = ("add", "spin", "clockprobe")
 ADD_SIGNATURE = ("ptr", "ptr", "ptr", "u64")
@@ -251,6 +262,29 @@ def _c(rig: Rig) -> Callable[[int], int]:
     return floor.launch_loop(rig.launch)
 
 
+def _native_fire(rig: Rig, release_gil: bool = False) -> Callable[[int], None]:
+    """``fire()`` of a NativeLaunch of the rig's ``add`` Launch (same CUfunction, packed arguments and stream), or
+    of a NativeGraphLaunch of its graph; owned by the rig (closed before the stream and the graph exec)."""
+    from ..core.native_launch import NativeGraphLaunch, NativeLaunch
+
+    if rig.mode == "graph":
+        native = NativeGraphLaunch(rig.graph_exec, rig.stream, release_gil=release_gil)
+    else:
+        native = NativeLaunch(rig.launch, release_gil=release_gil)
+    rig.adopt(native)
+    fire = native.fire
+
+    def loop(n: int) -> None:
+        for _ in range(n):
+            fire()
+
+    return loop
+
+
+def _cugraphlab_native_nogil(rig: Rig) -> Callable[[int], None]:
+    return _native_fire(rig, release_gil=True)
+
+
 def _import_cuda_core():
     try:
         import cuda.core as core
@@ -358,7 +392,8 @@ def _cupy_raw(rig: Rig) -> Callable[[int], None]:
 
 
 _BUILDERS = {"bindings": _bindings, "cugraphlab": _cugraphlab, "cugraphlab_launch": _cugraphlab_launch,
-             "ctypes": _ctypes, "c": _c, "cuda_core": _cuda_core, "cupy_raw": _cupy_raw}
+             "ctypes": _ctypes, "c": _c, "cugraphlab_native": _native_fire,
+             "cugraphlab_native_nogil": _cugraphlab_native_nogil, "cuda_core": _cuda_core, "cupy_raw": _cupy_raw}
 
 
 def way_names(mode: str = "launch") -> tuple[str, ...]:
@@ -402,9 +437,9 @@ def build_ways(rig: Rig, names) -> tuple[list[PairedWay], dict[str, str]]:
             rig.device.make_current()
             continue
         except UnsupportedError as e:
-            if name != "c":
+            if name not in NATIVE_WAYS:
                 raise
-            skipped[name] = str(e)  # no C compiler on this machine: the row says so
+            skipped[name] = str(e).splitlines()[0]  # no C compiler on this machine: the row says so
             continue
         except Exception as e:
             if own:

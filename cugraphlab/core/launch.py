@@ -167,6 +167,14 @@ class Launch:
         """The same kernel and packed arguments on the same stream with another config (e.g. programmatic)."""
         return Launch(self.kernel, self.args, config, self.stream)
 
+    def native(self, *, release_gil: bool = False, cache=None):
+        """This launch fired from C: a ``core.native_launch.NativeLaunch`` whose ``fire()`` is one cuLaunchKernel
+        with no binding call between (the C is built at first use with the system C compiler; UnsupportedError
+        without one, or for a programmatic launch). Owned by the caller: close it, or use ``with``."""
+        from .native_launch import NativeLaunch
+
+        return NativeLaunch(self, release_gil=release_gil, cache=cache)
+
     def __call__(self) -> None:
         r = self.fn(*self.call_args)
         if r[0]:

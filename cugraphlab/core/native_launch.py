@@ -1,0 +1,455 @@
+"""A prepared launch whose Python call lands directly in a few lines of C: cuLaunchKernel with no binding between.
+
+Why: a launch from Python costs the driver's own work (about 3.5 µs on an H200, what a C loop pays) plus what Python
+and the binding add. cuda.bindings' ``cuLaunchKernel`` converts its eleven arguments at every call (about 0.7 µs
+even with the tuple built once); ctypes costs twice that. A ``NativeLaunch`` does the conversion once: every
+argument of the call is stored in a C struct, and ``fire()`` is a CPython builtin function (``METH_NOARGS``) whose C
+body is one ``cuLaunchKernel`` through a function pointer. What is left is the interpreter's call of a builtin
+(tens of ns).
+
+How it is built, in order (nothing here needs a CUDA or Python header, or ``-lcuda``):
+
+    lib = load_c_library(NATIVE_LAUNCH_SOURCE, "native_launch")   # core.native: cc -O2 -shared, cached
+    lib.cgl_native_set_api(&api)        # Py_IncRef, PyCapsule_GetPointer, ... taken from ctypes.pythonapi
+    state = cgl_native_launch{cuLaunchKernel's address (libcuda.so.1's export), CUfunction, grid, block,
+                              shared bytes, CUstream, kernelParams (the Launch's PackedArgs), result=None, raiser}
+    capsule = PyCapsule_New(&state, NULL, cgl_native_capsule_free)   # context: a tuple keeping state & co alive
+    fire = PyCFunction_NewEx(&PyMethodDef{"fire", cgl_native_fire, METH_NOARGS}, capsule, module name)
+
+    fire()                              # cgl_native_fire(capsule, NULL):
+                                        #   s = PyCapsule_GetPointer(capsule); r = cuLaunchKernel(s->...)
+                                        #   r == 0: Py_IncRef(None); return None
+                                        #   else:   return raiser(r)  -> the typed CudaError (core.errors)
+
+``NativeGraphLaunch`` is the same for ``cuGraphLaunch(exec, stream)`` (CUDA Driver API, "Graph Management").
+
+Lifetime: the builtin function holds the capsule, the capsule (through its destructor) holds the C struct, the
+PyMethodDef, the packed argument buffers and the raiser, so calling ``fire`` never touches freed host memory.
+``close()`` (and the garbage collector, for a NativeLaunch dropped without it) marks the struct closed: a later
+``fire()`` raises ``CugraphlabError`` instead of launching. Keep the NativeLaunch while you call its ``fire``; it
+keeps the Launch (and through it the device buffers) alive. The driver handles (function, stream, graph exec) stay
+owned by their Device, as for ``Launch`` itself: close the NativeLaunch before them.
+
+What it does not do: programmatic launches (they need cuLaunchKernelEx), tracing (``--trace`` sees no call: the
+binding is not involved), and, by default, releasing the GIL (``release_gil=True`` does, around the driver call,
+as cuda.bindings does: other Python threads run during the launch, at the price of PyEval_SaveThread and
+PyEval_RestoreThread per call). CPython only (3.10+), and it needs a C compiler at run time (UnsupportedError, one
+line, without one).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import platform
+import sys
+
+from ._resource import Resource
+from .errors import CugraphlabError, InvalidArgumentError, NoDeviceError, UnsupportedError, check
+
+__all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
+           "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
+
+#: The status the C side passes to the raiser when a closed launch is fired (no CUresult is negative).
+CLOSED_STATUS = -1
+_ABI = 2
+_METH_NOARGS = 0x0004
+
+#: The C side. Driver and Python types are declared here; every entry point arrives as a function pointer.
+NATIVE_LAUNCH_SOURCE = r"""
+/* cugraphlab native launch: one prepared cuLaunchKernel / cuGraphLaunch behind a CPython METH_NOARGS builtin. */
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult;                 /* CUDA_SUCCESS is 0 */
+typedef struct _object PyObject;      /* opaque: only handed back to the interpreter */
+
+typedef CUresult (*cgl_launch_kernel_fn)(void *f, unsigned int gridDimX, unsigned int gridDimY,
+                                         unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                         unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream,
+                                         void **kernelParams, void **extra);
+typedef CUresult (*cgl_graph_launch_fn)(void *hGraphExec, void *hStream);
+
+/* The Python C-API functions used, taken from ctypes.pythonapi once per process (no Python.h needed). */
+typedef struct {
+    void (*incref)(PyObject *);                                   /* Py_IncRef */
+    void (*decref)(PyObject *);                                   /* Py_DecRef */
+    void *(*capsule_pointer)(PyObject *, const char *);           /* PyCapsule_GetPointer */
+    void *(*capsule_context)(PyObject *);                         /* PyCapsule_GetContext */
+    PyObject *(*call_function)(PyObject *, const char *, ...);    /* PyObject_CallFunction */
+    void *(*save_thread)(void);                                   /* PyEval_SaveThread */
+    void (*restore_thread)(void *);                               /* PyEval_RestoreThread */
+} cgl_py_api;
+
+static cgl_py_api api;
+
+/* One prepared launch. Field order and types mirror _State in core/native_launch.py (checked by size). */
+typedef struct {
+    void *entry;          /* cuLaunchKernel or cuGraphLaunch */
+    void *function;       /* CUfunction (kernel) or CUgraphExec (graph) */
+    void *stream;         /* CUstream */
+    void **params;        /* kernelParams: void*[] of pointers to the argument slots */
+    PyObject *result;     /* borrowed (kept by the capsule's context): returned, as a new reference, on success */
+    PyObject *raiser;     /* borrowed: raiser(status) raises the typed error of a failed launch */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shared_bytes;
+    int32_t release_gil;  /* nonzero: PyEval_SaveThread / RestoreThread around the driver call */
+    int32_t open;         /* zero once closed: fire() raises instead of launching */
+    int32_t status;       /* the last status that was not CUDA_SUCCESS (-1: fired while closed) */
+    int64_t failures;     /* calls that did not return CUDA_SUCCESS */
+} cgl_native_launch;
+
+int cgl_native_abi(void) { return 2; }
+size_t cgl_native_sizeof(void) { return sizeof(cgl_native_launch); }
+size_t cgl_native_api_sizeof(void) { return sizeof(cgl_py_api); }
+
+void cgl_native_set_api(const cgl_py_api *a) { api = *a; }
+
+static PyObject *cgl_finish(cgl_native_launch *s, CUresult r)
+{
+    if (r == 0) {
+        api.incref(s->result);
+        return s->result;
+    }
+    s->status = r;
+    s->failures += 1;
+    return api.call_function(s->raiser, "i", (int)r);  /* raises: NULL with the exception set */
+}
+
+PyObject *cgl_native_fire(PyObject *self, PyObject *unused)
+{
+    cgl_native_launch *s = (cgl_native_launch *)api.capsule_pointer(self, NULL);
+    cgl_launch_kernel_fn launch;
+    CUresult r;
+    (void)unused;
+    if (s == NULL) return NULL;
+    if (!s->open) return cgl_finish(s, -1);
+    launch = (cgl_launch_kernel_fn)s->entry;
+    if (s->release_gil) {
+        void *ts = api.save_thread();
+        r = launch(s->function, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
+                   s->shared_bytes, s->stream, s->params, NULL);
+        api.restore_thread(ts);
+    } else {
+        r = launch(s->function, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
+                   s->shared_bytes, s->stream, s->params, NULL);
+    }
+    return cgl_finish(s, r);
+}
+
+PyObject *cgl_native_fire_graph(PyObject *self, PyObject *unused)
+{
+    cgl_native_launch *s = (cgl_native_launch *)api.capsule_pointer(self, NULL);
+    cgl_graph_launch_fn launch;
+    CUresult r;
+    (void)unused;
+    if (s == NULL) return NULL;
+    if (!s->open) return cgl_finish(s, -1);
+    launch = (cgl_graph_launch_fn)s->entry;
+    if (s->release_gil) {
+        void *ts = api.save_thread();
+        r = launch(s->function, s->stream);
+        api.restore_thread(ts);
+    } else {
+        r = launch(s->function, s->stream);
+    }
+    return cgl_finish(s, r);
+}
+
+/* The capsule's destructor: drop the reference its context holds (the tuple keeping the struct alive). */
+void cgl_native_capsule_free(PyObject *capsule)
+{
+    PyObject *keep = (PyObject *)api.capsule_context(capsule);
+    if (keep != NULL) api.decref(keep);
+}
+"""
+
+_VP = ctypes.c_void_p
+
+
+class _State(ctypes.Structure):
+    """``cgl_native_launch``."""
+
+    _fields_ = [("entry", _VP), ("function", _VP), ("stream", _VP), ("params", _VP), ("result", _VP),
+                ("raiser", _VP), ("grid", ctypes.c_uint32 * 3), ("block", ctypes.c_uint32 * 3),
+                ("shared_bytes", ctypes.c_uint32), ("release_gil", ctypes.c_int32), ("open", ctypes.c_int32),
+                ("status", ctypes.c_int32), ("failures", ctypes.c_int64)]
+
+
+class _PyApi(ctypes.Structure):
+    """``cgl_py_api``."""
+
+    _fields_ = [(n, _VP) for n in ("incref", "decref", "capsule_pointer", "capsule_context", "call_function",
+                                   "save_thread", "restore_thread")]
+
+
+class _MethodDef(ctypes.Structure):
+    """CPython's ``PyMethodDef``: name, C function, flags, doc."""
+
+    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", _VP), ("ml_flags", ctypes.c_int),
+                ("ml_doc", ctypes.c_char_p)]
+
+
+_API_NAMES = {"incref": "Py_IncRef", "decref": "Py_DecRef", "capsule_pointer": "PyCapsule_GetPointer",
+              "capsule_context": "PyCapsule_GetContext", "call_function": "PyObject_CallFunction",
+              "save_thread": "PyEval_SaveThread", "restore_thread": "PyEval_RestoreThread"}
+
+
+def _require_cpython() -> None:
+    if platform.python_implementation() != "CPython" or not hasattr(ctypes, "pythonapi"):
+        raise UnsupportedError(f"native launch: needs CPython's C API (this is {platform.python_implementation()})")
+    if sys.version_info < (3, 10):  # pragma: no cover - the package needs 3.10+
+        raise UnsupportedError("native launch: needs Python 3.10 or newer")
+
+
+class _PythonApi:
+    """The interpreter functions the setup calls through ctypes, with prototypes of their own (ctypes.pythonapi's
+    shared function objects are left as they are), and their addresses for the C side."""
+
+    def __init__(self):
+        _require_cpython()
+        api = ctypes.pythonapi
+        py = ctypes.py_object
+        proto = ctypes.PYFUNCTYPE
+        self.capsule_new = proto(py, _VP, ctypes.c_char_p, _VP)(("PyCapsule_New", api))
+        self.capsule_set_context = proto(ctypes.c_int, py, _VP)(("PyCapsule_SetContext", api))
+        self.function_new = proto(py, _VP, py, py)(("PyCFunction_NewEx", api))
+        self.incref = proto(None, py)(("Py_IncRef", api))
+        self.decref = proto(None, py)(("Py_DecRef", api))
+        self.table = _PyApi(**{field: ctypes.cast(getattr(api, name), _VP).value
+                               for field, name in _API_NAMES.items()})
+
+
+@functools.lru_cache(maxsize=None)
+def _python_api() -> _PythonApi:
+    return _PythonApi()
+
+
+_libraries: dict = {}
+
+
+def native_launch_library(cache=None):
+    """The C of ``NATIVE_LAUNCH_SOURCE`` built (or loaded from the cache) and given the Python API, once per cache
+    folder. UnsupportedError without a C compiler (one line) or off CPython; NativeCompileError if the compiler
+    refuses the source."""
+    from .cache import default_cache
+    from .native import load_c_library
+
+    cache = default_cache() if cache is None else cache
+    key = (str(getattr(cache, "folder", "")), bool(getattr(cache, "enabled", True)))
+    lib = _libraries.get(key)
+    if lib is not None:
+        return lib
+    api = _python_api()
+    lib = load_c_library(NATIVE_LAUNCH_SOURCE, "native_launch", cache=cache)
+    lib.cgl_native_abi.restype = ctypes.c_int
+    lib.cgl_native_sizeof.restype = ctypes.c_size_t
+    lib.cgl_native_api_sizeof.restype = ctypes.c_size_t
+    if lib.cgl_native_abi() != _ABI:  # pragma: no cover - a stale library under the same key
+        raise CugraphlabError("the native launch library has an unexpected ABI: clear the cache (CUGRAPHLAB_CACHE_DIR)")
+    if lib.cgl_native_sizeof() != ctypes.sizeof(_State) or lib.cgl_native_api_sizeof() != ctypes.sizeof(_PyApi):
+        raise UnsupportedError(f"native launch: the C compiler lays the launch struct out in "
+                               f"{lib.cgl_native_sizeof()} bytes, ctypes in {ctypes.sizeof(_State)}")
+    lib.cgl_native_set_api.restype = None
+    lib.cgl_native_set_api.argtypes = (ctypes.POINTER(_PyApi),)
+    lib.cgl_native_set_api(ctypes.byref(api.table))  # copied into the library's own static table
+    lib.addresses = {n: ctypes.cast(getattr(lib, n), _VP).value
+                     for n in ("cgl_native_fire", "cgl_native_fire_graph", "cgl_native_capsule_free")}
+    _libraries[key] = lib
+    return lib
+
+
+def _libcuda_entry(name: str) -> int:
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        return int(ctypes.cast(getattr(lib, name), _VP).value)
+    except (OSError, AttributeError) as e:
+        raise NoDeviceError(f"native launch: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
+                            "driver") from e
+
+
+def launch_kernel_entry() -> int:
+    """The address of ``libcuda.so.1``'s exported ``cuLaunchKernel`` (what a C program linked with -lcuda calls,
+    and the C loop of ``bench.native``)."""
+    return _libcuda_entry("cuLaunchKernel")
+
+
+def graph_launch_entry() -> int:
+    """The address of ``libcuda.so.1``'s exported ``cuGraphLaunch``."""
+    return _libcuda_entry("cuGraphLaunch")
+
+
+def raise_launch_status(status: int, call: str) -> None:
+    """Raise the typed error of a status the C side returned: ``CLOSED_STATUS`` -> CugraphlabError (fired after
+    close()), any other nonzero CUresult -> ``core.errors.check``'s CudaError (or CaptureError...) naming it."""
+    status = int(status)
+    if status == CLOSED_STATUS:
+        raise CugraphlabError(f"{call}: this native launch is closed (close() was called, or its owner was "
+                              "garbage-collected: keep the NativeLaunch while you call its fire)")
+    if status == 0:
+        return
+    try:
+        from ._calls import driver_module
+
+        code = driver_module().CUresult(status)
+    except Exception:  # not a known CUresult value (or no bindings): keep the number
+        code = status
+    check((code,), call)
+
+
+def _raiser(call: str):
+    """``raise_status(code)`` for the C side; it refers to nothing but the call's name (no cycle can pass through
+    the capsule, whose context the garbage collector does not see)."""
+
+    def raise_status(code: int) -> None:
+        raise_launch_status(code, call)
+
+    return raise_status
+
+
+def _shut(state: _State) -> None:
+    state.open = 0
+
+
+def _address(x) -> int:
+    """A driver handle (cuda.bindings object with ``int()``, a cugraphlab object with ``.handle``, or an int)."""
+    h = getattr(x, "handle", x)
+    if h is None:
+        return 0
+    try:
+        return int(h)
+    except (TypeError, ValueError) as e:
+        raise InvalidArgumentError(f"not a driver handle: {x!r}") from e
+
+
+def _dims(name: str, d) -> tuple[int, int, int]:
+    t = tuple(int(v) for v in d)
+    if len(t) != 3 or any(v < 1 or v > 0xFFFFFFFF for v in t):
+        raise InvalidArgumentError(f"{name} must be three positive 32-bit integers, got {d!r}")
+    return t
+
+
+class _NativeCall(Resource):
+    """The common part: the struct, the PyMethodDef, the capsule and the builtin ``fire``."""
+
+    _KIND = "kernel"
+    _CALL = "cuLaunchKernel"
+
+    def _setup(self, *, entry: int, function: int, stream: int, params: int = 0, grid=(1, 1, 1),
+               block=(1, 1, 1), shared_bytes: int = 0, release_gil: bool = False, buffers: tuple = (),
+               cache=None, returns=None) -> None:
+        lib = native_launch_library(cache)
+        api = _python_api()
+        call = f"{self._CALL} (native{', GIL released' if release_gil else ''})"
+        raiser = _raiser(call)
+        state = _State()
+        state.entry, state.function, state.stream = int(entry) or None, int(function) or None, int(stream) or None
+        state.params = int(params) or None
+        state.grid[:], state.block[:] = _dims("grid", grid), _dims("block", block)
+        if isinstance(shared_bytes, bool) or int(shared_bytes) < 0 or int(shared_bytes) > 0xFFFFFFFF:
+            raise InvalidArgumentError(f"shared memory bytes must be a 32-bit integer >= 0, got {shared_bytes!r}")
+        state.shared_bytes = int(shared_bytes)
+        state.release_gil, state.open = int(bool(release_gil)), 1
+        state.result, state.raiser = id(returns), id(raiser)
+        if not state.entry:
+            raise InvalidArgumentError(f"native launch: no {self._CALL} entry point")
+        name, doc = b"fire", f"{call}: one launch, None on success, the typed error otherwise".encode()
+        method = _MethodDef(name, lib.addresses["cgl_native_fire_graph" if self._KIND == "graph"
+                                                else "cgl_native_fire"], _METH_NOARGS, doc)
+        # Everything the C side reads, kept by the capsule: the struct, the method, the raiser, the result
+        # object and the argument buffers. None of them refers to this object or to anything that does.
+        keep = (state, method, name, doc, raiser, returns, tuple(buffers))
+        capsule = api.capsule_new(ctypes.addressof(state), None, lib.addresses["cgl_native_capsule_free"])
+        api.incref(keep)
+        if api.capsule_set_context(capsule, id(keep)) != 0:  # pragma: no cover - only fails on a non-capsule
+            api.decref(keep)
+            raise CugraphlabError("native launch: PyCapsule_SetContext failed")
+        self.fire = api.function_new(ctypes.addressof(method), capsule, __name__)
+        self.release_gil = bool(release_gil)
+        self.call = call
+        self._state = state
+        self._own(functools.partial(_shut, state))
+
+    @property
+    def status(self) -> int:
+        """The last status the driver returned that was not CUDA_SUCCESS (0: none yet; -1: fired after close)."""
+        return int(self._state.status)
+
+    @property
+    def failures(self) -> int:
+        """How many calls did not return CUDA_SUCCESS."""
+        return int(self._state.failures)
+
+    def __call__(self) -> None:
+        """One launch (``self.fire()``; a hot loop calls ``fire`` itself and saves this Python frame)."""
+        self.fire()
+
+
+class NativeLaunch(_NativeCall):
+    """A ``core.launch.Launch`` fired from C: ``fire()`` is one cuLaunchKernel (CUDA Driver API, "Execution
+    Control") with the Launch's CUfunction, grid, block, shared memory, stream and packed kernelParams.
+
+    Parameters: ``launch`` a Launch (not programmatic); ``release_gil`` release the GIL around the driver call;
+    ``launch_kernel`` the address of the function to call (default libcuda's cuLaunchKernel; tests pass a fake);
+    ``cache`` the core.cache.Cache whose folder keeps the compiled C. Raises UnsupportedError without a C compiler
+    or for a programmatic launch. The kernelParams array is the Launch's own: ``launch.args.set(i, v)`` changes
+    what the next ``fire()`` passes.
+
+        with launch.native() as nl:
+            fire = nl.fire
+            for _ in range(n):
+                fire()          # None, or raises the CudaError of the CUresult
+    """
+
+    def __init__(self, launch, *, release_gil: bool = False, launch_kernel: int | None = None, cache=None):
+        from .launch import Launch
+
+        if not isinstance(launch, Launch):
+            raise InvalidArgumentError(f"NativeLaunch needs a core.launch.Launch, got {launch!r}")
+        if launch.config.programmatic:
+            raise UnsupportedError("native launch calls cuLaunchKernel: a programmatic launch needs "
+                                   "cuLaunchKernelEx (use the Launch itself)")
+        entry = launch_kernel_entry() if launch_kernel is None else int(launch_kernel)
+        self.launch = launch
+        self._setup(entry=entry, function=_address(launch.kernel.handle), stream=_address(launch.stream.handle),
+                    params=int(launch.args.address), grid=launch.config.grid, block=launch.config.block,
+                    shared_bytes=launch.config.shared_bytes, release_gil=release_gil,
+                    buffers=(launch.args.storage, launch.args.pointers), cache=cache)
+
+    @classmethod
+    def from_raw(cls, *, launch_kernel: int, function: int, stream: int, params: int = 0, grid=(1, 1, 1),
+                 block=(1, 1, 1), shared_bytes: int = 0, release_gil: bool = False, keep=(), cache=None,
+                 returns=None) -> "NativeLaunch":
+        """A native cuLaunchKernel from raw addresses (tests; other stacks' handles). ``keep``: objects whose
+        memory ``params`` points into, kept as long as ``fire`` exists; ``returns``: what ``fire()`` returns
+        (None)."""
+        self = cls.__new__(cls)
+        self.launch = None
+        self._setup(entry=launch_kernel, function=function, stream=stream, params=params, grid=grid, block=block,
+                    shared_bytes=shared_bytes, release_gil=release_gil, buffers=tuple(keep), cache=cache,
+                    returns=returns)
+        return self
+
+    def __repr__(self) -> str:
+        name = getattr(getattr(self.launch, "kernel", None), "name", "raw")
+        state = "closed" if self.closed else f"grid={tuple(self._state.grid)} block={tuple(self._state.block)}"
+        return f"<NativeLaunch {name} {state}{' nogil' if self.release_gil else ''}>"
+
+
+class NativeGraphLaunch(_NativeCall):
+    """A graph replay fired from C: ``fire()`` is one cuGraphLaunch(exec, stream) (CUDA Driver API, "Graph
+    Management"). ``graph_exec``: a graphs.exec.GraphExec (or a raw CUgraphExec); ``stream``: a Stream (or a raw
+    CUstream); ``graph_launch`` the function's address (default libcuda's; tests pass a fake)."""
+
+    _KIND = "graph"
+    _CALL = "cuGraphLaunch"
+
+    def __init__(self, graph_exec, stream, *, release_gil: bool = False, graph_launch: int | None = None,
+                 cache=None):
+        entry = graph_launch_entry() if graph_launch is None else int(graph_launch)
+        self.graph_exec, self.stream = graph_exec, stream
+        self._setup(entry=entry, function=_address(graph_exec), stream=_address(stream), release_gil=release_gil,
+                    cache=cache)
+
+    def __repr__(self) -> str:
+        return f"<NativeGraphLaunch {'closed' if self.closed else 'open'}{' nogil' if self.release_gil else ''}>"
