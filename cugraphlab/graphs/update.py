@@ -10,21 +10,25 @@ with other scalars there are three ways, cheapest first:
    count, other edges, another node type) and says why in a CUgraphExecUpdateResultInfo (``try_exec_update``).
 3. ``cuGraphInstantiate`` the new graph: always works, costs the most (tens of microseconds for a few nodes).
 
-Where the binding's time goes (``cuGraphExecUpdate`` costs about 1.47 µs from cuda.bindings against 0.15 µs called
-in C, on the H200's host): per call, cuda.bindings builds a new ``CUgraphExecUpdateResultInfo`` for the result info
-out-parameter (a Python object owning a heap-allocated struct, whose ``errorNode`` and ``errorFromNode`` are
-``CUgraphNode`` wrappers built with it: about 1.3 µs by itself, measured as ``CUgraphExecUpdateResultInfo()``
-alone on a CPU host), converts both handle arguments (``int(h)`` on the wrapper objects) and wraps the status in a
-``CUresult`` enum and a tuple. The API allows skipping all of that: the result info is an out-parameter a caller
-may reuse. ``DirectExecUpdate`` calls ``libcuda.so.1``'s ``cuGraphExecUpdate_v2`` through ctypes with the handles
-converted once (``c_void_p``), one ``CUgraphExecUpdateResultInfo`` struct reused for every call and the status
-returned as a plain int; what is left is ctypes' own call overhead.
+Where the time of one update goes (``benchmarks/exec_update.py`` measures it paired, in one process: C, the
+binding and ctypes on the same executable and source graphs). Per call, cuda.bindings converts both handle arguments
+and builds a new ``CUgraphExecUpdateResultInfo`` for the result-info out-parameter (a Python object owning a
+heap-allocated struct; about 0.46 µs by itself on a CPU host), then wraps the status in a ``CUresult`` and a tuple.
+ctypes with ``argtypes`` set converts each argument through its type per call (about 0.5 µs for three pointers).
+The API allows skipping both: the result info is an out-parameter a caller may reuse, and a ctypes function
+without ``argtypes`` called with ready ``c_void_p`` objects converts nothing. ``DirectExecUpdate.bind`` does that:
+libcuda's ``cuGraphExecUpdate_v2`` taken a second time without ``argtypes`` (``lib["name"]`` is a fresh function
+object), the handles and one reused ``CUgraphExecUpdateResultInfo`` struct as ``c_void_p`` made once, the call a
+``functools.partial``; what is left is ctypes' bare call (about 0.3 µs on a CPU host) and the driver's own work,
+which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
+update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
 CUDA Driver API, "Graph Management".
 """
 from __future__ import annotations
 
 import ctypes
+import functools
 import time
 from dataclasses import dataclass
 
@@ -80,15 +84,19 @@ class ResultInfo(ctypes.Structure):
     _fields_ = [("result", ctypes.c_int), ("errorNode", ctypes.c_void_p), ("errorFromNode", ctypes.c_void_p)]
 
 
-def _libcuda_exec_update():
-    """libcuda.so.1's cuGraphExecUpdate_v2 with argtypes (three pointers) and restype (CUresult as int) set; None
-    where libcuda cannot be opened this way."""
+def _libcuda_exec_update(raw: bool = False):
+    """libcuda.so.1's cuGraphExecUpdate_v2 with restype (CUresult as int) set and, unless ``raw``, argtypes (three
+    pointers: plain ints are then converted safely); None where libcuda cannot be opened this way.
+
+    ``raw`` gives a separate function object (``lib["name"]`` is not the cached attribute) without argtypes: cheaper
+    per call, but it must only ever be called with ``c_void_p`` objects (a plain int would be passed as a C int)."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
-        fn = lib.cuGraphExecUpdate_v2
+        fn = lib["cuGraphExecUpdate_v2"] if raw else lib.cuGraphExecUpdate_v2
     except (OSError, AttributeError):
         return None
-    fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    if not raw:
+        fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
     fn.restype = ctypes.c_int
     return fn
 
@@ -96,20 +104,20 @@ def _libcuda_exec_update():
 class DirectExecUpdate:
     """``cuGraphExecUpdate`` on one executable graph through ctypes, without the binding's per-call objects.
 
-        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2, exe's handle converted once
-        call = upd.bind(graph)               # the graph's handle converted once
+        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2 (no argtypes), exe's handle made once
+        call = upd.bind(graph)               # the graph's handle made once: call is a partial of the C function
         status = call()                      # one C call; 0 is CUDA_SUCCESS; upd.info holds the result info
         ok, result, node, reason = upd.update(graph)   # the same answer as try_exec_update
 
-    ``fn`` replaces libcuda's function (tests). UnsupportedError where libcuda.so.1 cannot be opened through
-    ctypes. The executable graph (and each bound graph) must outlive the calls. CUDA Driver API, "Graph
-    Management": cuGraphExecUpdate.
+    ``fn`` replaces libcuda's function (tests; a CFUNCTYPE object, whose prototype converts the ``c_void_p``
+    arguments). UnsupportedError where libcuda.so.1 cannot be opened through ctypes. The executable graph (and each
+    bound graph) must outlive the calls. CUDA Driver API, "Graph Management": cuGraphExecUpdate.
     """
 
     def __init__(self, exe, fn=None):
         from ..core.errors import UnsupportedError
 
-        fn = _libcuda_exec_update() if fn is None else fn
+        fn = _libcuda_exec_update(raw=True) if fn is None else fn
         if fn is None:
             raise UnsupportedError("cuGraphExecUpdate through ctypes needs libcuda.so.1 (the NVIDIA driver)")
         self.fn, self.exe = fn, exe
@@ -118,20 +126,19 @@ class DirectExecUpdate:
         self._info = ctypes.c_void_p(ctypes.addressof(self.info))
 
     def bind(self, graph):
-        """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult."""
-        fn, e, g, i = self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info
+        """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult.
 
-        def call() -> int:
-            return fn(e, g, i)
-
-        call.graph = graph  # type: ignore[attr-defined]  - kept alive as long as the call
+        The call is ``functools.partial(fn, exe, graph, info)`` over ``c_void_p`` objects: no Python frame of ours
+        and no argument conversion per call. ``call.graph`` keeps the graph object alive as long as the call."""
+        call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
+        call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
         return call
 
     def update(self, graph) -> tuple[bool, str, str | None, str]:
         """cuGraphExecUpdate; (updated, result name, error node label, reason) like ``try_exec_update``; any
         failure other than CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE raises its typed CudaError."""
         d = driver_module()
-        status = self.bind(graph)()
+        status = self.fn(self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         if status == 0:
             return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
         if status != int(d.CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE):
