@@ -15,10 +15,10 @@ Ways, each a block of K calls (K even: every block ends where it began):
   status tested (the binding makes a CUgraphExecUpdateResultInfo per call);
 * ``bindings, each call timed``: the same with ``perf_counter_ns`` read before and after every call, as
   ``bench.update`` samples it (what the per-call timer itself adds);
-* ``ctypes, argtypes``: libcuda's function with ``argtypes`` set, ready ``c_void_p`` arguments, one reused result
-  info (``DirectExecUpdate`` before this change);
-* ``ctypes, bound partial``: ``graphs.update.DirectExecUpdate.bind``: no ``argtypes``, a ``functools.partial`` over
-  ready ``c_void_p`` arguments, one reused result info;
+* ``ctypes, argtypes``: libcuda's prototyped function called from a loop body, ready ``c_void_p`` arguments, one
+  reused result info (``DirectExecUpdate`` before this change);
+* ``ctypes, bound partial``: ``graphs.update.DirectExecUpdate.bind``: the same function as a ``functools.partial``
+  over the ready arguments;
 * ``try_exec_update``: cugraphlab's one-shot call (``graphs.update.try_exec_update``), what a user calls.
 
 Python blocks are timed with ``perf_counter_ns`` around the K calls; each sample is µs per call; "minus C" is the
@@ -57,7 +57,7 @@ UPDATE_WAYS = {
     "bindings": "cuda.bindings cuGraphExecUpdate(exe, graph), handles taken once",
     "bindings, each call timed": "the same, perf_counter_ns before and after every call (as bench.update samples)",
     "ctypes, argtypes": "libcuda via ctypes, argtypes set, c_void_p args and result info made once",
-    "ctypes, bound partial": "DirectExecUpdate.bind: no argtypes, functools.partial over ready c_void_p args",
+    "ctypes, bound partial": "DirectExecUpdate.bind: functools.partial over ready c_void_p args (prototyped)",
     "try_exec_update": "cugraphlab.graphs.try_exec_update(exe, graph)",
 }
 _CLOCK_KEYS = {C_WAY: "c_monotonic", "bindings, each call timed": "host_api"}
@@ -105,7 +105,7 @@ def python_ways(exe, graphs, direct_factory=None) -> dict[str, Callable[[int], i
     perf_counter_ns (the "each call timed" way: the sum of per-call readings). ``direct_factory(exe)`` makes the
     DirectExecUpdate (default: graphs.update's, on libcuda); where it raises UnsupportedError the ctypes ways are
     left out."""
-    from ..graphs.update import DirectExecUpdate, ResultInfo, _libcuda_exec_update, try_exec_update
+    from ..graphs.update import DirectExecUpdate, ResultInfo, try_exec_update
 
     if len(graphs) != 2:
         raise InvalidArgumentError("python_ways alternates between exactly two source graphs")
@@ -141,7 +141,7 @@ def python_ways(exe, graphs, direct_factory=None) -> dict[str, Callable[[int], i
     except UnsupportedError:
         direct = None
     if direct is not None:
-        typed = direct.fn if direct_factory is not None else _libcuda_exec_update(raw=False)
+        typed = direct.fn
         info = ResultInfo()
         ce, cs = ctypes.c_void_p(int(eh)), [ctypes.c_void_p(int(h)) for h in hs]
         ci = ctypes.c_void_p(ctypes.addressof(info))

@@ -15,11 +15,10 @@ binding and ctypes on the same executable and source graphs). Per call, cuda.bin
 and builds a new ``CUgraphExecUpdateResultInfo`` for the result-info out-parameter (a Python object owning a
 heap-allocated struct; about 0.46 µs by itself on a CPU host), then wraps the status in a ``CUresult`` and a tuple.
 ctypes with ``argtypes`` set converts each argument through its type per call (about 0.5 µs for three pointers).
-The API allows skipping both: the result info is an out-parameter a caller may reuse, and a ctypes function
-without ``argtypes`` called with ready ``c_void_p`` objects converts nothing. ``DirectExecUpdate.bind`` does that:
-libcuda's ``cuGraphExecUpdate_v2`` taken a second time without ``argtypes`` (``lib["name"]`` is a fresh function
-object), the handles and one reused ``CUgraphExecUpdateResultInfo`` struct as ``c_void_p`` made once, the call a
-``functools.partial``; what is left is ctypes' bare call (about 0.3 µs on a CPU host) and the driver's own work,
+The API allows skipping the first: the result info is an out-parameter a caller may reuse. ``DirectExecUpdate.bind``
+calls libcuda's prototyped ``cuGraphExecUpdate_v2`` (argtypes stay set: a call without a prototype could cut a
+64-bit handle) with the handles and one reused ``CUgraphExecUpdateResultInfo`` struct as ``c_void_p`` made once,
+the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
 which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
 update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
@@ -84,19 +83,15 @@ class ResultInfo(ctypes.Structure):
     _fields_ = [("result", ctypes.c_int), ("errorNode", ctypes.c_void_p), ("errorFromNode", ctypes.c_void_p)]
 
 
-def _libcuda_exec_update(raw: bool = False):
-    """libcuda.so.1's cuGraphExecUpdate_v2 with restype (CUresult as int) set and, unless ``raw``, argtypes (three
-    pointers: plain ints are then converted safely); None where libcuda cannot be opened this way.
-
-    ``raw`` gives a separate function object (``lib["name"]`` is not the cached attribute) without argtypes: cheaper
-    per call, but it must only ever be called with ``c_void_p`` objects (a plain int would be passed as a C int)."""
+def _libcuda_exec_update():
+    """libcuda.so.1's cuGraphExecUpdate_v2 with argtypes (three pointers) and restype (CUresult as int) set; None
+    where libcuda cannot be opened this way."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
-        fn = lib["cuGraphExecUpdate_v2"] if raw else lib.cuGraphExecUpdate_v2
+        fn = lib.cuGraphExecUpdate_v2
     except (OSError, AttributeError):
         return None
-    if not raw:
-        fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+    fn.argtypes = (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
     fn.restype = ctypes.c_int
     return fn
 
@@ -104,7 +99,7 @@ def _libcuda_exec_update(raw: bool = False):
 class DirectExecUpdate:
     """``cuGraphExecUpdate`` on one executable graph through ctypes, without the binding's per-call objects.
 
-        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2 (no argtypes), exe's handle made once
+        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2 (prototyped), exe's handle made once
         call = upd.bind(graph)               # the graph's handle made once: call is a partial of the C function
         status = call()                      # one C call; 0 is CUDA_SUCCESS; upd.info holds the result info
         ok, result, node, reason = upd.update(graph)   # the same answer as try_exec_update
@@ -117,7 +112,7 @@ class DirectExecUpdate:
     def __init__(self, exe, fn=None):
         from ..core.errors import UnsupportedError
 
-        fn = _libcuda_exec_update(raw=True) if fn is None else fn
+        fn = _libcuda_exec_update() if fn is None else fn
         if fn is None:
             raise UnsupportedError("cuGraphExecUpdate through ctypes needs libcuda.so.1 (the NVIDIA driver)")
         self.fn, self.exe = fn, exe
@@ -128,8 +123,8 @@ class DirectExecUpdate:
     def bind(self, graph):
         """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult.
 
-        The call is ``functools.partial(fn, exe, graph, info)`` over ``c_void_p`` objects: no Python frame of ours
-        and no argument conversion per call. ``call.graph`` keeps the graph object alive as long as the call."""
+        The call is ``functools.partial(fn, exe, graph, info)`` over ready ``c_void_p`` objects: no Python frame
+        of ours per call. ``call.graph`` keeps the graph object alive as long as the call."""
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
         return call

@@ -69,6 +69,6 @@ def exec_update_reading(result) -> list[str]:
                    f"{e.us.median - b.us.median:+.3f} us per call against the same calls timed as a block.")
     a, p = by.get(("changed parameters", "ctypes, argtypes")), by.get(("changed parameters", "ctypes, bound partial"))
     if a is not None and p is not None:
-        out.append(f"ctypes without argtypes, as a bound partial: {p.us.median:.3f} us against {a.us.median:.3f} "
-                   f"with argtypes ({p.us.median - a.us.median:+.3f} us per call).")
+        out.append(f"ctypes as a bound partial: {p.us.median:.3f} us against {a.us.median:.3f} "
+                   f"called from a loop body ({p.us.median - a.us.median:+.3f} us per call).")
     return out
