@@ -4,7 +4,8 @@ Checks first: the PDL-early chain (``-DCGL_PDL_EARLY``) eager and as a graph of 
 against NumPy at 1,024 and 2^20 floats; the cost of ``cuGraphExecUpdate`` through the binding and through ctypes
 (``bench.update``), each path checked bit-exact. Then ``bench.floor.measure_floor`` at 2^20 and 1,024 floats: per
 kernel busy time and gap (%globaltimer), graph boundary, graph and fused per iteration (warm and cold L2), host cost
-per launch Python vs C, against the L2 and DRAM copy roofs. The floor table is printed last.
+per launch Python vs C, PDL and PDL-early graphs beside the plain one (and 50 iterations per graph at 1,024 floats),
+against the L2 and DRAM copy roofs. The floor table is printed last.
 
 Usage (from the repo root, the package installed): python3 benchmarks/floor.py OUT.json [--quick]
 """

@@ -7,12 +7,19 @@ For each size (default 2^20 and 1,024 floats):
         -> per kernel busy time (end - start), the gap inside a graph, the graph-to-graph boundary
     chain.run("graph") / ("fused") timed with events            # µs per iteration, device clock
     ColdFused (experiment.cold_l2): fused on rotating sets > 2 x L2  # the same kernel from DRAM
+    PdlChain (experiment.pdl) "PDL" and "PDL early", graphs timed with events, interleaved with the plain graph
+        -> µs per iteration, and the saving per programmatic edge: (plain - PDL) / programmatic edges per iteration
+        (edges counted in the captured graph); at ``pdl_unroll_sizes`` also graphs of ``pdl_unroll`` iterations
     Python vs C per launch (bench.latency_native, paired):  Launch() and GraphExec.launch vs the C loops
 
 Roofs, measured the same way (bench.copy_roof, cuMemcpyDtoDAsync between events, bytes read + written): DRAM with a
 256 MiB copy, L2 with a copy whose source and destination fit in L2 together (a quarter of the L2 each). Bytes an op
 really moves: add and sub read two arrays and write one (12 MiB at 2^20), mul and relu read one and write one (8 MiB),
 fused reads x and y and writes out (12 MiB); "at roof" is bytes / roof.
+
+PDL variants (kernels/elementwise.cuh): "PDL" (``-DCGL_PDL``) triggers the next launch and waits for the predecessor
+at the top of each kernel; "PDL early" (``-DCGL_PDL_EARLY``) loads the operand no kernel writes (y) before its wait
+and triggers the next launch only once its own loads are issued. Where the GPU or driver lacks PDL the rows say why.
 """
 from __future__ import annotations
 
@@ -91,8 +98,11 @@ def _s(values):
 
 def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 2000, repeats: int = 5,
                   timeline_iters: int = 25, host_k: int = 200, host_samples: int = 40, seed: int | None = 0,
-                  progress=None) -> FloorResult:
-    """Every row of the floor table on ``device`` (an open Device), for each of ``sizes``. See the module text."""
+                  pdl: bool = True, pdl_unroll: int = 50, pdl_unroll_sizes=(1024,), progress=None) -> FloorResult:
+    """Every row of the floor table on ``device`` (an open Device), for each of ``sizes``. See the module text.
+
+    ``pdl``: add the PDL rows (plain, PDL and PDL early graphs interleaved); ``pdl_unroll`` iterations per graph for
+    the unrolled rows at the sizes in ``pdl_unroll_sizes`` (left out unless ``iters`` is a multiple of it)."""
     from ..experiment.chain import Chain
     from ..experiment.cold_l2 import ColdFused, fused_bytes, sets_for
     from .copy_roof import CopyProbe, copy_bandwidth
@@ -145,6 +155,12 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
             plan = [("graph", lambda i: chain.run("graph", i)), ("fused", lambda i: chain.run("fused", i))]
             if cold is not None:
                 plan.append(("fused_cold", cold.run))
+            unroll = pdl_unroll if (n in pdl_unroll_sizes and pdl_unroll > 1 and iters % pdl_unroll == 0) else None
+            pdls, pdl_why = _open_pdl(device, ops, n, chain, seed) if pdl else ({}, "")
+            extra = _pdl_plan(chain, pdls, unroll)
+            for _name, run in extra:
+                run(iters)  # warm-up: modules, graph instantiate + upload
+            plan += extra
             dev_us: dict[str, list[float]] = {name: [] for name, _ in plan}
             for _ in range(repeats):  # interleaved
                 for name, run in plan:
@@ -163,6 +179,8 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
             else:
                 rows.append(FloorRow(n, "fused_cold", "fused, cold L2", None, note=(
                     f"not measured: {k:,} sets of {fused_bytes(n):,} bytes would be needed to exceed 2 x L2")))
+            if pdl:
+                _pdl_rows(add, rows, n, len(ops), chain, pdls, pdl_why, unroll, dev_us)
             # --- host cost per launch, Python vs C, paired (the launch shape of this size) ---------------------------
             launch, sync = chain.launches[0], chain.stream.synchronize
             py = _per_call_samples(launch, host_k, sync, host_samples)
@@ -185,12 +203,81 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
                     _repeat(paired_excess(lambda: exe.launch(chain.stream), g_loop, 50, sync), host_samples),
                     "host_call - C clock")
     config = {"sizes": sizes, "ops": list(ops), "iters": iters, "repeats": repeats, "timeline_iters": timeline_iters,
-              "host_k": host_k, "host_samples": host_samples, "native": why or "built"}
+              "host_k": host_k, "host_samples": host_samples, "native": why or "built", "pdl": pdl,
+              "pdl_unroll": pdl_unroll, "pdl_unroll_sizes": list(pdl_unroll_sizes)}
     roofs = {"l2_gbps": l2_gbps, "dram_gbps": dram_gbps, "l2_bytes": l2, "l2_copy_bytes": l2_roof.nbytes,
              "dram_copy_bytes": dram.nbytes, "l2_copy": l2_roof.to_dict(), "dram_copy": dram.to_dict()}
     result = FloorResult(config=config, rows=rows, roofs=roofs, env=collect(device),
                          clocks=clocks("globaltimer", "device", "host_call", "copy"))
     return result
+
+
+#: PDL variant -> (kernel option set, what the row says).
+PDL_VARIANTS = {"pdl": (False, "PDL graph (trigger and wait at the top)"),
+                "pdl_early": (True, "PDL early graph (y loaded before the wait, trigger after the loads)")}
+
+
+def _open_pdl(device, ops, n, chain, seed) -> tuple[dict, str]:
+    """{"pdl": PdlChain, "pdl_early": PdlChain} on the chain's stream (adopted by the chain), or ({}, why not)."""
+    from ..core.errors import UnsupportedError
+    from ..experiment.pdl import PdlChain
+    from ..graphs.pdl import require_pdl
+
+    try:
+        require_pdl(device, graphs=True)
+    except UnsupportedError as e:
+        return {}, str(e).splitlines()[0]
+    return {key: chain.adopt(PdlChain(device, ops, n, stream=chain.stream, seed=seed, early=early))
+            for key, (early, _what) in PDL_VARIANTS.items()}, ""
+
+
+def _pdl_plan(chain, pdls: dict, unroll: int | None) -> list:
+    """(name, run(iters)) of the PDL variants, and of the unrolled plain and PDL graphs when ``unroll``."""
+    plan = []
+    for key, p in pdls.items():
+        plan.append((f"{key}_graph", lambda i, p=p: p.run("graph", i)))
+    if unroll:
+        plan.append((f"graph_x{unroll}", lambda i: chain.run("graph", i, unroll)))
+        for key, p in pdls.items():
+            plan.append((f"{key}_graph_x{unroll}", lambda i, p=p: p.run("graph", i, unroll)))
+    return plan
+
+
+def _pdl_rows(add, rows, n, kernels, chain, pdls, why, unroll, dev_us) -> None:
+    """The PDL rows of one size from the interleaved device samples ``dev_us`` (see the module text)."""
+    from ..graphs.pdl import programmatic_edge_count
+
+    if not pdls:
+        for key, (_early, what) in PDL_VARIANTS.items():
+            rows.append(FloorRow(n, f"{key}_graph_iter", f"{what}, per iteration", None, note=f"not measured: {why}"))
+        return
+    shapes = [(1, "", "graph")]
+    if unroll:
+        ok = chain.verify("graph", 2 * unroll, unroll).ok
+        add(n, f"graph_x{unroll}_iter", f"graph of {unroll} iterations, {kernels} kernels, per iteration",
+            dev_us[f"graph_x{unroll}"], "device", verified=ok)
+        shapes.append((unroll, f"_x{unroll}", f"graph of {unroll} iterations"))
+    for u, suffix, label in shapes:
+        for key, p in pdls.items():
+            what = PDL_VARIANTS[key][1]
+            if u > 1:
+                what = what.replace("PDL graph", f"PDL {label}").replace("PDL early graph", f"PDL early {label}")
+            ok = p.verify("graph", 2 * u, u).ok
+            samples = dev_us[f"{key}_graph{suffix}"]
+            add(n, f"{key}_graph{suffix}_iter", f"{what}, per iteration", samples, "device", verified=ok)
+            g = p.capture(u)
+            try:
+                edges = programmatic_edge_count(g)
+            finally:
+                g.close()
+            plain = dev_us["graph" + suffix]
+            if edges:
+                saving = [(a - b) * u / edges for a, b in zip(plain, samples)]
+                add(n, f"{key}_saving{suffix}", f"{what.split(' (')[0]}: saved per programmatic edge "
+                    f"({edges / u:g} per iteration)", saving, "device (paired difference / edges)", verified=ok)
+            else:
+                rows.append(FloorRow(n, f"{key}_saving{suffix}", f"{what}: saved per programmatic edge", None,
+                                     note="not measured: the captured graph has no programmatic edge"))
 
 
 def time_mode_like(chain, run, iters, e0, e1) -> float:

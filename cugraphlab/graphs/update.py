@@ -10,21 +10,24 @@ with other scalars there are three ways, cheapest first:
    count, other edges, another node type) and says why in a CUgraphExecUpdateResultInfo (``try_exec_update``).
 3. ``cuGraphInstantiate`` the new graph: always works, costs the most (tens of microseconds for a few nodes).
 
-Where the binding's time goes (``cuGraphExecUpdate`` costs about 1.47 µs from cuda.bindings against 0.15 µs called
-in C, on the H200's host): per call, cuda.bindings builds a new ``CUgraphExecUpdateResultInfo`` for the result info
-out-parameter (a Python object owning a heap-allocated struct, whose ``errorNode`` and ``errorFromNode`` are
-``CUgraphNode`` wrappers built with it: about 1.3 µs by itself, measured as ``CUgraphExecUpdateResultInfo()``
-alone on a CPU host), converts both handle arguments (``int(h)`` on the wrapper objects) and wraps the status in a
-``CUresult`` enum and a tuple. The API allows skipping all of that: the result info is an out-parameter a caller
-may reuse. ``DirectExecUpdate`` calls ``libcuda.so.1``'s ``cuGraphExecUpdate_v2`` through ctypes with the handles
-converted once (``c_void_p``), one ``CUgraphExecUpdateResultInfo`` struct reused for every call and the status
-returned as a plain int; what is left is ctypes' own call overhead.
+Where the time of one update goes (``benchmarks/exec_update.py`` measures it paired, in one process: C, the
+binding and ctypes on the same executable and source graphs). Per call, cuda.bindings converts both handle arguments
+and builds a new ``CUgraphExecUpdateResultInfo`` for the result-info out-parameter (a Python object owning a
+heap-allocated struct; about 0.46 µs by itself on a CPU host), then wraps the status in a ``CUresult`` and a tuple.
+ctypes with ``argtypes`` set converts each argument through its type per call (about 0.5 µs for three pointers).
+The API allows skipping the first: the result info is an out-parameter a caller may reuse. ``DirectExecUpdate.bind``
+calls libcuda's prototyped ``cuGraphExecUpdate_v2`` (argtypes stay set: a call without a prototype could cut a
+64-bit handle) with the handles and one reused ``CUgraphExecUpdateResultInfo`` struct as ``c_void_p`` made once,
+the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
+which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
+update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
 CUDA Driver API, "Graph Management".
 """
 from __future__ import annotations
 
 import ctypes
+import functools
 import time
 from dataclasses import dataclass
 
@@ -96,14 +99,14 @@ def _libcuda_exec_update():
 class DirectExecUpdate:
     """``cuGraphExecUpdate`` on one executable graph through ctypes, without the binding's per-call objects.
 
-        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2, exe's handle converted once
-        call = upd.bind(graph)               # the graph's handle converted once
+        upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2 (prototyped), exe's handle made once
+        call = upd.bind(graph)               # the graph's handle made once: call is a partial of the C function
         status = call()                      # one C call; 0 is CUDA_SUCCESS; upd.info holds the result info
         ok, result, node, reason = upd.update(graph)   # the same answer as try_exec_update
 
-    ``fn`` replaces libcuda's function (tests). UnsupportedError where libcuda.so.1 cannot be opened through
-    ctypes. The executable graph (and each bound graph) must outlive the calls. CUDA Driver API, "Graph
-    Management": cuGraphExecUpdate.
+    ``fn`` replaces libcuda's function (tests; a CFUNCTYPE object, whose prototype converts the ``c_void_p``
+    arguments). UnsupportedError where libcuda.so.1 cannot be opened through ctypes. The executable graph (and each
+    bound graph) must outlive the calls. CUDA Driver API, "Graph Management": cuGraphExecUpdate.
     """
 
     def __init__(self, exe, fn=None):
@@ -118,20 +121,19 @@ class DirectExecUpdate:
         self._info = ctypes.c_void_p(ctypes.addressof(self.info))
 
     def bind(self, graph):
-        """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult."""
-        fn, e, g, i = self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info
+        """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult.
 
-        def call() -> int:
-            return fn(e, g, i)
-
-        call.graph = graph  # type: ignore[attr-defined]  - kept alive as long as the call
+        The call is ``functools.partial(fn, exe, graph, info)`` over ready ``c_void_p`` objects: no Python frame
+        of ours per call. ``call.graph`` keeps the graph object alive as long as the call."""
+        call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
+        call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
         return call
 
     def update(self, graph) -> tuple[bool, str, str | None, str]:
         """cuGraphExecUpdate; (updated, result name, error node label, reason) like ``try_exec_update``; any
         failure other than CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE raises its typed CudaError."""
         d = driver_module()
-        status = self.bind(graph)()
+        status = self.fn(self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         if status == 0:
             return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
         if status != int(d.CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE):

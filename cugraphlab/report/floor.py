@@ -51,8 +51,38 @@ def floor_reading(result) -> list[str]:
         if by.get("fused_warm") and by["fused_warm"].gbps and by.get("fused_cold") and by["fused_cold"].gbps:
             out.append(f"{n:,} floats: fused {by['fused_warm'].gbps:,.0f} GB/s warm (L2) vs "
                        f"{by['fused_cold'].gbps:,.0f} GB/s cold (DRAM roof {result.roofs['dram_gbps']:,.0f}).")
+        out += _pdl_reading(n, by)
         if by.get("host_launch_c") and by["host_launch_c"].us is not None and by.get("host_launch_adds"):
             out.append(f"{n:,} floats: C: {by['host_launch_c'].us:.2f} us, Python adds "
                        f"{by['host_launch_adds'].us:.2f} us per launch; cuGraphLaunch C {by['host_graph_c'].us:.2f}, "
                        f"Python adds {by['host_graph_adds'].us:.2f} us.")
+    return out
+
+
+def _us(row) -> str:
+    return "-" if row is None or row.us is None else f"{row.us:.2f}"
+
+
+def _pdl_reading(n: int, by: dict) -> list[str]:
+    """The PDL sentences of one size: plain, PDL and PDL early graphs per iteration with the saving per
+    programmatic edge; the same for graphs of several iterations where those rows exist."""
+    out = []
+    suffixes = [""] + sorted({k[len("graph"):-len("_iter")] for k in by if k.startswith("graph_x") and k.endswith("_iter")})
+    for suffix in suffixes:
+        plain = by.get("graph_iter" if not suffix else f"graph{suffix}_iter")
+        late, early = by.get(f"pdl_graph{suffix}_iter"), by.get(f"pdl_early_graph{suffix}_iter")
+        if plain is None or (late is None and early is None):
+            continue
+        if late is not None and late.us is None:
+            out.append(f"{n:,} floats: PDL {late.note or 'not measured'}.")
+            continue
+        shape = "one graph per iteration" if not suffix else f"{suffix[2:]} iterations per graph"
+        parts = [f"{n:,} floats, {shape}: plain {_us(plain)} us/iter"]
+        for label, row, key in (("PDL", late, "pdl"), ("PDL early", early, "pdl_early")):
+            if row is None or row.us is None:
+                continue
+            saving = by.get(f"{key}_saving{suffix}")
+            parts.append(f"{label} {_us(row)}" + (f" (saves {saving.us:.3f} us per programmatic edge)"
+                                                  if saving is not None and saving.us is not None else ""))
+        out.append(", ".join(parts) + " (device clock).")
     return out

@@ -2,6 +2,7 @@
 so their whole logic runs on a machine without a GPU (the figures mean nothing there; the rows and checks do)."""
 from __future__ import annotations
 
+from cuda.bindings import driver as _real
 from fake_driver import OK
 from fake_timed_driver import TimedFakeDriver
 
@@ -24,6 +25,34 @@ class FloorFakeDriver(TimedFakeDriver):
 
     def cuGraphExecUpdate(self, exe, graph):
         return (OK, None)
+
+    # --- capture of programmatic launches: a chain of n cuLaunchKernelEx makes n - 1 programmatic edges --------
+    def cuStreamBeginCapture(self, stream, mode):
+        self._captured_ex = 0
+        return (OK,)
+
+    def cuLaunchKernelEx(self, *args):
+        if getattr(self, "_captured_ex", None) is not None:
+            self._captured_ex += 1
+        return (OK,)
+
+    def cuStreamEndCapture(self, stream):
+        r = super().cuStreamEndCapture(stream)
+        self.programmatic = getattr(self, "programmatic", {})
+        self.programmatic[int(r[1])] = max((self._captured_ex or 0) - 1, 0)
+        self._captured_ex = None
+        return r
+
+    def cuGraphGetEdges(self, graph, count=0):
+        n = getattr(self, "programmatic", {}).get(int(graph), 0)
+        if not count:
+            return (OK, None, None, None, n)
+        data = []
+        for _ in range(min(n, count)):
+            d = _real.CUgraphEdgeData()
+            d.type = _real.CUgraphDependencyType.CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC
+            data.append(d)
+        return (OK, list(range(len(data))), list(range(1, len(data) + 1)), data, len(data))
 
 
 class FakeNativeFloor:
