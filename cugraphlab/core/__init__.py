@@ -19,6 +19,7 @@ from .errors import (
 )
 from .launch import Launch, LaunchConfig, PackedArgs, grid_for
 from .memory import POISON_BITS, DeviceArray
+from .native_launch import NativeGraphLaunch, NativeLaunch
 from .module import Kernel, KernelSet, Module
 from .program import Compiled, compile_source, nvrtc_version, resolve_arch
 from .stream import Event, Stream
@@ -29,7 +30,7 @@ __all__ = [
     "Device", "device_count", "driver_version", "init",
     "CugraphlabError", "CudaError", "CompileError", "CaptureError", "NoDeviceError", "InvalidArgumentError",
     "UnsupportedError", "DeviceMemoryError", "MissingDriverFunctionError",
-    "Launch", "LaunchConfig", "PackedArgs", "grid_for",
+    "Launch", "LaunchConfig", "PackedArgs", "grid_for", "NativeLaunch", "NativeGraphLaunch",
     "POISON_BITS", "DeviceArray",
     "Kernel", "KernelSet", "Module",
     "Compiled", "compile_source", "nvrtc_version", "resolve_arch",
