@@ -12,13 +12,22 @@ A source is Python in "percent" cells, one header line per cell:
     # %% [gpu sm90] what         also needs sm_90 or newer (PDL, device graph launch): one more line says so
     # %% [gpu cuda12.3] what     also needs a driver for CUDA 12.3 or newer (WHILE and IF nodes)
     # %% [gpu cuda12.8] what     also needs a driver for CUDA 12.8 or newer (IF/ELSE, SWITCH)
+    # %% [record] what it shows  a CPU cell drawing from a committed H200 record (benchmarks/results/...): runs
+                                     everywhere, so a reader without a GPU sees the H200's tables and figures
 
 Every notebook gets the two cells of src/_setup.py (install the right extra, open the GPU or say there is none)
-right after its first (title) cell. GPU cells carry the cell tag "gpu" so that tests can find them. Outputs are not
-written here: the notebooks come out unexecuted (the H200 run fills them in; `--check` ignores outputs).
+right after its first (title) cell, and an "Open in Colab" badge cell before it. GPU cells carry the cell tag
+"gpu", record cells the tag "record", so that tests can find them. Outputs are not written here: a rebuilt notebook
+keeps the outputs of every code cell whose source did not change (the committed H200 run), matched by cell id, else
+by source; new cells come out unexecuted (`--check` ignores outputs).
 
-    python3 notebooks/build.py            # write every notebook
-    python3 notebooks/build.py --check    # exit 1 when a notebook's cells differ from its source's
+The Colab links (the badge cell of each notebook, the course table in README.md, and where a notebook on Colab
+fetches the committed records from) are built from one value, the repository's GitHub OWNER/REPO, kept in
+notebooks/colab_repo.txt (the placeholder "OWNER/REPO" until someone sets it; never guessed):
+
+    python3 notebooks/build.py                     # write every notebook and README's course table
+    python3 notebooks/build.py --check             # exit 1 when a notebook or the table differs from its source
+    python3 notebooks/build.py --colab OWNER/REPO  # set the repository, then rewrite the badges and the table
 
 Writes nbformat 4.5 JSON itself (no jupytext, no nbformat needed).
 """
@@ -33,6 +42,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SRC = HERE / "src"
 SETUP = SRC / "_setup.py"
+README = HERE.parent / "README.md"
+REPO_FILE = HERE / "colab_repo.txt"
+PLACEHOLDER = "OWNER/REPO"
+REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
+TABLE_BEGIN = "<!-- course table: written by python3 notebooks/build.py; do not edit by hand -->"
+TABLE_END = "<!-- end of course table -->"
+BADGE = "https://colab.research.google.com/assets/colab-badge.svg"
 HEADER = re.compile(r"^# %%(?:\s*\[(?P<tag>[^\]]*)\])?\s*(?P<rest>.*)$")
 NEEDS = {
     "sm90": ('elif dev.compute_capability < (9, 0):\n'
@@ -101,6 +117,11 @@ def cell_json(c: dict) -> dict:
     if c["tag"].split()[:1] == ["gpu"]:
         body = gpu_code(c["tag"], c["note"], body)
         meta = {"tags": ["gpu"]}
+    elif c["tag"] == "record":
+        if not c["note"]:
+            raise ValueError("a [record] cell needs a note saying what it shows")
+        body = f"# {c['note']} (the committed H200 record; runs without a GPU)\n" + body
+        meta = {"tags": ["record"]}
     elif c["tag"]:
         raise ValueError(f"unknown cell tag [{c['tag']}]")
     return {"cell_type": "code", "execution_count": None, "metadata": meta, "outputs": [], "source": _lines(body)}
@@ -111,14 +132,43 @@ def _lines(text: str) -> list[str]:
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def notebook(source: Path) -> dict:
+def read_repo() -> str:
+    """The repository's OWNER/REPO from notebooks/colab_repo.txt (the placeholder where it is not set)."""
+    try:
+        value = REPO_FILE.read_text().strip()
+    except OSError:
+        return PLACEHOLDER
+    return value or PLACEHOLDER
+
+
+def colab_url(repo: str, source: Path) -> str:
+    return f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{target(source).name}"
+
+
+def badge_cell(repo: str, source: Path) -> dict:
+    """The markdown cell at the top of every notebook: the Colab badge (placeholder repo: how to set it)."""
+    text = f"[![Open In Colab]({BADGE})]({colab_url(repo, source)})"
+    if repo == PLACEHOLDER:
+        text += "  \n*(the link waits for `python3 notebooks/build.py --colab OWNER/REPO`)*"
+    return {"cell_type": "markdown", "metadata": {"tags": ["colab"]}, "source": _lines(text)}
+
+
+def title_of(source: Path) -> str:
+    """The notebook's title without its number: "# # 10 · Graph memory nodes" -> "Graph memory nodes"."""
+    cells = parse(source.read_text())
+    first = markdown_text(cells[0]["lines"]).splitlines()[0]
+    return re.sub(r"^#\s*\d+\s*·\s*", "", first).strip()
+
+
+def notebook(source: Path, repo: str | None = None) -> dict:
+    repo = read_repo() if repo is None else repo
     cells = parse(source.read_text())
     if not cells or cells[0]["kind"] != "markdown":
         raise ValueError(f"{source.name}: the first cell must be the title (markdown)")
-    setup = parse(SETUP.read_text())
+    setup = parse(SETUP.read_text().replace("@COLAB_REPO@", repr(None if repo == PLACEHOLDER else repo)))
     cells = cells[:1] + setup + cells[1:]
     return {
-        "cells": [cell_json(c) for c in cells],
+        "cells": [badge_cell(repo, source)] + [cell_json(c) for c in cells],
         "metadata": {
             "accelerator": "GPU",
             "colab": {"provenance": []},
@@ -138,6 +188,23 @@ def target(source: Path) -> Path:
     return HERE / (source.stem + ".ipynb")
 
 
+def course_table(repo: str) -> str:
+    """README's course table: number, title linked to the notebook (relative), the Colab badge."""
+    rows = ["| | notebook | Colab |", "|---|---|---|"]
+    for src in sources():
+        rows.append(f"| {src.stem[:2]} | [{title_of(src)}](notebooks/{target(src).name}) | "
+                    f"[![Open In Colab]({BADGE})]({colab_url(repo, src)}) |")
+    return "\n".join([TABLE_BEGIN, *rows, TABLE_END])
+
+
+def readme_with_table(text: str, repo: str) -> str:
+    """README.md's text with the course table (between its two markers) rewritten; ValueError without them."""
+    i, j = text.find(TABLE_BEGIN), text.find(TABLE_END)
+    if i < 0 or j < i:
+        raise ValueError(f"README.md has no course table markers ({TABLE_BEGIN!r} ... {TABLE_END!r})")
+    return text[:i] + course_table(repo) + text[j + len(TABLE_END):]
+
+
 def _cells_only(nb: dict) -> list:
     """What --check compares: cell types, sources and tags (outputs and execution counts may differ)."""
     return [(c["cell_type"], "".join(c["source"]), c.get("metadata", {}).get("tags", [])) for c in nb["cells"]]
@@ -152,10 +219,29 @@ def with_ids(nb: dict, stem: str) -> dict:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="build the course notebooks from notebooks/src")
     p.add_argument("--check", action="store_true", help="only check that every notebook matches its source")
+    p.add_argument("--colab", metavar="OWNER/REPO",
+                   help="the repository on GitHub: written to notebooks/colab_repo.txt, then the Colab badges of "
+                        "every notebook and README's course table are rewritten with it")
     args = p.parse_args(argv)
+    if args.colab is not None:
+        if args.check:
+            p.error("--colab writes; --check only reads: give one of them")
+        if not REPO_RE.match(args.colab) or args.colab == PLACEHOLDER:
+            p.error(f"--colab wants the repository as OWNER/REPO (as in github.com/OWNER/REPO), got {args.colab!r}")
+        REPO_FILE.write_text(args.colab + "\n")
+        print(f"wrote {REPO_FILE.relative_to(HERE.parent)}: {args.colab}")
+    repo = read_repo()
     stale = []
+    readme = README.read_text()
+    want = readme_with_table(readme, repo)
+    if want != readme:
+        if args.check:
+            stale.append("README.md: the course table differs from the notebooks")
+        else:
+            README.write_text(want)
+            print("wrote README.md (course table)")
     for src in sources():
-        nb = with_ids(notebook(src), src.stem)
+        nb = with_ids(notebook(src, repo), src.stem)
         out = target(src)
         if args.check:
             try:
@@ -168,11 +254,15 @@ def main(argv=None) -> int:
             continue
         if out.exists():  # keep the outputs of cells whose source did not change (the committed H200 run)
             try:
-                old = {c.get("id"): c for c in json.loads(out.read_text())["cells"]}
+                old_cells = json.loads(out.read_text())["cells"]
             except (OSError, ValueError, KeyError):
-                old = {}
+                old_cells = []
+            old = {c.get("id"): c for c in old_cells}
+            by_source = {"".join(c.get("source", [])): c for c in old_cells if c.get("cell_type") == "code"}
             for c in nb["cells"]:
                 prev = old.get(c["id"])
+                if not (prev and prev.get("source") == c["source"]):  # cells moved: the same source elsewhere
+                    prev = by_source.get("".join(c["source"]))
                 if c["cell_type"] == "code" and prev and prev.get("source") == c["source"]:
                     c["outputs"] = prev.get("outputs", [])
                     c["execution_count"] = prev.get("execution_count")

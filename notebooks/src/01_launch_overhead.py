@@ -102,6 +102,17 @@ ax.set_title("Launching costs more than the work")
 show_figure(fig)
 
 # %% [markdown]
+# ## On the H200: where the time of one iteration goes
+# The committed `benchmarks/floor.py` record, drawn without a GPU: each kernel's busy time (`%globaltimer`), the
+# gaps between kernels inside a graph, and what one launch costs the host from Python and from C.
+
+# %% [record] the floor of the chain on the H200: busy time, gaps, host launch cost
+from cugraphlab.report.floor import render_floor
+rec = h200_record("floor", "floor")
+if rec is not None:
+    print(render_floor(rec))
+
+# %% [markdown]
 # ## What it means
 # For small kernels the host cannot issue launches as fast as the GPU finishes them: the GPU idles between
 # kernels, and the wall time per iteration is set by the launch calls, not by the work. (The Python-level cost of

@@ -98,6 +98,20 @@ v = cgl.compare_bits("after timing", chain.out.to_numpy(), chain.expected())
 assert v.ok, f"the timed runs' output differs from NumPy: {v}"
 
 # %% [markdown]
+# ## On the H200: the same chain from eight stacks
+# The committed `cugraphlab compare` record, drawn without a GPU: host µs per launch and per iteration, eager and
+# as a graph, for the bare bindings, cugraphlab, ctypes, CuPy, PyTorch, cuda.core, Triton and JAX (each in its own
+# process, bit-exact against NumPy).
+
+# %% [record] graph against eager, stack by stack, on the H200
+from cugraphlab.report.compare import render_baseline_rows
+from cugraphlab.report.plots.compare import plot_compare_stacks
+rec = h200_record("compare_default")
+if rec is not None:
+    print(render_baseline_rows(rec, rec.sizes[0]))
+    show_plot(plot_compare_stacks, rec)
+
+# %% [markdown]
 # ## What it means
 # The capture ran nothing: it only recorded four kernel nodes joined by three edges. One `cuGraphLaunch` then
 # submits all four, so the host's cost per iteration falls; the kernels themselves take the same device time.

@@ -92,6 +92,19 @@ ax.set_xscale("log"); ax.set_xlabel("iterations per graph (K)"); ax.set_ylabel("
 ax.legend(); show_figure(fig)
 
 # %% [markdown]
+# ## On the H200: break-even and unrolling from 1 to 4,096 nodes
+# The committed `cugraphlab scaling` record (empty kernels in a straight line), drawn without a GPU: after how many
+# replays capture + instantiate are repaid against eager launches, and what unrolling K iterations buys.
+
+# %% [record] break-even and unrolling on the H200
+from cugraphlab.report.scaling import render_scaling
+rec = h200_record("scaling_default")
+if rec is not None:
+    text = render_scaling(rec)
+    be = text[text.index("break-even:"):text.index("goals:")].rstrip().splitlines()
+    print("\n".join(line for line in be if not line.startswith("fork/join")))  # notebook 13 shows the rest
+
+# %% [markdown]
 # ## What it means
 # The wall time per iteration falls towards the device time as K grows: past a few iterations per graph, the GPU,
 # not the host, sets the pace. The device time barely moves: a graph does not make kernels faster, it keeps the

@@ -114,6 +114,16 @@ assert all(c.ok for c in checks), "an IF/ELSE or SWITCH check failed"
 kit.close()
 
 # %% [markdown]
+# ## On the H200: SWITCH against IF and against one graph per size
+# The committed `cugraphlab switch` record, drawn without a GPU.
+
+# %% [record] SWITCH costs on the H200
+from cugraphlab.report.switch import render_switch
+rec = h200_record("switch", "records", 0)
+if rec is not None:
+    print(render_switch(rec))
+
+# %% [markdown]
 # ## What it means
 # The decision moved to the GPU: a WHILE node costs about what its body costs, while the Python loop pays a launch,
 # a copy and a wait per iteration. The handle is the only channel: a kernel in the graph sets it, the node reads it.

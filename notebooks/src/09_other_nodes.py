@@ -93,6 +93,16 @@ fig, ax = new_figure(); ax.bar(list(res), list(res.values()), color=["tab:gray",
 ax.set_ylabel("device us per launch"); show_figure(fig)
 
 # %% [markdown]
+# ## On the H200: what host nodes, disabled nodes and priorities cost
+# The committed `cugraphlab nodes` record, drawn without a GPU.
+
+# %% [record] node costs on the H200
+from cugraphlab.report.nodes import render_nodes
+rec = h200_record("nodes")
+if rec is not None:
+    print(render_nodes(rec))
+
+# %% [markdown]
 # ## What it means
 # A host node makes the GPU wait for a CPU thread of the driver: tens of microseconds, against a few for the
 # kernels. The child graph is copied into its node, so the original can go. Empty nodes cost nearly nothing and

@@ -88,6 +88,17 @@ trim_graph_mem(dev)
 print(f"{'cuDeviceGraphMemTrim':24s} {graph_mem_footprint(dev)}")
 
 # %% [markdown]
+# ## On the H200: every shape of memory node, first launches and the footprint
+# The committed `cugraphlab memnodes` record, drawn without a GPU: first launches of fresh executables, the steady
+# state of four shapes against preallocated buffers, and the pool step by step.
+
+# %% [record] memory nodes on the H200
+from cugraphlab.report.memnodes import render_memnodes
+rec = h200_record("memnodes")
+if rec is not None:
+    print(render_memnodes(rec))
+
+# %% [markdown]
 # ## What it means
 # After the first launch, memory nodes cost about what preallocated buffers cost: the memory stays mapped to the
 # executable, and virtual addresses are reused inside the graph once freed. `cugraphlab.MemChain` and

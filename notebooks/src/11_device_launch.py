@@ -61,6 +61,17 @@ if loop is not None:
     start.close(); end.close()
 
 # %% [markdown]
+# ## On the H200: every device-launched loop, and where an iteration goes
+# The committed `cugraphlab devlaunch` record, drawn without a GPU (this is what the sm_90 cells above show on an
+# H200).
+
+# %% [record] device graph launch on the H200
+from cugraphlab.report.devlaunch import render_devlaunch
+rec = h200_record("devlaunch")
+if rec is not None:
+    print(render_devlaunch(rec))
+
+# %% [markdown]
 # ## What it means
 # A tail launch waits for the whole launching graph to finish, then starts a new graph: more than the next node of
 # one graph costs, but no host is involved, so a loop can run with a length the GPU decides.

@@ -54,8 +54,57 @@ def new_figure(width=6.0, height=2.8):
 
 
 def show_figure(fig):
-    """Show a figure inline and close it (works on the inline backend and on Agg alike)."""
+    """Show a figure inline as a PNG and close it. Drawn to PNG bytes here, so that it shows whatever backend is
+    active (report.plots switches matplotlib to Agg, where a Figure would show only as its text)."""
+    import io
     import matplotlib.pyplot as plt
-    from IPython.display import display
-    display(fig)
+    from IPython.display import Image, display
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
+    display(Image(buf.getvalue()))
+
+
+RECORDS = "benchmarks/results/2026-12-01_H200_round3"  # the committed H200 run the [record] cells draw from
+COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
+
+
+def h200_record(name, *part):
+    """The committed H200 record RECORDS/2026-12-01_H200_<name>.json rebuilt as its result object
+    (cugraphlab.bench.rebuild), so the report functions draw it without a GPU; ``part``: the keys leading to the
+    record inside a benchmark file that holds several. From this checkout, else (on Colab) from GitHub; None, with
+    one line saying why, where neither has it."""
+    import json, pathlib, urllib.request
+    from cugraphlab.bench.rebuild import record_from_dict
+    from cugraphlab.report.env import versions_line
+    file = f"{RECORDS}/2026-12-01_H200_{name}.json"
+    here = pathlib.Path.cwd()
+    local = next((p / file for p in (here, *list(here.parents)[:2]) if (p / file).is_file()), None)
+    try:
+        if local is not None:
+            text, where = local.read_text(), file
+        elif COLAB_REPO:
+            where = f"https://raw.githubusercontent.com/{COLAB_REPO}/main/{file}"
+            text = urllib.request.urlopen(where, timeout=30).read().decode()
+        else:
+            print(f"H200 record: {file} is not here (open the notebook in a checkout of the repository)")
+            return None
+        d = json.loads(text)
+        for key in part:
+            d = d[key]
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
+        return None
+    record = record_from_dict(d, file)
+    print(f"H200 record: {where}\n{versions_line(record.env)}\n")
+    return record
+
+
+def show_plot(plot, record, *args):
+    """Draw ``record`` with a report function that writes STEM.png and STEM.svg (``plot(record, stem, *args)``,
+    e.g. report.scaling.plot_scaling) into a scratch folder, and show the PNG."""
+    import tempfile
+    from IPython.display import Image, display
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = plot(record, f"{tmp}/figure", *args)
+        display(Image(filename=str(next(p for p in paths if str(p).endswith(".png")))))

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 12 · Pitfalls: each shown, explained, and caught
+# # 14 · Pitfalls: each shown, explained, and caught
 #
 # Four mistakes that graphs make easy: (1) a stale pointer at replay, (2) a capture broken by a synchronize,
 # (3) an update the driver refuses, (4) a measurement without a warm-up. Each is made on purpose here, and each is

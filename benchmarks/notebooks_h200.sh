@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Execute every course notebook on the GPU machine (notebooks/run_all.sh: nbclient, 120 s per notebook) and keep
+# the log: one line per notebook, ok/FAILED and seconds, a failed cell's error, any GPU cell that skipped (a skip
+# fails the notebook here: REQUIRE_GPU=1). Run from the repository root:
+#
+#     bash benchmarks/notebooks_h200.sh OUTDIR               # cu13: outputs written into notebooks/*.ipynb
+#     bash benchmarks/notebooks_h200.sh OUTDIR --no-write    # cu12: log only, the notebooks stay as committed
+#
+# The notebook wheels (nbclient, nbformat, ipykernel and their dependencies) come from .whl/ without the network:
+# pip install --no-index --no-deps --target "$SITE" .whl/*.whl (SITE: $NB_SITE, default /tmp/site), put on
+# PYTHONPATH after whatever PYTHONPATH already holds, so that cuda-bindings 12 placed there for a cu12 run wins
+# (give libnvrtc.so.12 on LD_LIBRARY_PATH yourself). Writes OUTDIR/notebooks_<cuda-bindings major>.log; exit 1
+# when a notebook failed.
+set -u
+cd "$(dirname "$0")/.."
+OUT="${1:?usage: bash benchmarks/notebooks_h200.sh OUTDIR [--no-write]}"
+shift
+MODE="${1:-}"
+if [ -n "$MODE" ] && [ "$MODE" != "--no-write" ]; then
+  echo "unknown option $MODE (only --no-write)" >&2; exit 2
+fi
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+SITE="${NB_SITE:-/tmp/site}"
+if ! PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$SITE" "$PY" -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
+  ls .whl/*.whl >/dev/null 2>&1 || { echo "no wheels in .whl/ and nbclient is not importable" >&2; exit 2; }
+  "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/*.whl || exit 2
+fi
+export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$SITE"
+export PYTHON="$PY" REQUIRE_GPU=1
+MAJOR=$("$PY" -c "from cuda.bindings import __version__ as v; print('cu' + v.split('.')[0])" 2>/dev/null || echo "cu?")
+LOG="$OUT/notebooks_$MAJOR.log"
+start=$SECONDS
+bash notebooks/run_all.sh $MODE "$LOG"
+rc=$?
+echo "notebooks_h200.sh: $MAJOR ${MODE:-(outputs written)}; $((SECONDS - start)) s; exit $rc; log $LOG" | tee -a "$LOG"
+exit $rc

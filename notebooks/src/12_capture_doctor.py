@@ -1,0 +1,220 @@
+# %% [markdown]
+# # 12 · The capture doctor: which call broke my capture, and why
+#
+# *Programming Guide, "Prohibited and Unhandled Operations" (CUDA Graphs); Driver API, "Stream Management".*
+# While a stream captures, nothing runs: work is recorded. A call that needs work to have run (a synchronize, a
+# synchronous copy, an allocation in a strict mode) is refused, and the driver **invalidates** the capture. The
+# error you see often comes later and names no culprit: `cuStreamEndCapture` says only
+# `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`. The doctor watches the capture through cugraphlab's one door to the
+# driver and asks the driver after every call:
+#
+#     cuStreamBeginCapture(origin, mode)
+#       ... every driver call made through cugraphlab, then for each stream s of the capture:
+#       cuStreamIsCapturing(s)          # ACTIVE, or INVALIDATED: this call flipped it
+#     cuStreamGetCaptureInfo(s)         # before the end: a forked stream must have flowed back into origin
+#     cuStreamEndCapture(origin)
+#
+# `capture(stream, explain=True)` turns it on; `cugraphlab doctor SCRIPT.py` turns it on for every capture of a
+# script; `cugraphlab doctor --gallery` makes each class of mistake on purpose (examples/13_doctor.py is the
+# short version).
+
+# %% [markdown]
+# ## Predict
+# (1) Inside a capture you call `cuStreamSynchronize` on the capturing stream. Which call gets the error, and
+# what does `cuStreamEndCapture` answer? (2) You fork a second stream into the capture and forget to join it back.
+# Which call fails, and does its error say which stream was left behind?
+
+# %% [gpu] makes the chain and an empty kernel
+from cugraphlab.graphs import capture
+from cugraphlab.core._calls import stream_capture_info
+from cugraphlab.report.doctor import render_diagnosis
+from cugraphlab.bench import summarize
+chain = cgl.Chain(dev, n=1 << 16)
+s = chain.stream.handle
+ks = dev.load_kernels(names=["empty"])
+THREAD_LOCAL = d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+def status(stream_handle):
+    return stream_capture_info(stream_handle)[0].name.replace("CU_STREAM_CAPTURE_STATUS_", "")
+
+# %% [markdown]
+# ## Run 1: the driver alone
+# The raw calls, and the capture status read after each (`cuStreamGetCaptureInfo`).
+
+# %% [gpu] synchronizes inside a capture, with the raw calls
+cu("cuStreamBeginCapture", s, THREAD_LOCAL)
+cu("cuLaunchKernel", *chain.launches[0].call_args)
+print("after cuLaunchKernel:    ", status(s))
+try:
+    cu("cuStreamSynchronize", s)
+except CaptureError as e:
+    print("cuStreamSynchronize:     ", e.name)
+print("after cuStreamSynchronize:", status(s))
+r = driver_fn("cuStreamEndCapture")(s)
+print("cuStreamEndCapture:      ", r[0].name, "(and no graph)")
+if r[0] == 0 and r[1] is not None and int(r[1]):
+    cu("cuGraphDestroy", r[1])
+print("after the end:           ", status(s))
+
+# %% [markdown]
+# In a real program the synchronize hides in a helper three calls deep, and the message the user sees comes from
+# `cuStreamEndCapture`. Now the same mistake under the doctor. (A prepared `Launch` fires through the bindings
+# directly, for speed, so the doctor would not see it: inside a watched capture launch through `cu(...)`.)
+#
+# ## Run 2: the same mistake, explained
+
+# %% [gpu] synchronizes inside a watched capture, and reads the diagnosis
+sync_case = capture(chain.stream, explain=True)
+try:
+    with sync_case:
+        cu("cuLaunchKernel", *chain.launches[0].call_args)
+        chain.stream.synchronize()  # the mistake: waits for work that is only being recorded
+        cu("cuLaunchKernel", *chain.launches[1].call_args)
+except CaptureError as e:
+    print(f"CaptureError {e.name}; the doctor says:\n")
+print(render_diagnosis(sync_case.diagnosis))
+f = sync_case.diagnosis.first
+print(f"\nclass {f.kind!r}, call {f.call}, at {f.where}")
+
+# %% [gpu] forks a stream into a capture and never joins it
+side = dev.create_stream()
+ev_fork = dev.create_event(timing=False)
+branch = ks["empty"].prepare((), (), ((1,), (1,)), side)
+fork_case = capture(chain.stream, explain=True)
+try:
+    with fork_case:
+        cu("cuLaunchKernel", *chain.launches[0].call_args)
+        cu("cuEventRecord", ev_fork.handle, s)             # fork: the side stream joins the capture ...
+        cu("cuStreamWaitEvent", side.handle, ev_fork.handle, 0)
+        cu("cuLaunchKernel", *branch.call_args)            # ... records a node, and never flows back
+except CaptureError as e:
+    print(f"CaptureError {e.name}; the doctor says:\n")
+print(render_diagnosis(fork_case.diagnosis))
+print(f"\nside stream still capturing: {status(side.handle)}")
+
+# %% [markdown]
+# ## The answer, graded
+# Both diagnoses must name the class and the call; then the correct capture (the wait moved out, the branch
+# joined with `cuEventRecord(side)` + `cuStreamWaitEvent(origin)`) must have **no** finding and replay bit-exact
+# against NumPy on fresh inputs with a poisoned output.
+
+# %% [gpu] grades the diagnoses, then captures correctly and checks the bits
+assert f.kind == "sync" and f.call == "cuStreamSynchronize", f
+assert f.where and not f.where.startswith("cugraphlab/"), f.where  # a line of this notebook, not of the library
+u = fork_case.diagnosis.first
+assert u is not None and u.kind == "unjoined", fork_case.diagnosis.summary()
+print(f"named: {f.kind} at {f.call}; {u.kind} at {u.call} (stream {u.stream or '?'})")
+ev_join = dev.create_event(timing=False)
+good = capture(chain.stream, explain=True)
+with good:
+    cu("cuEventRecord", ev_fork.handle, s)
+    cu("cuStreamWaitEvent", side.handle, ev_fork.handle, 0)
+    cu("cuLaunchKernel", *branch.call_args)                # the branch, recorded on the side stream
+    for L in chain.launches:
+        cu("cuLaunchKernel", *L.call_args)
+    cu("cuEventRecord", ev_join.handle, side.handle)       # join: the side stream flows back
+    cu("cuStreamWaitEvent", s, ev_join.handle, 0)
+print(render_diagnosis(good.diagnosis))
+assert not good.diagnosis.findings, good.diagnosis.summary()
+exe = good.graph.instantiate()
+chain.randomize(); chain.poison()
+cu("cuGraphLaunch", exe.handle, s); cu("cuStreamSynchronize", s)
+v = cgl.compare_bits("the correct capture", chain.out.to_numpy(), chain.expected())
+print(v)
+assert v.ok, f"the correct capture differs from NumPy: {v}"
+
+# %% [markdown]
+# ## Measure: what watching costs
+# The doctor asks the driver after every call, so a watched capture is slower. Is the **graph** any different?
+# Capture time on the host clock (`perf_counter_ns` around the whole capture), replay on the device clock
+# (CUDA events around 200 launches), 30 captures each.
+
+# %% [gpu] times captures with and without explain=True, and the replays of both graphs
+from cugraphlab.bench import timed_loop
+def capture_once(explain):
+    t0 = time.perf_counter_ns()
+    with capture(chain.stream, explain=explain) as cap:
+        for L in chain.launches:
+            cu("cuLaunchKernel", *L.call_args)
+    return (time.perf_counter_ns() - t0) / 1e3, cap.graph
+cost, execs = {}, {}
+for explain in (False, True):
+    samples = []
+    for i in range(31):
+        us, graph = capture_once(explain)
+        if i == 0:  # the first capture warms up; its graph is the one replayed
+            execs[explain] = graph.instantiate()
+        else:
+            samples.append(us)
+        graph.close()
+    cost[explain] = summarize(samples, unit="us", clock="perf_counter_ns")
+start, end = dev.create_event(), dev.create_event()
+replay = {}
+for explain, e in execs.items():
+    run = lambda it, e=e: [cu("cuGraphLaunch", e.handle, s) for _ in range(it)]
+    run(20)
+    replay[explain] = summarize([timed_loop(chain.stream, run, 200, start, end)[1] for _ in range(3)],
+                                unit="us", clock="cuEventElapsedTime").median
+for explain in (False, True):
+    c = cost[explain]
+    print(f"explain={explain!s:5}: capture {c.median:7.1f} us [p5 {c.p5:.1f}, p95 {c.p95:.1f}] (host clock); "
+          f"replay {replay[explain]:.2f} us per launch (device clock)")
+print(f"watching costs x{cost[True].median / cost[False].median:.1f} per capture, "
+      f"x{replay[True] / replay[False]:.3f} per replay")
+fig, ax = new_figure()
+ax.bar(["capture", "capture, explained"], [cost[False].median, cost[True].median], color=["tab:gray", "tab:red"])
+ax.set_ylabel("host us per capture (4 launches)"); show_figure(fig)
+
+# %% [markdown]
+# ## Every mistake, in every mode (the gallery)
+# `cugraphlab doctor --gallery` makes each class of mistake on purpose (a sync, stream 0, a synchronous copy, an
+# allocation, an event query, another thread, an unjoined fork, two captures mixed, and a clean capture), under
+# each capture mode, and checks that nothing is left behind (no stream still capturing, the context usable, the
+# free memory back). Its last tables:
+
+# %% [gpu] runs cugraphlab doctor --gallery (about 10 s)
+import subprocess, sys
+run = subprocess.run([sys.executable, "-m", "cugraphlab", "doctor", "--gallery", "--no-overhead"],
+                     capture_output=True, text=True, timeout=300)
+print("\n".join(run.stdout.strip().splitlines()[-22:]))
+print("exit", run.returncode)
+assert run.returncode == 0, run.stderr[-2000:]
+
+# %% [markdown]
+# The committed H200 run of the same gallery, drawn from its record without a GPU: which capture mode refuses
+# which call, and what watching cost there.
+
+# %% [record] the gallery's modes table and the doctor's overhead on the H200
+from cugraphlab.report.doctor import render_modes_table, render_overhead
+rec = h200_record("doctor")
+if rec is not None:
+    print(render_modes_table(rec.modes))
+    print()
+    print(render_overhead(rec.overhead))
+    print(f"\nnamed {sum(c['named'] for c in rec.cases)}/{len(rec.cases)} cases, false alarms {rec.false_alarms}, "
+          f"state restored after every case: {'yes' if rec.restored_all else 'NO'}")
+    o = rec.overhead
+    fig, ax = new_figure()
+    ax.bar(["capture", "capture, explained", "replay", "replay, explained"],
+           [o[k]["median"] for k in ("capture_plain", "capture_explained", "replay_plain", "replay_explained")],
+           color=["tab:gray", "tab:red", "tab:gray", "tab:red"])
+    ax.set_ylabel("us (host clock)"); ax.set_title("H200: explain=True slows the capture, not the graph")
+    show_figure(fig)
+
+# %% [markdown]
+# ## What it means
+# The driver refuses the culprit (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` for the synchronize) and from then on
+# answers every call on the stream with `..._INVALIDATED`; the doctor keeps the first call, its Python line, the
+# state change (ACTIVE -> INVALIDATED), the class of mistake and the fix. An unjoined fork fails only at the end
+# (`CUDA_ERROR_STREAM_CAPTURE_UNJOINED`): the doctor names the stream that never flowed back. Watching costs
+# the capture several times its time, and nothing at replay: the executable is the same. Turn it on while
+# writing a capture (or run `cugraphlab doctor SCRIPT.py`), off when it works.
+#
+# ## Change this and run again
+# In Run 2, replace `chain.stream.synchronize()` by an allocation, `dev.array(1 << 20)`, and capture with
+# `mode="relaxed"`, then with `mode="global"`. Which mode refuses the allocation, and does the doctor's answer
+# match the H200 modes table above?
+
+# %% [gpu] frees what this notebook made
+for o in (exe, *execs.values(), good.graph, start, end, ev_fork, ev_join, side, ks, chain):
+    o.close()
+print("closed")
