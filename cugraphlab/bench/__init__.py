@@ -15,6 +15,7 @@ from .environment import collect, system_info
 from .latency import LatencyResult, measure_latency
 from .diff import DiffResult, diff_records
 from .doctor import DoctorResult, run_doctor
+from .exec_update import ExecUpdatePaired, measure_exec_update
 from .fits import Flatness, LinearFit, fit_linear, flatness
 from .hold import DeviceHold, HeldSample
 from .intervals import compare_samples, mann_whitney, ratio_of_medians
@@ -24,6 +25,7 @@ from .nodes import NodesResult, measure_nodes
 from .scaling import ScalingResult, make_scaling_plan, measure_scaling
 from .switch import SwitchResult, measure_switch
 from .pdl import PdlResult, measure_pdl
+from .rebuild import record_class, record_from_dict
 from .records import CLOCKS, Record, RecordError, load_record
 from .run import ModeResult, RunResult, run_experiment
 from .stats import STOP_REASONS, Summary, measure, median_ci_halfwidth, summarize
@@ -45,7 +47,8 @@ __all__ = [
     "DiffResult", "diff_records", "compare_samples", "mann_whitney", "ratio_of_medians",
     "MemnodesResult", "measure_memnodes", "SwitchResult", "measure_switch",
     "PdlResult", "measure_pdl",
-    "CLOCKS", "Record", "RecordError", "load_record",
+    "CLOCKS", "Record", "RecordError", "load_record", "record_from_dict", "record_class",
+    "ExecUpdatePaired", "measure_exec_update",
     "ModeResult", "RunResult", "run_experiment",
     "STOP_REASONS", "Summary", "measure", "median_ci_halfwidth", "summarize",
     "SweepResult", "run_sweep",
