@@ -152,8 +152,8 @@ def _join_report(chain, dot) -> GraphReport:
         exe.launch(chain.stream)
         check = compare_bits("empty join", chain.out.to_numpy(stream=chain.stream), chain.expected())
         notes = [f"edges into the empty node: {into} (one per memset); out of it: {out_of} (the chain's first "
-                 f"kernel): {into + out_of} edges where joining every memset to the kernel directly takes "
-                 f"{into * out_of}",
+                 f"kernel). M groups above and K below need M x K edges joined directly, M + K through an "
+                 f"empty node",
                  "run after a run on other inputs left valid results in the outputs (no host poisoning):",
                  _line(check)]
         title = (f"cugraphlab graph: memset nodes poisoning every output joined by one empty node "
