@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.device import Device
-from ..core.errors import positive_int
+from ..core.errors import InvalidArgumentError, positive_int
 from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.conditional import LoopCheck, conditional_graphs
@@ -15,7 +15,8 @@ from .records import Record, clocks
 from .stats import Summary
 from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
-__all__ = ["LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK", "DEVICE_CLOCK"]
+__all__ = ["LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK", "DEVICE_CLOCK", "WHILE_FOLDED",
+           "unrolled_name"]
 
 
 
@@ -54,16 +55,27 @@ def _check_dict(c: LoopCheck) -> dict:
             "output_ok": c.output.ok, "mismatches": c.output.mismatches, "ok": c.ok, "text": str(c)}
 
 
+WHILE_FOLDED = "WHILE node, decision folded"
+
+
+def unrolled_name(unroll: int) -> str:
+    return f"unrolled graph x{unroll}"
+
+
 def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats: int = 5, *, ops=DEFAULT_OPS,
                   scalar: float = 2.0, threshold: float = 1000.0, seed: int | None = None,
-                  progress=None) -> WhileResult:
+                  progress=None, unroll: int = 0) -> WhileResult:
     """µs per loop iteration: a WHILE node deciding on the GPU vs the same loop decided in Python each iteration.
 
     Variants, interleaved per repeat on fresh inputs with poisoned outputs and each checked (count and bits):
-    "WHILE node" (one cuGraphLaunch for all iterations), "Python loop" (per iteration: cuGraphLaunch of chain +
-    counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host decision) and, as the floor
-    without any decision, "graphs, no decision" (the chain graph launched ``iterations`` times back to back).
-    Then the threshold loop and the IF node are run once each and checked.
+    "WHILE node" (one cuGraphLaunch for all iterations; the body is the chain then a one-warp decision kernel
+    node), "WHILE node, decision folded" (the same loop with the decision folded into the body's last kernel,
+    cond_relu: four kernel nodes instead of five; only for chains ending in relu), "Python loop" (per iteration:
+    cuGraphLaunch of chain + counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host
+    decision) and, as the floor without any decision, "graphs, no decision" (the chain graph launched
+    ``iterations`` times back to back). ``unroll`` > 0 adds "unrolled graph xU" (iterations/U launches of one
+    graph holding U chains; ``iterations`` must be a multiple of U). Then the threshold loop and the IF node are
+    run once each and checked.
     """
     from .environment import collect
 
@@ -71,6 +83,9 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     size = validate_size(size)
     n = positive_int("iterations", iterations)
     positive_int("repeats", repeats)
+    unroll = int(unroll)
+    if unroll < 0 or (unroll and n % unroll):
+        raise InvalidArgumentError(f"unroll must be 0 (off) or divide iterations ({n}), got {unroll}")
     own_device = not hasattr(device, "compute_capability")
     dev = Device(device) if own_device else device
     try:
@@ -85,6 +100,12 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
             def while_node():
                 exe.launch(stream)
 
+            fold = ops[-1] == "relu"  # the folded body replaces relu
+            folded_exe = kit.while_exec(n, fold=True) if fold else None
+
+            def while_folded():
+                folded_exe.launch(stream)
+
             def host_loop():
                 kit.run_host_loop(n)
 
@@ -93,10 +114,14 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
 
             plan = [
                 ("WHILE node", "1 cuGraphLaunch; the GPU decides after every iteration", while_node, True),
+                *([(WHILE_FOLDED, "1 cuGraphLaunch; the body's relu kernel decides (4 kernel nodes, not 5)",
+                    while_folded, True)] if fold else []),
                 ("Python loop", "per iteration: cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize", host_loop,
                  True),
                 ("graphs, no decision", "per iteration: cuGraphLaunch, nothing read back (floor)", no_decision,
                  False),
+                *([(unrolled_name(unroll), f"{n // unroll} cuGraphLaunch of {unroll} iterations each (no decision)",
+                    lambda: chain.run("graph", n, unroll), False)] if unroll else []),
             ]
             for _name, _how, run, _counted in plan:  # warm-up: instantiate, upload, first-launch work
                 run()
@@ -123,7 +148,12 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
                       _check_dict(kit.run_if(False))]
             _graph, info = kit.build_while(n)
             _graph.close()
+            if fold:
+                _graph, folded = kit.build_while(n, fold=True)
+                _graph.close()
             config = {"size": size, "iterations": n, "repeats": repeats, "ops": list(ops), "scalar": scalar,
+                      "unroll": unroll,
+                      "while_folded_body": folded["body"] if fold else None,
                       "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
                       "device": getattr(dev, "ordinal", device), "header": info["header"],
                       "while_parent": info["parent"], "while_body": info["body"]}

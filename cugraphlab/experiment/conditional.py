@@ -4,7 +4,14 @@
     body graph:    KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL relu -> KERNEL conditional(h, state, N)
 
 The last body kernel (kernels/conditional.cu) counts the iteration in device memory and sets the condition to
-``count < N``, so one ``cuGraphLaunch`` runs the chain N times. The same WHILE graph can be made with stream capture
+``count < N``, so one ``cuGraphLaunch`` runs the chain N times. ``build_while(N, fold=True)`` folds that decision
+into the body's last kernel instead (kernels/cond_relu.cu: relu, then block 0's thread 0 counts and sets the
+condition), so the body has four kernel nodes, not five::
+
+    body graph (folded):  KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL cond_relu(out, t3, n, h, state, N)
+
+Correct because the WHILE node reads the condition only once the whole body graph has completed (every block of
+cond_relu), a counted loop's decision reads no output, and exactly one thread sets it. The same WHILE graph can be made with stream capture
 instead of node by node (graphs.capture_into): ``into="body"`` captures the chain's launches into the body the node
 made (cuStreamBeginCaptureToGraph), ``into="parent"`` captures the parent too and adds the conditional node during
 that capture (cuStreamGetCaptureInfo, cuGraphAddNode, cuStreamUpdateCaptureDependencies), as the CUDA Programming
@@ -46,8 +53,10 @@ __all__ = [
     "conditional_graphs",
     "build_while_graph",
     "CAPTURE_WAYS",
+    "FOLD_KERNEL",
 ]
 
+FOLD_KERNEL = "cond_relu"  # kernels/cond_relu.cu: the chain's relu with the counted loop's decision folded in
 CAPTURE_WAYS = ("body", "parent")  # what stream capture fills: the WHILE node's body, or the parent and the body
 
 # The one-thread decision kernels: one warp, only thread 0 works.
@@ -57,8 +66,9 @@ _STATE_WORDS = 4  # struct CglLoopState: u64 count, f32 acc, u32 keep_going
 
 
 def load_conditional_kernels(device, cache=None):
-    """kernels/conditional.cu compiled for ``device`` and loaded; ``ks["cond_until"]`` etc. work as well."""
-    ks = device.load_kernels(names=["conditional"], options=conditional_options(), cache=cache)
+    """kernels/conditional.cu and kernels/cond_relu.cu compiled for ``device`` and loaded; ``ks["cond_until"]``,
+    ``ks["cond_relu"]`` etc. work as well."""
+    ks = device.load_kernels(names=["conditional", FOLD_KERNEL], options=conditional_options(), cache=cache)
     module = ks.modules["conditional"]
     for name in ("cond_until", "cond_if_flag"):
         ks.kernels[name] = module.kernel(name)
@@ -208,12 +218,49 @@ class ConditionalGraphs(Resource):
             raise
         return graph, body
 
-    def build_while(self, iterations: int) -> tuple[Graph, dict]:
-        """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU)."""
+    def folded_launches(self, handle, iterations: int) -> list[Launch]:
+        """The chain's launches with the last one, relu, replaced by cond_relu: relu plus the counted loop's
+        decision (count < ``iterations``) on handle ``handle``, same grid and block. The chain must end in relu."""
         n = positive_int("iterations", iterations)
+        name, signature, args = self.chain.op_args()[-1]
+        if name != "relu":
+            raise InvalidArgumentError(f"the folded WHILE body needs a chain ending in relu, got "
+                                       f"{','.join(self.chain.ops)}")
+        fold = Launch(self.kernels[FOLD_KERNEL], PackedArgs((*signature, "u64", "ptr", "u64"),
+                                                            (*args, int(handle), self.state, n)),
+                      self.chain.config, self.chain.stream)
+        self._keep.append(fold.args)
+        return [*self.chain.launches[:-1], fold]
+
+    def _while_folded_graph(self, n: int) -> tuple[Graph, object]:
+        """(graph, body): reset node -> WHILE node whose body is add -> mul -> sub -> cond_relu."""
+        graph = Graph(self.device)
+        try:
+            reset = self._reset_node(graph.handle)
+            handle = self._handle(graph.handle, default=1)
+            _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
+            add_launch_sequence(body, self.folded_launches(handle, n), ctx=self.device.context)
+        except BaseException:
+            graph.close()
+            raise
+        return graph, body
+
+    def build_while(self, iterations: int, fold: bool = False) -> tuple[Graph, dict]:
+        """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU).
+
+        ``fold=False``: the body is the chain then a one-warp decision kernel node (5 kernel nodes); ``fold=True``:
+        the decision is folded into the last kernel, cond_relu (4 kernel nodes; the chain must end in relu)."""
+        n = positive_int("iterations", iterations)
+        if fold:
+            graph, body = self._while_folded_graph(n)
+            return self._finish(graph, "WHILE folded", body, {
+                "iterations": n, "fold": True,
+                "stop": f"the body's last kernel `{FOLD_KERNEL}` does relu, then block 0 counts iterations in "
+                        f"device memory and sets the condition; stops at {n}",
+            })
         graph, body = self._while_graph("conditional", ("ptr", "u64", "i32"), (self.state, n, 1))
         return self._finish(graph, "WHILE", body, {
-            "iterations": n,
+            "iterations": n, "fold": False,
             "stop": f"decide kernel `conditional` counts iterations in device memory; stops at {n}",
         })
 
@@ -335,8 +382,8 @@ class ConditionalGraphs(Resource):
     def _exec(self, key: tuple, build) -> GraphExec:
         return self.execs.get(key, lambda: build()[0])
 
-    def while_exec(self, iterations: int) -> GraphExec:
-        return self._exec(("while", int(iterations)), lambda: self.build_while(iterations))
+    def while_exec(self, iterations: int, fold: bool = False) -> GraphExec:
+        return self._exec(("while", int(iterations), bool(fold)), lambda: self.build_while(iterations, fold))
 
     def until_exec(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> GraphExec:
         key = ("until", float(np.float32(threshold)), int(max_iterations), int(probe))
@@ -363,13 +410,14 @@ class ConditionalGraphs(Resource):
         self.chain.poison()
         self.state.poison()  # the graph's memset node must clear it: a stale count cannot pass
 
-    def run_while(self, iterations: int) -> LoopCheck:
-        """One launch of the WHILE graph on fresh inputs; the body must run ``iterations`` times, bit-exact output."""
-        exe = self.while_exec(iterations)
+    def run_while(self, iterations: int, fold: bool = False) -> LoopCheck:
+        """One launch of the WHILE graph (``fold``: the folded body) on fresh inputs; the body must run
+        ``iterations`` times, bit-exact output."""
+        exe = self.while_exec(iterations, fold)
         self.fresh()
         exe.launch(self.chain.stream)
         got = self.read_state().count
-        return LoopCheck("WHILE", int(iterations), got, self.chain.check_result("graph"))
+        return LoopCheck("WHILE folded" if fold else "WHILE", int(iterations), got, self.chain.check_result("graph"))
 
     def run_until(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> LoopCheck:
         """One launch of the threshold loop; it must stop where NumPy predicts, with a bit-exact output."""
@@ -442,21 +490,21 @@ def conditional_graphs(chain: Chain) -> ConditionalGraphs:
 
 
 def build_while_graph(chain: Chain | None = None, iterations: int = 1, *, device=None, ops=DEFAULT_OPS,
-                      size: int = 1 << 20) -> tuple[Graph, dict]:
+                      size: int = 1 << 20, fold: bool = False) -> tuple[Graph, dict]:
     """A new Graph (owned by the caller) whose WHILE node runs ``chain`` ``iterations`` times, and a description.
 
     The info dict (plain values) has "kind", "iterations", "parent" and "body" (node lists), "stop" and "header".
     After launching an instance, ``conditional_graphs(chain).read_state().count`` is the iterations that ran.
     Without a chain, pass ``device`` (and optionally ``ops``, ``size``): a Chain is made for the graph and closed
-    with it.
+    with it. ``fold``: the decision folded into the body's last kernel (ConditionalGraphs.build_while).
     """
     if chain is not None:
-        return conditional_graphs(chain).build_while(iterations)
+        return conditional_graphs(chain).build_while(iterations, fold)
     if device is None:
         raise InvalidArgumentError("build_while_graph needs a chain, or a device to make one on")
     chain = Chain(device, ops, size)
     try:
-        graph, info = conditional_graphs(chain).build_while(iterations)
+        graph, info = conditional_graphs(chain).build_while(iterations, fold)
     except BaseException:
         chain.close()
         raise

@@ -16,7 +16,11 @@ from .forkjoin import ForkJoin
 
 __all__ = ["GRAPH_MODES", "GraphReport", "inspect_chain_graph", "run_graph_once"]
 
-GRAPH_MODES = ("capture", "explicit", "forkjoin", "while", "ifelse", "switch", "while-captured")
+#: capture .. while-captured: the chain and its control flow; host .. devlaunch: the node lessons' graphs
+#: (experiment.node_views: host nodes, event record/wait, child graph, empty join, graph memory nodes, device launch).
+GRAPH_MODES = ("capture", "explicit", "forkjoin", "while", "ifelse", "switch", "while-captured",
+               "host", "events", "child", "join", "memory", "devlaunch")
+_NODE_MODES = ("host", "events", "child", "join", "memory", "devlaunch")  # experiment.node_views.NODE_VIEW_MODES
 
 
 @dataclass
@@ -45,15 +49,20 @@ def _dot(graph, dot) -> str | None:
 
 def inspect_chain_graph(mode: str, ops, size: int, device: int = 0, unroll: int = 1,
                         dot: str | None = None) -> GraphReport:
-    """The chain's graph in ``mode`` (capture, explicit, forkjoin, while), checked; ``dot``: also write the driver's
-    DOT file there (cuGraphDebugDotPrint). ``unroll``: chain iterations in the graph (the loop's iterations for
-    while)."""
+    """The chain's graph in ``mode`` (one of GRAPH_MODES), checked; ``dot``: also write the driver's DOT file there
+    (cuGraphDebugDotPrint). ``unroll``: chain iterations in the graph (the loop's iterations for while; the device
+    loops' for devlaunch). The node modes (host .. devlaunch) are experiment.node_views'; devlaunch raises
+    UnsupportedError (one line) where device graph launch cannot work."""
     if mode not in GRAPH_MODES:
         raise InvalidArgumentError(f"unknown graph mode {mode!r}; modes: {', '.join(GRAPH_MODES)}")
     if mode in ("ifelse", "switch", "while-captured"):  # the conditional-branch lessons draw their own graphs
         from .switch_views import inspect_mode
 
         return inspect_mode(mode, ops, size, device, dot=dot)
+    if mode in _NODE_MODES:  # the node lessons' graphs, each built by its lesson
+        from .node_views import inspect_node_mode
+
+        return inspect_node_mode(mode, ops, size, device, dot=dot, unroll=unroll)
     with Device(device) as dev:
         if mode == "forkjoin":
             with ForkJoin(dev, ops1=ops, n=size) as fj, fj.capture() as graph:

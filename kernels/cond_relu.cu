@@ -1,0 +1,58 @@
+// The WHILE body's last two kernels folded into one: relu, then the loop's decision, in a single kernel node.
+//
+// The body built by experiment.conditional ends in relu -> conditional(h, state, N): a one-warp kernel node whose
+// only work is count += 1 and cudaGraphSetConditional(h, count < N). That node costs the device a scheduling step
+// per iteration (about 1 us at 2^20 floats on the H200, more than the decision itself). cond_relu does relu over
+// every element, exactly as relu.cu does (same map1, same op_relu: the bits are the same), and then block 0's
+// thread 0, after its own elements, counts the iteration and sets the condition.
+//
+// Why one thread of block 0 may decide while other blocks still run relu:
+// * the decision of a counted loop reads only the loop state, never relu's output, so it need not wait for the
+//   other blocks (a data-dependent decision would: it would need the last block to finish, found with a
+//   __threadfence() + atomicAdd on a block counter);
+// * exactly one thread calls cudaGraphSetConditional (racing calls on one handle are undefined behaviour);
+// * the WHILE node reads the condition only after the whole body graph has completed, every block of this kernel
+//   included, and the next iteration's nodes start only then: no node of iteration k+1 overlaps any block of k;
+// * st->count is written by one thread of one kernel per iteration, and the next write is in the next iteration's
+//   instance of this kernel, after a kernel boundary that makes the first write visible.
+//
+// Like conditional.cu, this compiles with -I<CUDA include folder> and -DCGL_REQUIRE_CUDART_HEADER when cugraphlab
+// finds a folder matching the NVRTC in use (graphs.conditional.conditional_options), and otherwise declares the
+// two names itself, exactly as cuda_device_runtime_api.h does (so `cugraphlab compile`, which passes no options,
+// compiles it too). The file is named for its kernel.
+#if defined(__has_include)
+#if __has_include(<cuda_device_runtime_api.h>)
+#include <cuda_device_runtime_api.h>
+#define CGL_HAVE_CUDART_HEADER 1
+#endif
+#endif
+#ifndef CGL_HAVE_CUDART_HEADER
+#ifdef CGL_REQUIRE_CUDART_HEADER
+#error "cuda_device_runtime_api.h not found: pass -I<CUDA include folder>"
+#endif
+typedef unsigned long long cudaGraphConditionalHandle;
+extern "C" __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+#endif
+
+#include "elementwise.cuh"
+
+// The loop state, laid out as conditional.cu's CglLoopState (16 bytes; the host zeroes it with a memset node).
+struct CglFoldState {
+    u64 count;            // body iterations completed
+    float acc;            // unused here (the threshold loop's total)
+    unsigned keep_going;  // the last decision: 1 continue, 0 stop
+};
+
+// out = max(x, 0) (NaN and -0.0 to +0.0), then one more iteration counted; go on while count < limit.
+extern "C" __global__ void cond_relu(float* out, const float* x, u64 n, cudaGraphConditionalHandle handle,
+                                     CglFoldState* st, u64 limit)
+{
+    map1(out, x, n, [](float a) { return op_relu(a); });
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const u64 count = st->count + 1;
+        const unsigned keep = count < limit ? 1u : 0u;
+        st->count = count;
+        st->keep_going = keep;
+        cudaGraphSetConditional(handle, keep);
+    }
+}
