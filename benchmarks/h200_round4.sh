@@ -3,7 +3,8 @@
 #   bash benchmarks/h200_round4.sh cu12 OUT   cuda-bindings 12 with NVRTC 12: info, the GPU tests, every notebook
 #                                             (log only; the committed notebooks keep their cu13 outputs)
 #   bash benchmarks/h200_round4.sh examples OUT   every example on cu13 (its output is each docstring's last block)
-#   bash benchmarks/h200_round4.sh a OUT      cu13: GPU tests, lesson/floor/scaling benchmarks, notebooks in place
+#   bash benchmarks/h200_round4.sh a OUT      cu13: GPU tests; memnodes, floor, native launch, exec update, WHILE fold
+#                                             benchmarks; the node lessons' graph modes drawn
 #   bash benchmarks/h200_round4.sh b OUT      cu13: two default compares back to back, their diff, the delay check
 # From the repo root with the package installed (pip install -e .). cu12 needs .carry/cu12 (the cuda-bindings 12.9
 # wheel and nvrtc12.tar.xz: libnvrtc.so.12 + libnvrtc-builtins.so.12.9 from the nvidia-cuda-nvrtc-cu12 wheel) and
@@ -36,12 +37,16 @@ elif [ "$phase" = examples ]; then
   mkdir -p "$r/examples"
   for f in examples/[0-9][0-9]_*.py; do
     n=$(basename "$f" .py); t 90 python3 "$f" > "$r/examples/$n.log" 2>&1; echo "exit $?" >> "$r/examples/$n.log"; done
-elif [ "$phase" = a ]; then
-  t 200 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
+elif [ "$phase" = a ]; then  # GPU tests and the benches of what changed in issues 15 and 18
+  t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
   tail -3 "$out/gpu_tests.log"
-  for s in ${BENCHES:-}; do t 90 python3 -X faulthandler "benchmarks/$s.py" "$r/$s.json" > "$r/$s.log" 2>&1; done
-  t 240 bash notebooks/run_all.sh "$r/notebooks_run_all.log" > /dev/null 2>&1
-  mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
+  t 90 python3 -X faulthandler benchmarks/memnodes.py "$r/memnodes.json" > "$r/memnodes.log" 2>&1
+  t 60 python3 -X faulthandler benchmarks/floor.py "$r/floor.json" > "$r/floor.log" 2>&1
+  t 90 python3 -X faulthandler benchmarks/native_launch.py "$r" > "$r/native_launch.out" 2>&1
+  t 90 python3 -X faulthandler benchmarks/exec_update.py "$r" > "$r/exec_update.out" 2>&1
+  t 90 python3 -X faulthandler benchmarks/while_fold.py "$r" > "$r/while_fold.out" 2>&1
+  for m in host events child join memory devlaunch; do
+    t 60 $cgl graph --mode $m --size 4096 --draw "$r/draw_$m"; done > "$r/graph_modes.log" 2>&1
 elif [ "$phase" = b ]; then
   for i in 1 2; do t 280 $cgl compare --quiet --json "$r/compare_default_$i.json" --plot "$r/compare_default_$i" > "$r/compare_default_$i.log" 2>&1; done
   t 30 $cgl diff "$r/compare_default_1.json" "$r/compare_default_2.json" --json "$r/diff_default.json" --plot "$r/diff_default" > "$r/diff_default.log" 2>&1
