@@ -124,9 +124,13 @@ class DirectExecUpdate:
         """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult.
 
         The call is ``functools.partial(fn, exe, graph, info)`` over ready ``c_void_p`` objects: no Python frame
-        of ours per call. ``call.graph`` keeps the graph object alive as long as the call."""
+        of ours per call. ``call.graph`` keeps the graph object alive as long as the call, and ``call.info`` the
+        result-info struct the driver writes into (the ``c_void_p`` holds only its address: a struct collected
+        while a call still points at it would be written after it is freed)."""
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
+        call.info = self.info  # type: ignore[attr-defined]
+        call.exe = self.exe  # type: ignore[attr-defined]
         return call
 
     def update(self, graph) -> tuple[bool, str, str | None, str]:
