@@ -77,8 +77,11 @@ HELD_ROUNDS = 4  # rounds of held launches over every point (quick: QUICK_HELD_R
 QUICK_HELD_ROUNDS = 3
 HELD_PAIRS = 3  # Python/C pairs of holds per point per round
 PAIR_MIN_SAMPLES = 8  # paired-instantiate samples (two pairs each) at least, at most PAIR_MAX_SAMPLES
-PAIR_MAX_SAMPLES = 40
-KEPT_SAMPLES = 50  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
+PAIR_MAX_SAMPLES = 20
+KEPT_SAMPLES = 32  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
+#: costs whose raw samples are Python/C pairs: kept whole (never thinned, at most 2 * PAIR_MAX_SAMPLES, or rounds x
+#: pairs), in the order of the point's ``paired`` groups
+PAIRED_COSTS = ("held_launch_us", "held_launch_c_us", "pair_instantiate_python_us", "pair_instantiate_c_us")
 
 #: cost key -> (what it is, unit, clock key of bench.records.CLOCKS, "c_monotonic" (bench.native_graph.NATIVE_CLOCK),
 #: or None)
@@ -245,13 +248,14 @@ def unroll_payoff(base_setup_us: float, base_graph_us: float, k: int, setup_us: 
     return max(1, _ceil(extra / saving)) if extra > 0 else 1
 
 
-def kept_samples(values, unit: str) -> list[float]:
-    """The raw samples a record keeps of one point and cost: at most ``KEPT_SAMPLES``, evenly thinned in order
+def kept_samples(values, unit: str, limit: int | None = KEPT_SAMPLES) -> list[float]:
+    """The raw samples a record keeps of one point and cost: at most ``limit`` (None: all), evenly thinned in order
     (``records.bounded``), each to 5 significant digits and µs to the nanosecond at most (the host clocks'
     resolution; a relative 1e-5 is far below any spread measured here), bytes to the byte."""
+    kept = bounded(values, limit) if limit is not None else bounded(values)
     if unit != "us":
-        return [float(round(v)) for v in bounded(values, KEPT_SAMPLES)]
-    return [float(f"{round(v, 3):.5g}") for v in bounded(values, KEPT_SAMPLES)]
+        return [float(round(v)) for v in kept]
+    return [float(f"{round(v, 3):.5g}") for v in kept]
 
 
 def _samples_of(result, label: str) -> list[float]:
@@ -322,7 +326,7 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
                            "base_us_per_iteration": bm["graph_us_per_iter"], "extra_setup_us": setup - b_setup,
                            "replays": n, "iterations": None if n is None else n * k})
     result.unroll = unroll
-    result.paired = paired_analysis(result.points)
+    result.paired = paired_analysis(result.points, result.samples)
     result.goals = evaluate_goals(result.points, result.paired, result.native)
     return result
 
@@ -777,11 +781,10 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                 states.append(state)
                 if progress:
                     sm = point["summaries"]
-                    pair = point["paired"].get("instantiate") or {}
-                    ratio = [a / b for a, b in zip(pair.get("python_us", []), pair.get("c_us", [])) if b > 0]
+                    ratio = point["stop"].get("paired_ratio_median")
                     progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {point['nodes']} nodes, instantiate "
                              f"{sm['instantiate_us']['median']:.1f} µs"
-                             + (f", python/C paired x{statistics.median(ratio):.3f}" if ratio else "")
+                             + (f", python/C paired x{ratio:.3f}" if ratio else "")
                              + ("" if point["ok"] else "  CHECK FAILED"))
             held = _held_rounds(states, hold, plan, progress)
             result.config["held"] = held
@@ -804,7 +807,8 @@ def _summaries(result: ScalingResult, series: str, length: int, costs: dict, rea
         finite = [v for v in values if v is not None and math.isfinite(v)]
         if not finite:
             continue
-        result.keep_samples(_sample_label(series, length, cost), kept_samples(finite, unit), unit, clock)
+        kept = kept_samples(finite, unit, None if cost in PAIRED_COSTS else KEPT_SAMPLES)
+        result.keep_samples(_sample_label(series, length, cost), kept, unit, clock)
         out[cost] = _short(summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
                                      stop_reason=reasons.get(cost, "fixed")).to_dict())
     return out
@@ -836,8 +840,16 @@ def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: Sc
         state.c_loop = launch_floor.graph_loop(exe, workload.stream)
     costs = {**life, **steady}
     if "instantiate" in paired:
-        costs["pair_instantiate_python_us"] = paired["instantiate"]["python_us"]
-        costs["pair_instantiate_c_us"] = paired["instantiate"]["c_us"]
+        raw = paired["instantiate"]
+        costs["pair_instantiate_python_us"] = raw["python_us"]
+        costs["pair_instantiate_c_us"] = raw["c_us"]
+        # the values live in the record's samples (kept whole); the point keeps how they pair up
+        paired["instantiate"] = {"python": _sample_label(series, shape.length, "pair_instantiate_python_us"),
+                                 "c": _sample_label(series, shape.length, "pair_instantiate_c_us"),
+                                 "group": raw["group"], "python_first": [int(v) for v in raw["python_first"]]}
+        point_ratio = [a / b for a, b in zip(raw["python_us"], raw["c_us"]) if b > 0]
+    else:
+        point_ratio = []
     reasons = {**life_reasons, **steady_reasons, "pair_instantiate_python_us": pair_reason,
                "pair_instantiate_c_us": pair_reason}
     summaries = _summaries(result, series, shape.length, costs, reasons)
@@ -850,6 +862,8 @@ def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: Sc
              "stop": {"lifecycle": life_reasons.get("instantiate_us"), "eager": steady_reasons.get("eager_us_per_iter"),
                       "graph": steady_reasons.get("graph_us_per_iter"), "paired_instantiate": pair_reason},
              "summaries": summaries, "paired": paired, "ok": bool(ok)}
+    if point_ratio:
+        point["stop"]["paired_ratio_median"] = round(statistics.median(point_ratio), 4)
     return point, state
 
 
@@ -859,8 +873,11 @@ def _finish_held(result: ScalingResult, point: dict, st: _Held) -> None:
              "held_launch_c_us": [v for v in st.c if v is not None]}
     point["summaries"].update(_summaries(result, st.series, st.shape.length, costs,
                                          {k: "fixed" for k in costs}))  # fixed: the rounds' count
-    point["paired"]["launch"] = {"python_us": st.python, "c_us": st.c, "group": st.round,
-                                 "python_first": st.python_first, "launches": st.k}
+    has_c = any(v is not None for v in st.c)
+    point["paired"]["launch"] = {"python": _sample_label(st.series, st.shape.length, "held_launch_us"),
+                                 "c": _sample_label(st.series, st.shape.length, "held_launch_c_us") if has_c else None,
+                                 "group": st.round, "python_first": [int(v) for v in st.python_first],
+                                 "launches": st.k}
     point["held"] = {"held_launches": st.k, "held_timed_out": st.timed_out, "held_released": st.released,
                      "pairs": len(st.python)}
     point["stop"]["held"] = "rounds"

@@ -10,8 +10,9 @@ them (bench.scaling measures, this module reads):
     launch       each visit of a point (rounds over all points, bench.scaling): K held Python cuGraphLaunch calls and
                  K held C calls (NativeFloor.graph_loop), behind the same hold, alternating which goes first
 
-A point keeps its raw pairs: ``{"python_us": [...], "c_us": [...], "group": [...], "python_first": [...]}`` (group:
-the sample for instantiate, the round for launch). Per point, ``pair_stats`` gives the median of each side, of the
+A point keeps how its raw pairs go together: ``{"python": label, "c": label, "group": [...], "python_first": [...]}``
+(the labels of the record's raw samples, kept whole and in order; group: the sample for instantiate, the round for
+launch), or the values themselves as ``"python_us"``/``"c_us"`` lists. Per point, ``pair_stats`` gives the median of each side, of the
 per-pair ratio python/C and of the per-pair difference python - C, each with a 95% interval from the two-level
 bootstrap of ``bench.paired_stats`` (groups drawn with replacement, then pairs within each): pairs of one sample or
 round share its moment, so they are not independent draws. ``slope_ratio`` fits ``cost = a + b * nodes`` to both
@@ -28,8 +29,8 @@ import numpy as np
 from .fits import _line_fits
 from .paired_stats import DEFAULT_RESAMPLES, hierarchical_bootstrap
 
-__all__ = ["pair_stats", "slope_ratio", "paired_analysis", "evaluate_goals", "LAUNCH_GOAL_US", "LAUNCH_GOAL_RANGE",
-           "INSTANTIATE_GOAL", "verdict_of"]
+__all__ = ["pair_stats", "slope_ratio", "paired_analysis", "resolve_pairs", "evaluate_goals", "verdict_of",
+           "LAUNCH_GOAL_US", "LAUNCH_GOAL_RANGE", "INSTANTIATE_GOAL"]
 
 LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes (issue 16)
 LAUNCH_GOAL_RANGE = (4, 128)
@@ -53,15 +54,21 @@ def _grouped(pairs: Mapping, fn) -> list[list[float]]:
     return list(out.values())
 
 
+def _g6(v: float) -> float:
+    return float(f"{v:.6g}")  # far below any interval's width: the record's size, not its meaning
+
+
 def _iv(groups, seed: int):
+    """median, lo, hi (6 significant digits), n and groups of the 95% two-level bootstrap; None without values."""
     iv = hierarchical_bootstrap(groups, seed=seed) if groups else None
-    return iv.to_dict() if iv is not None else None
+    if iv is None:
+        return None
+    return {"median": _g6(iv.median), "lo": _g6(iv.lo), "hi": _g6(iv.hi), "n": iv.n, "groups": iv.groups}
 
 
 def pair_stats(pairs: Mapping, *, seed: int = 0) -> dict:
     """Per-point figures of raw pairs: ``python_us``, ``c_us``, ``ratio`` (python/C per pair) and ``difference_us``
-    (python - C per pair), each ``Interval.to_dict()`` (median, lo, hi, n, groups, level) or None where a side is
-    missing; ``pairs`` (complete pairs) and ``python_first`` (how many of them had Python first)."""
+    (python - C per pair), each ``{median, lo, hi, n, groups}`` (95% level) or None where a side is missing; ``pairs`` (complete pairs) and ``python_first`` (how many of them had Python first)."""
     ratio = _grouped(pairs, lambda p, q: p / q if _finite(p) and _finite(q) and q > 0 else None)
     diff = _grouped(pairs, lambda p, q: p - q if _finite(p) and _finite(q) else None)
     first = pairs.get("python_first") or []
@@ -149,14 +156,27 @@ def slope_ratio(points: Sequence[tuple[int, Mapping]], *, resamples: int = DEFAU
             "nodes_range": [int(x.min()), int(x.max())], "resamples": reps, "level": level}
 
 
-def paired_analysis(points: Sequence[Mapping]) -> dict:
-    """Every point's paired figures and the straight-line slope ratio, from the raw pairs the points keep:
-    ``{"instantiate": {"points": [...], "slope": slope_ratio | None}, "launch": {"points": [...]}}``, each point
-    entry ``{series, length, nodes, **pair_stats}``."""
+def resolve_pairs(pairs: Mapping | None, samples: Mapping | None) -> dict:
+    """A point's pairs with their values: ``python_us``/``c_us`` read from ``samples`` (a record's raw samples, by
+    label) where the point names labels; lists it holds itself are kept. Missing values: empty lists."""
+    if not pairs:
+        return {}
+    out = dict(pairs)
+    for side, key in (("python", "python_us"), ("c", "c_us")):
+        if key not in out:
+            label = pairs.get(side)
+            out[key] = list(((samples or {}).get(label) or {}).get("values", [])) if label else []
+    return out
+
+
+def paired_analysis(points: Sequence[Mapping], samples: Mapping | None = None) -> dict:
+    """Every point's paired figures and the straight-line slope ratio, from the pairs the points keep (their values
+    in ``samples``, a record's raw samples): ``{"instantiate": {"points": [...], "slope": slope_ratio | None},
+    "launch": {"points": [...]}}``, each point entry ``{series, length, nodes, **pair_stats}``."""
     out: dict = {"instantiate": {"points": [], "slope": None}, "launch": {"points": []}}
     line = []
     for p in points:
-        paired = p.get("paired") or {}
+        paired = {k: resolve_pairs(v, samples) for k, v in (p.get("paired") or {}).items() if isinstance(v, Mapping)}
         head = {"series": p.get("series"), "topology": p.get("topology"), "length": p.get("length"),
                 "nodes": p.get("nodes")}
         for what in ("instantiate", "launch"):
@@ -191,7 +211,7 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
     launch: host cuGraphLaunch, device held, <= ``LAUNCH_GOAL_US`` at every straight line from 4 to 128 nodes:
     ``met`` True when every point's Python interval is at or below the goal, False when one lies wholly above it,
     None (undecided) otherwise; per point the Python µs, the C µs and Python - C, with intervals. Points without
-    paired figures (an older record) fall back to the Python median alone (no interval).
+    paired figures (an older record) are judged by the Python median alone (no interval; ``paired`` False).
     instantiate_vs_native: the slope ratio python/C per node within ``1 + INSTANTIATE_GOAL``: ``met`` as above on
     the ratio's interval; ``python_slower`` True when the interval lies wholly above 1; the per-point ratios beside.
     ``native``: the sweep's note on the C loops (``{"unavailable": reason}`` says why there is no C figure).
@@ -214,7 +234,10 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
                          "c_us": None, "difference_us": None, "ratio": None})
     rows.sort(key=lambda r: r["nodes"])
     if rows:
-        per = [verdict_of(r["python_us"].get("lo"), r["python_us"].get("hi"), LAUNCH_GOAL_US) for r in rows]
+        # a point without an interval (unpaired: an older record) is judged by its median alone
+        per = [verdict_of(r["python_us"]["median"] if r["python_us"].get("lo") is None else r["python_us"]["lo"],
+                          r["python_us"]["median"] if r["python_us"].get("hi") is None else r["python_us"]["hi"],
+                          LAUNCH_GOAL_US) for r in rows]
         met = False if False in per else (True if all(v is True for v in per) else None)
         worst = max(rows, key=lambda r: r["python_us"]["median"])
         c_rows = [r for r in rows if r.get("c_us")]
@@ -233,8 +256,7 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
                               " (fewer than two held samples, or an older record)")
     else:
         launch = {"goal_us": LAUNCH_GOAL_US, "range": [lo_n, hi_n], "met": None, "note": _range_text(lo_n, hi_n)}
-    inst_pts = [{"series": e["series"], "nodes": e["nodes"], "ratio": e.get("ratio"),
-                 "python_us": e.get("python_us"), "c_us": e.get("c_us")}
+    inst_pts = [{"series": e["series"], "nodes": e["nodes"], "ratio": e.get("ratio")}
                 for e in (paired.get("instantiate") or {}).get("points", []) if e.get("ratio")]
     slope = (paired.get("instantiate") or {}).get("slope")
     limit = 1 + INSTANTIATE_GOAL
