@@ -27,7 +27,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from .fits import _line_fits
-from .paired_stats import DEFAULT_RESAMPLES, hierarchical_bootstrap
+from .paired_stats import hierarchical_bootstrap
 
 __all__ = ["pair_stats", "slope_ratio", "paired_analysis", "resolve_pairs", "evaluate_goals", "verdict_of",
            "LAUNCH_GOAL_US", "LAUNCH_GOAL_RANGE", "INSTANTIATE_GOAL"]
@@ -35,6 +35,7 @@ __all__ = ["pair_stats", "slope_ratio", "paired_analysis", "resolve_pairs", "eva
 LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes (issue 16)
 LAUNCH_GOAL_RANGE = (4, 128)
 INSTANTIATE_GOAL = 0.10  # Python-side instantiate within 10% of the native call, per node
+RESAMPLES = 1000  # bootstrap draws per interval (a default record has some 500 intervals to draw)
 
 
 def _finite(v) -> bool:
@@ -60,7 +61,7 @@ def _g6(v: float) -> float:
 
 def _iv(groups, seed: int):
     """median, lo, hi (6 significant digits), n and groups of the 95% two-level bootstrap; None without values."""
-    iv = hierarchical_bootstrap(groups, seed=seed) if groups else None
+    iv = hierarchical_bootstrap(groups, seed=seed, resamples=RESAMPLES) if groups else None
     if iv is None:
         return None
     return {"median": _g6(iv.median), "lo": _g6(iv.lo), "hi": _g6(iv.hi), "n": iv.n, "groups": iv.groups}
@@ -109,7 +110,7 @@ def _resampled_medians(tp: np.ndarray, tc: np.ndarray, reps: int, rng) -> tuple[
     return mp, mc
 
 
-def slope_ratio(points: Sequence[tuple[int, Mapping]], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+def slope_ratio(points: Sequence[tuple[int, Mapping]], *, resamples: int = 2000, seed: int = 0,
                 level: float = 0.95) -> dict | None:
     """The per-node cost of Python over that of C: fit ``a + b * nodes`` (weighted by relative error, as
     ``bench.fits``) to the medians of each side over ``points`` ((nodes, raw pairs) per point), and the ratio

@@ -34,6 +34,18 @@ def test_render_has_every_section(record):
         render_scaling(record).splitlines()[1:]
 
 
+def test_the_paired_table_and_verdicts_are_shown():
+    paired = analyze(synthetic_record(python_factor=1.25))
+    text = render_scaling(paired)
+    for needle in ("paired, Python against C", "inst. Python µs", "held C µs", "Python - C µs",
+                   "instantiate per node, straight lines of 1..4096 nodes", "(paired slope ratio): NOT met",
+                   "Python slower than C", "Python - C at most", "1.250 ["):
+        assert needle in text, needle
+    assert render_scaling(json.loads(json.dumps(paired.to_dict()))).splitlines()[1:] == text.splitlines()[1:]
+    assert "undecided" in render_scaling(analyze(synthetic_record(python_factor=1.10)))
+    assert "paired, Python against C" not in render_scaling(analyze(synthetic_record()))
+
+
 def test_a_failed_point_is_shown(record):
     record.points[3]["ok"] = False
     record.points[3]["failures"] = ["capture: 3 of 64 elements differ"]
