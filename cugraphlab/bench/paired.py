@@ -363,13 +363,13 @@ def measure_paired(device_index: int = 0, size: int = 1024, contexts: int = 3, r
     ``time_cap_s`` per context; ``launches`` per timed block; ``held_launches`` per held block (0: none; at most
     900, below the driver's queue); ``ways``: names from ``paired_ways.WAYS`` (``GRAPH_WAYS`` for ``mode="graph"``:
     cuGraphLaunch of ``graph_kernels`` captured launches), default all, the reference (bindings) always;
-    ``release`` how the spin kernel is released ("mapped" or "memset", see bench.held); ``seed`` of the inputs and
+    ``release`` how the spin kernel is released ("mapped" or "memset", see bench.hold); ``seed`` of the inputs and
     the bootstrap. Raises InvalidArgumentError before touching the GPU for bad input; the CudaError of a failing
     call of this project's own ways.
     """
     from ..core.memory import validate_size
     from .environment import collect
-    from .held import RELEASES
+    from .hold import RELEASES
     from .paired_ways import MODES, REFERENCE, build_ways, validate_ways
 
     if context_kind not in CONTEXT_KINDS:

@@ -42,7 +42,7 @@ from ..core.errors import CugraphlabError, InvalidArgumentError, UnsupportedErro
 from ..core.launch import Launch, LaunchConfig, PackedArgs
 from ..core.memory import validate_size
 from ..experiment.chain import BLOCK, chain_grid
-from .held import StreamHolder
+from .hold import DeviceHold
 from .sm_clock import SmClockProbe, rated_clock_mhz
 
 __all__ = ["WAYS", "OWN_WAYS", "NATIVE_WAYS", "GRAPH_WAYS", "REFERENCE", "WayUnavailable", "PairedWay", "Rig", "build_ways",
@@ -72,7 +72,7 @@ NATIVE_WAYS = ("c", "cugraphlab_native", "cugraphlab_native_nogil")
 OWN_WAYS = ("bindings", "cugraphlab", "cugraphlab_launch", "ctypes", "c", "cugraphlab_native",
             "cugraphlab_native_nogil")
 MODES = ("launch", "graph")
-KERNEL_NAMES = ("add", "spin", "clockprobe")
+KERNEL_NAMES = ("add", "hold", "clockprobe")
 ADD_SIGNATURE = ("ptr", "ptr", "ptr", "u64")
 
 
@@ -111,8 +111,8 @@ def native_floor():
 
 class Rig(Resource):
     """One context's shared objects for paired measurement: the device (a Device or CreatedContext, owned and closed
-    last), the kernels add/spin/clockprobe, one stream, x, y (random, seeded) and out, the ``add`` Launch, the
-    stream holder (spin kernel) and the SM clock probe. ``mode`` "graph" also makes ``graph_exec`` (``graph_kernels``
+    last), the kernels add/hold/clockprobe, one stream, x, y (random, seeded) and out, the ``add`` Launch, the
+    device hold (bench.hold) and the SM clock probe. ``mode`` "graph" also makes ``graph_exec`` (``graph_kernels``
     launches of add captured once). ``own_device`` False: several rigs (one per stream) share a device the caller
     closes after them."""
 
@@ -138,7 +138,8 @@ class Rig(Resource):
         self.grid = chain_grid(n, device.sm_count)
         self.config = LaunchConfig(self.grid, BLOCK)
         self.launch = self._add_launch()
-        self.holder = self.adopt(StreamHolder(device, self.kernels, self.stream, release=release))
+        self.holder = self.adopt(DeviceHold(device, self.kernels, self.stream, release=release,
+                                            timeout_ms=2000.0))
         self.probe = SmClockProbe(device, self.kernels, self.stream)
         self.adopt(self.probe.out)
         self.rated_mhz = rated_clock_mhz(device)

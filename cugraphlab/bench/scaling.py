@@ -11,21 +11,31 @@ kernel or the chain as the work, all on stream 0 of one ScalingWorkload:
                cuStreamSynchronize returns; a second launch the same way (repeat launch, idle stream)
                free memory (cuMemGetInfo) before and after instantiate + cuGraphUpload of C copies: bytes per exec;
                the upload of the first copy: API time and until complete; its first launch (API)
-    held       cuGraphLaunch x K (K <= 64) while a spinning kernel holds the stream (bench.hold): host µs per
-               launch; device µs per graph from %globaltimer (hold released -> stamp after the K graphs)
+    paired     (line points, and the fork/joins from 4 to 128 nodes) each sample: one fresh capture, then
+               Python cuGraphInstantiate and the C one (bench.native_graph) back to back, twice (P C C P, the
+               next sample C P P C), each exec destroyed outside the timing (bench.scaling_paired reads the pairs)
     steady     R eager iterations of the same work (the calls capture records, issued directly) and R graph
                replays, each timed from before the first call until the stream's sync returns: µs per iteration
+
+    held       after every point's sets, in ROUNDS over all the points (round r rotated by r * points / rounds,
+               so each point sits at a different place each time), so a point's figure does not depend on where
+               it sits in the sweep: per
+               visit, K cuGraphLaunch (K <= 64) while a spinning kernel holds the stream (bench.hold), from Python
+               and from C (bench.native NativeFloor.graph_loop) behind the same hold, alternating which goes first:
+               host µs per launch; device µs per graph from %globaltimer (hold released -> stamp after the K graphs)
 
 Each set is sampled adaptively (``bench.stats.measure``: until the median's ~95% interval is within 2%, or a time cap
 per set, at least ``repeats`` samples); raw samples are kept per point and cost (``keep_samples``, labels
 ``<series>:L<length>:<cost>``, series ``line`` or ``forkjoin:w<W>``; at most ``KEPT_SAMPLES``, evenly thinned, µs
-to the nanosecond, so a default record stays well under 1 MB). The native floor (``native_floor_hook``): the same
-line graphs instantiated from C, and launched from C behind the same hold. Then ``analyze``: each cost fitted
-against nodes (bench.fits), the flatness verdict on launch, break-even replays against eager launches per length,
-the replays at which unrolling K iterations pays off, and the issue's goals (Python instantiate per node against
-the C one). Module loading: the record keeps
-``CUDA_MODULE_LOADING`` and the cold first launch of the empty kernel against a warm one (with lazy loading, the
-default since CUDA 12.2, a kernel loads at its first launch; every kernel is launched before any timing here).
+to the nanosecond, so a default record stays well under 1 MB), and every point keeps its raw Python/C pairs in full
+(``point["paired"]``). The C loops are built once (``_native_floors``; where there is no C compiler or no
+libcuda.so.1 the Python figures stand alone and ``native["unavailable"]`` says why). Then ``analyze``: each cost
+fitted against nodes (bench.fits), the flatness verdict on launch, break-even replays against eager launches per
+length, the replays at which unrolling K iterations pays off, the paired figures (bench.scaling_paired: per point
+Python, C, ratio and difference with intervals, the per-node slope ratio) and the issue's goals read from them.
+Module loading: the record keeps ``CUDA_MODULE_LOADING`` and the cold first launch of the empty kernel against a
+warm one (with lazy loading, the default since CUDA 12.2, a kernel loads at its first launch; every kernel is
+launched before any timing here).
 """
 from __future__ import annotations
 
@@ -40,15 +50,18 @@ from ..core._calls import cu, driver_fn
 from ..core.errors import InvalidArgumentError, check, positive_int
 from ..experiment.scaling import MAX_WIDTH, TOPOLOGIES, WORKS, ScalingWorkload, Shape, scaling_kernel_names
 from .fits import FLAT_RANGE, FLAT_TOLERANCE, fit_linear, flatness
-from .hold import HOLD_KERNEL, MAX_HELD_LAUNCHES, DeviceHold
+from .hold import HOLD_KERNEL, MAX_HELD_GRAPH_LAUNCHES, DeviceHold
+from .paired_stats import round_order
 from .records import Record, bounded, clocks
-from .stats import measure, summarize
+from .scaling_paired import (INSTANTIATE_GOAL, LAUNCH_GOAL_RANGE, LAUNCH_GOAL_US, evaluate_goals,
+                             paired_analysis)
+from .stats import measure, median_ci_halfwidth, summarize
 
 __all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
            "MEASURES", "series_key",
-           "break_even", "unroll_payoff", "evaluate_goals", "native_floor_hook", "DEFAULT_LENGTHS",
-           "DEFAULT_WIDTHS", "QUICK_LENGTHS", "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "NATIVE_REPEATS",
-           "KEPT_SAMPLES", "kept_samples"]
+           "break_even", "unroll_payoff", "evaluate_goals", "DEFAULT_LENGTHS", "DEFAULT_WIDTHS", "QUICK_LENGTHS",
+           "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "KEPT_SAMPLES", "kept_samples", "HELD_ROUNDS",
+           "QUICK_HELD_ROUNDS", "HELD_PAIRS", "PAIR_MIN_SAMPLES", "PAIR_MAX_SAMPLES"]
 
 DEFAULT_LENGTHS = tuple(1 << i for i in range(13))  # 1 .. 4096
 DEFAULT_WIDTHS = (1, 2, 4, 8, 16)
@@ -57,15 +70,21 @@ QUICK_WIDTHS = (1, 4)
 MAX_LENGTH = 1 << 16
 DEFAULT_BUDGET_S = 120.0  # the default sweep, within the issue's 3 minutes on an H200
 QUICK_BUDGET_S = 12.0
-SETS_PER_POINT = 4  # lifecycle, held, steady eager, steady graph: what the time budget is shared over
+SETS_PER_POINT = 4  # lifecycle, paired instantiate, steady eager, steady graph: the per-point share of the budget
+HELD_SHARE = 0.3  # of the budget for the held rounds (after at least two rounds they stop once it is spent)
 TARGET_SPREAD = 0.02
-LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes (issue 16)
-LAUNCH_GOAL_RANGE = (4, 128)
-INSTANTIATE_GOAL = 0.10  # Python-side instantiate within 10% of the native call, per node
-NATIVE_REPEATS = 9  # C instantiations per line length, and C launch holds per length from 4 to 128 nodes
-KEPT_SAMPLES = 50  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
+HELD_ROUNDS = 4  # rounds of held launches over every point (quick: QUICK_HELD_ROUNDS)
+QUICK_HELD_ROUNDS = 3
+HELD_PAIRS = 3  # Python/C pairs of holds per point per round
+PAIR_MIN_SAMPLES = 8  # paired-instantiate samples (two pairs each) at least, at most PAIR_MAX_SAMPLES
+PAIR_MAX_SAMPLES = 20
+KEPT_SAMPLES = 32  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
+#: costs whose raw samples are Python/C pairs: kept whole (never thinned, at most 2 * PAIR_MAX_SAMPLES, or rounds x
+#: pairs), in the order of the point's ``paired`` groups
+PAIRED_COSTS = ("held_launch_us", "held_launch_c_us", "pair_instantiate_python_us", "pair_instantiate_c_us")
 
-#: cost key -> (what it is, unit, clock key of bench.records.CLOCKS or None)
+#: cost key -> (what it is, unit, clock key of bench.records.CLOCKS, "c_monotonic" (bench.native_graph.NATIVE_CLOCK),
+#: or None)
 MEASURES: dict[str, tuple[str, str, str | None]] = {
     "capture_us": ("capture (begin ... end)", "us", "host_api"),
     "build_us": ("explicit build (cuGraphAddKernelNode x N)", "us", "host_api"),
@@ -78,6 +97,9 @@ MEASURES: dict[str, tuple[str, str, str | None]] = {
     "repeat_launch_api_us": ("repeat launch, idle stream (API)", "us", "host_api"),
     "repeat_launch_total_us": ("repeat launch, idle stream, until complete", "us", "wall"),
     "held_launch_us": ("cuGraphLaunch with the device held (host)", "us", "host_call"),
+    "held_launch_c_us": ("cuGraphLaunch from C with the device held (host), paired", "us", "c_monotonic"),
+    "pair_instantiate_python_us": ("cuGraphInstantiate from Python, paired with C", "us", "host_api"),
+    "pair_instantiate_c_us": ("cuGraphInstantiate from C, paired with Python", "us", "c_monotonic"),
     "device_us": ("device time per graph, back to back (%globaltimer)", "us", "globaltimer"),
     "exec_bytes": ("device memory per executable (cuMemGetInfo)", "bytes", None),
     "eager_us_per_iter": ("eager launches of the same work, per iteration", "us", "wall"),
@@ -114,6 +136,8 @@ class ScalingPlan:
     budget_s: float
     size: int  # chain floats
     quick: bool
+    held_rounds: int = HELD_ROUNDS  # rounds of held launches over every point
+    held_pairs: int = HELD_PAIRS  # Python/C pairs of holds per point and round
 
     @property
     def max_width(self) -> int:
@@ -123,7 +147,8 @@ class ScalingPlan:
         return {"work": self.work, "topologies": list(self.topologies), "lengths": list(self.lengths),
                 "widths": list(self.widths), "points": len(self.shapes), "skipped": list(self.skipped),
                 "repeats": self.repeats, "max_samples": self.max_samples, "time_cap_s": self.time_cap_s,
-                "budget_s": self.budget_s, "size": self.size, "quick": self.quick}
+                "budget_s": self.budget_s, "size": self.size, "quick": self.quick,
+                "held_rounds": self.held_rounds, "held_pairs": self.held_pairs}
 
 
 def _int_list(name: str, values, maximum: int) -> tuple[int, ...]:
@@ -152,14 +177,15 @@ def _names(name: str, values, known: tuple[str, ...]) -> tuple[str, ...]:
 
 def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="line,forkjoin", quick: bool = False,
               repeats: int | None = None, budget_s: float | None = None, size: int = 1024,
-              max_samples: int = 200) -> ScalingPlan:
+              max_samples: int = 200, rounds: int | None = None) -> ScalingPlan:
     """The checked plan of a sweep; InvalidArgumentError (one line) for any bad input, before any GPU work.
 
     ``lengths``: units per graph (empty kernels, or chain iterations), default 1..4096 doubling (``quick``: 1, 4,
     16, 64, 256, 1024); ``widths``: fork/join branches, default 1, 2, 4, 8, 16 (``quick``: 1, 4); fork/join points
     with fewer units than branches are skipped (and listed). ``repeats``: at least this many samples per set
     (default 5, quick 3). ``budget_s``: the sweep's time target (default 120 s, quick 12 s), shared out as a cap per
-    set of samples. ``size``: the chain's floats.
+    set of samples. ``size``: the chain's floats. ``rounds``: rounds of held launches over every point (default 4,
+    quick 3; ``HELD_PAIRS`` Python/C pairs of holds per point and round).
     """
     if work not in WORKS:
         raise InvalidArgumentError(f"--work must be one of {', '.join(WORKS)}, got {work!r}")
@@ -169,6 +195,8 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
     widths = _int_list("width", widths if widths is not None else (QUICK_WIDTHS if quick else DEFAULT_WIDTHS),
                        MAX_WIDTH)
     repeats = positive_int("repeats", repeats if repeats is not None else (3 if quick else 5), 1000)
+    rounds = positive_int("held rounds", rounds if rounds is not None else (QUICK_HELD_ROUNDS if quick else
+                                                                            HELD_ROUNDS), 100)
     max_samples = max(positive_int("max samples", max_samples), repeats)
     size = positive_int("size (floats)", size)
     budget = float(budget_s if budget_s is not None else (QUICK_BUDGET_S if quick else DEFAULT_BUDGET_S))
@@ -186,9 +214,9 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
                     shapes.append(Shape("forkjoin", n, w))
     if not shapes:
         raise InvalidArgumentError("the plan has no point: every fork/join width exceeds every length")
-    cap = min(max(budget / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
+    cap = min(max(budget * (1 - HELD_SHARE) / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
     return ScalingPlan(work, tops, lengths, widths, tuple(shapes), tuple(skipped), repeats, max_samples, cap,
-                       budget, size, bool(quick))
+                       budget, size, bool(quick), rounds, HELD_PAIRS)
 
 
 make_scaling_plan = make_plan  # the name the package re-exports (cugraphlab.make_scaling_plan)
@@ -220,110 +248,14 @@ def unroll_payoff(base_setup_us: float, base_graph_us: float, k: int, setup_us: 
     return max(1, _ceil(extra / saving)) if extra > 0 else 1
 
 
-def evaluate_goals(points: list[dict], fits: dict, native: dict | None) -> dict:
-    """The issue's goals against what was measured: host graph launch <= 2.0 µs from 4 to 128 nodes (line,
-    device held), and Python-side instantiate per node within 10% of the native call (needs ``native``)."""
-    lo, hi = LAUNCH_GOAL_RANGE
-    held = [(p["nodes"], p["summaries"]["held_launch_us"]["median"]) for p in points
-            if p["topology"] == "line" and lo <= p["nodes"] <= hi and "held_launch_us" in p.get("summaries", {})]
-    if held:
-        worst = max(held, key=lambda t: t[1])
-        launch = {"goal_us": LAUNCH_GOAL_US, "range": [lo, hi], "worst_us": worst[1], "at_nodes": worst[0],
-                  "met": worst[1] <= LAUNCH_GOAL_US,
-                  "values": {str(n): v for n, v in sorted(held)}}
-    else:
-        launch = {"goal_us": LAUNCH_GOAL_US, "range": [lo, hi], "met": None,
-                  "note": f"no line point between {lo} and {hi} nodes"}
-    inst_fit = (fits.get("instantiate_us") or {}).get("line")
-    python_per_node = inst_fit.get("slope") if inst_fit else None
-    native_per_node = (native or {}).get("instantiate_us_per_node")
-    if native_per_node and native_per_node > 0 and python_per_node is not None:
-        ratio = python_per_node / native_per_node
-        inst = {"goal": INSTANTIATE_GOAL, "python_us_per_node": python_per_node,
-                "native_us_per_node": native_per_node, "ratio": ratio, "met": ratio <= 1 + INSTANTIATE_GOAL,
-                "native_source": (native or {}).get("source")}
-    else:
-        why = (native or {}).get("unavailable") or "the native floor was not measured"
-        inst = {"goal": INSTANTIATE_GOAL, "python_us_per_node": python_per_node, "native_us_per_node": None,
-                "met": None, "note": f"no native figure: {why}"}
-    native_launch = (native or {}).get("launch_us")
-    if native_launch is not None:
-        launch["native_launch_us"] = native_launch
-    return {"launch": launch, "instantiate_vs_native": inst}
-
-
-def native_floor_hook(workload, hold, shapes, *, repeats: int = NATIVE_REPEATS, entry: dict | None = None,
-                      cache=None) -> dict:
-    """The native floor: the C figures the Python ones are compared with, on the same workload, stream and hold.
-
-    For every line shape of ``shapes``: ``repeats`` fresh captures (after one for warm-up), each instantiated once
-    from C (``bench.native_graph``: cuGraphInstantiateWithFlags timed by CLOCK_MONOTONIC in C, the executable
-    destroyed outside the timing), fitted against nodes as the Python figure is: ``instantiate_us_per_node`` is the
-    slope. For the lines from 4 to 128 nodes (the launch goal's range), ``repeats`` holds of ``bench.hold`` with the
-    C cuGraphLaunch loop of ``bench.native`` queued behind the hold, K launches as in the Python figure:
-    ``launch_us`` is the worst median there, the figure the goal reads.
-
-    Parameters: ``workload`` (experiment.scaling.ScalingWorkload) and ``hold`` (bench.hold.DeviceHold) of the
-    sweep; ``shapes`` the plan's; ``entry`` driver entry points by name (default libcuda's; a test gives ctypes
-    callbacks); ``cache`` where the C libraries are kept. Returns ``{"instantiate_us_per_node", "launch_us",
-    "instantiate_us": {nodes: [µs...]}, "launch_us_by_nodes": {nodes: [µs...]}, "fit", "source", "clock"}``; where
-    the floor cannot be built or run (no C compiler, no libcuda.so.1, a refused call) ``{"unavailable": reason,
-    "source"}``, and the instantiate goal reads "no native figure". ``measure_scaling(native_floor=...)`` takes any
-    callable ``(workload, hold, shapes) -> dict | None``.
-    """
-    from ..core.errors import CugraphlabError
-    from .native import NativeFloor
-    from .native_graph import NATIVE_CLOCK, InstantiateFloor
-
-    source = "C loops: bench.native_graph (cuGraphInstantiateWithFlags), bench.native (cuGraphLaunch)"
-    lines = sorted({s.length: s for s in shapes if s.topology == "line"}.values(), key=lambda s: s.length)
-    if len(lines) < 2:
-        return {"unavailable": "fewer than two line shapes in the plan: nothing to fit", "source": source}
-    lo, hi = LAUNCH_GOAL_RANGE
-    per, stream = workload.per_unit, workload.stream
-    inst: dict[int, list[float]] = {}
-    launch: dict[int, list[float]] = {}
-    try:
-        inst_floor = InstantiateFloor(entry=entry, cache=cache)
-        launch_floor = NativeFloor(entry=entry, cache=cache)
-        for shape in lines:
-            nodes = shape.nodes(per)
-            got = []
-            for _ in range(repeats + 1):
-                with workload.capture(shape) as g:
-                    got.append(inst_floor.instantiate_ns(g, 1)[0] / 1e3)
-            inst[nodes] = [round(v, 3) for v in got[1:]]
-            if not lo <= nodes <= hi:
-                continue
-            with workload.capture(shape) as g, g.instantiate() as exe:
-                exe.upload(stream)
-                for _ in range(3):
-                    exe.launch(stream)
-                stream.synchronize()
-                loop = launch_floor.graph_loop(exe, stream)
-                k = _held_batch(nodes)
-                held = [hold.time_graph_launches(exe.handle, k, loop=loop) for _ in range(repeats + 1)][1:]
-                stream.synchronize()
-            launch[nodes] = [round(r.host_us, 4) for r in held if not r.timed_out]
-    except CugraphlabError as e:  # UnsupportedError (no compiler), NoDeviceError (no libcuda), CudaError, ...
-        return {"unavailable": f"{type(e).__name__}: {e}".splitlines()[0], "source": source}
-    fit = fit_linear(list(inst), list(inst.values()), seed=0)
-    medians = {n: statistics.median(v) for n, v in launch.items() if v}
-    worst = max(medians.items(), key=lambda t: t[1]) if medians else None
-    return {"instantiate_us_per_node": fit.slope if math.isfinite(fit.slope) else None,
-            "launch_us": worst[1] if worst else None, "launch_at_nodes": worst[0] if worst else None,
-            "instantiate_us": {str(n): v for n, v in inst.items()},
-            "launch_us_by_nodes": {str(n): v for n, v in launch.items()},
-            "fit": fit.to_dict(), "repeats": repeats, "source": source, "clock": NATIVE_CLOCK}
-
-
-def kept_samples(values, unit: str) -> list[float]:
-    """The raw samples a record keeps of one point and cost: at most ``KEPT_SAMPLES``, evenly thinned in order
+def kept_samples(values, unit: str, limit: int | None = KEPT_SAMPLES) -> list[float]:
+    """The raw samples a record keeps of one point and cost: at most ``limit`` (None: all), evenly thinned in order
     (``records.bounded``), each to 5 significant digits and µs to the nanosecond at most (the host clocks'
     resolution; a relative 1e-5 is far below any spread measured here), bytes to the byte."""
+    kept = bounded(values, limit) if limit is not None else bounded(values)
     if unit != "us":
-        return [float(round(v)) for v in bounded(values, KEPT_SAMPLES)]
-    return [float(f"{round(v, 3):.5g}") for v in bounded(values, KEPT_SAMPLES)]
+        return [float(round(v)) for v in kept]
+    return [float(f"{round(v, 3):.5g}") for v in kept]
 
 
 def _samples_of(result, label: str) -> list[float]:
@@ -332,8 +264,8 @@ def _samples_of(result, label: str) -> list[float]:
 
 
 def analyze(result: "ScalingResult") -> "ScalingResult":
-    """Fill ``fits``, ``verdict``, ``break_even``, ``unroll`` and ``goals`` from the points and raw samples (pure:
-    works on a record read back as well as on one just measured). Returns ``result``."""
+    """Fill ``fits``, ``verdict``, ``break_even``, ``unroll``, ``paired`` and ``goals`` from the points and raw
+    samples (pure: works on a record read back as well as on one just measured). Returns ``result``."""
     by_series: dict[str, list[dict]] = {}
     for p in result.points:
         by_series.setdefault(series_key(p["topology"], p["width"]), []).append(p)
@@ -394,24 +326,27 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
                            "base_us_per_iteration": bm["graph_us_per_iter"], "extra_setup_us": setup - b_setup,
                            "replays": n, "iterations": None if n is None else n * k})
     result.unroll = unroll
-    result.goals = evaluate_goals(result.points, fits, result.native)
+    result.paired = paired_analysis(result.points, result.samples)
+    result.goals = evaluate_goals(result.points, result.paired, result.native)
     return result
 
 
 # --- the record ------------------------------------------------------------------------------------------------
 @dataclass(kw_only=True)
 class ScalingResult(Record):
-    """``cugraphlab scaling``: per point (shape, nodes, edges, checks, a Summary per cost), raw samples per point
-    and cost, the fits, the flatness verdicts, break-even and unrolling figures, the goals, module loading."""
+    """``cugraphlab scaling``: per point (shape, nodes, edges, checks, a Summary per cost, the raw Python/C pairs),
+    raw samples per point and cost, the fits, the flatness verdicts, break-even and unrolling figures, the paired
+    figures, the goals, module loading; ``native``: which C loops ran (or why not)."""
 
     KIND: ClassVar[str] = "cugraphlab.scaling"
-    SCHEMA: ClassVar[int] = 1
+    SCHEMA: ClassVar[int] = 2  # 2: paired Python/C figures, held launches in rounds
 
     points: list = field(default_factory=list)
     fits: dict = field(default_factory=dict)
     verdict: dict = field(default_factory=dict)
     break_even: list = field(default_factory=list)
     unroll: list = field(default_factory=list)
+    paired: dict = field(default_factory=dict)
     goals: dict = field(default_factory=dict)
     module_loading: dict = field(default_factory=dict)
     native: dict | None = None
@@ -450,7 +385,7 @@ def _adaptive(plan: ScalingPlan, sample: Callable[[], float], clock: str, unit: 
 
 def _held_batch(nodes: int) -> int:
     # about 20 ms of device work queued per hold, at least 4 launches, at most 64
-    return int(min(MAX_HELD_LAUNCHES, max(4, 20000 // (nodes * 0.6 + 3))))
+    return int(min(MAX_HELD_GRAPH_LAUNCHES, max(4, 20000 // (nodes * 0.6 + 3))))
 
 
 def _iterations(estimate_us: float) -> int:
@@ -563,69 +498,174 @@ class _Point:
         return got, {k: reason for k in got}
 
     # --- steady state on one ready executable ---------------------------------------------------------------------
-    def steady(self) -> tuple[dict, dict, dict]:
-        """Held launches (host and device per launch), eager iterations and graph replays: (samples per cost,
-        facts, stop reason per cost)."""
-        got: dict[str, list[float]] = {"held_launch_us": [], "device_us": [], "eager_us_per_iter": [],
-                                       "graph_us_per_iter": []}
-        info = {"held_launches": _held_batch(self.nodes), "held_timed_out": 0, "held_released": True}
+    def steady(self, exe) -> tuple[dict, dict, dict]:
+        """Eager iterations and graph replays of the ready executable ``exe``: (samples per cost, facts, stop
+        reason per cost). The held launches come later, in rounds over every point (``_held_rounds``)."""
+        got: dict[str, list[float]] = {"eager_us_per_iter": [], "graph_us_per_iter": []}
         w, shape, s = self.w, self.shape, self.s
         perf = time.perf_counter_ns
         r_eager = _iterations(w.per_unit * shape.length * 4.0)
         r_graph = _iterations(max(3.0, self.nodes * 0.6))
-        info.update(eager_iterations=r_eager, graph_iterations=r_graph)
+        info = {"eager_iterations": r_eager, "graph_iterations": r_graph}
         reasons = {}
-        with w.capture(shape) as g, g.instantiate() as exe:
-            exe.upload(w.stream)
-            for _ in range(3):
-                exe.launch(w.stream)
-            w.stream.synchronize()
-            launch, h = self.launch, exe.handle
+        launch, h = self.launch, exe.handle
 
-            def held() -> float:
-                k = info["held_launches"]
-                for _attempt in range(3):
-                    r = self.hold.time_graph_launches(h, k)
-                    info["held_released"] = info["held_released"] and self.hold.was_released
-                    if not r.timed_out:
-                        info["held_launches"] = k
-                        break
-                    info["held_timed_out"] += 1
-                    k = max(1, k // 2)  # the queue may have filled: fewer launches behind the next hold
-                got["device_us"].append(r.device_us if not r.timed_out else float("nan"))
-                got["held_launch_us"].append(r.host_us)
-                return r.host_us
+        def eager() -> float:
+            self._call(self.sync, "cuStreamSynchronize", s)
+            t0 = perf()
+            for _ in range(r_eager):
+                w.enqueue(shape)
+            self._call(self.sync, "cuStreamSynchronize", s)
+            v = _us(t0, perf()) / r_eager
+            got["eager_us_per_iter"].append(v)
+            return v
 
-            def eager() -> float:
-                self._call(self.sync, "cuStreamSynchronize", s)
-                t0 = perf()
-                for _ in range(r_eager):
-                    w.enqueue(shape)
-                self._call(self.sync, "cuStreamSynchronize", s)
-                v = _us(t0, perf()) / r_eager
-                got["eager_us_per_iter"].append(v)
-                return v
+        def graph() -> float:
+            self._call(self.sync, "cuStreamSynchronize", s)
+            t0 = perf()
+            for _ in range(r_graph):
+                r = launch(h, s)
+                if r[0]:
+                    check(r, "cuGraphLaunch")
+            self._call(self.sync, "cuStreamSynchronize", s)
+            v = _us(t0, perf()) / r_graph
+            got["graph_us_per_iter"].append(v)
+            return v
 
-            def graph() -> float:
-                self._call(self.sync, "cuStreamSynchronize", s)
-                t0 = perf()
-                for _ in range(r_graph):
-                    r = launch(h, s)
-                    if r[0]:
-                        check(r, "cuGraphLaunch")
-                self._call(self.sync, "cuStreamSynchronize", s)
-                v = _us(t0, perf()) / r_graph
-                got["graph_us_per_iter"].append(v)
-                return v
-
-            for keys, fn in ((("held_launch_us", "device_us"), held), (("eager_us_per_iter",), eager),
-                             (("graph_us_per_iter",), graph)):
-                reason, n = _adaptive(self.plan, fn, MEASURES[keys[0]][2])
-                for key in keys:  # drop the warm-up sample
-                    got[key] = got[key][-n:]
-                    reasons[key] = reason
-            w.stream.synchronize()
+        for key, fn in (("eager_us_per_iter", eager), ("graph_us_per_iter", graph)):
+            reason, n = _adaptive(self.plan, fn, MEASURES[key][2])
+            got[key] = got[key][-n:]  # drop the warm-up sample
+            reasons[key] = reason
+        w.stream.synchronize()
         return got, info, reasons
+
+    # --- Python against C, paired, on the same graph ---------------------------------------------------------------
+    def paired_instantiate(self, floor) -> tuple[dict, str]:
+        """Samples of (Python cuGraphInstantiate, C cuGraphInstantiateWithFlags) on one fresh capture each: two
+        pairs per sample, P C then C P (the next sample C P then P C), each executable destroyed outside the
+        timing; after one warm-up sample, until the per-pair ratio's median is known within 2% (at least
+        ``PAIR_MIN_SAMPLES``, an even count) or the time cap, at most ``PAIR_MAX_SAMPLES``. Returns (raw pairs,
+        stop reason)."""
+        perf = time.perf_counter_ns
+        out = {"python_us": [], "c_us": [], "group": [], "python_first": []}
+        inst, destroy = self.inst, self.destroy
+
+        def python_us(gh) -> float:
+            t0 = perf()
+            r = inst(gh, 0)
+            t1 = perf()
+            if r[0]:
+                check(r, "cuGraphInstantiate")
+            self._call(destroy, "cuGraphExecDestroy", r[1])
+            return _us(t0, t1)
+
+        def sample(i: int, keep: bool) -> None:
+            with self.w.capture(self.shape) as g:
+                order = ("python", "c") if i % 2 == 0 else ("c", "python")
+                for seq in (order, order[::-1]):
+                    got = {}
+                    for way in seq:
+                        got[way] = python_us(g.handle) if way == "python" else floor.instantiate_ns(g, 1)[0] / 1e3
+                    if keep:
+                        out["python_us"].append(got["python"])
+                        out["c_us"].append(got["c"])
+                        out["group"].append(i)
+                        out["python_first"].append(seq[0] == "python")
+
+        sample(1, keep=False)  # warm-up
+        t0 = time.perf_counter()
+        cap = self.plan.time_cap_s
+        reason, i = "max_samples", 0
+        while i < PAIR_MAX_SAMPLES:
+            sample(i, keep=True)
+            i += 1
+            if i < PAIR_MIN_SAMPLES or i % 2:
+                continue
+            ratios = [a / b for a, b in zip(out["python_us"], out["c_us"]) if b > 0]
+            if median_ci_halfwidth(ratios) <= TARGET_SPREAD:
+                reason = "spread"
+                break
+            if time.perf_counter() - t0 > cap:
+                reason = "time_cap"
+                break
+        return {k: [round(v, 4) if isinstance(v, float) else v for v in vs] for k, vs in out.items()}, reason
+
+
+def _native_floors(entry: dict | None = None, cache=None) -> tuple[object | None, object | None, dict]:
+    """The C loops the Python calls are paired with: (InstantiateFloor or None, NativeFloor or None, a note:
+    ``{"source", "clock"}`` and ``"unavailable"`` where they cannot be built or have no driver library)."""
+    from ..core.errors import CugraphlabError
+    from .native import NativeFloor
+    from .native_graph import NATIVE_CLOCK, InstantiateFloor
+
+    note = {"source": "C loops: bench.native_graph (cuGraphInstantiateWithFlags), bench.native (cuGraphLaunch), "
+                      "paired with the Python calls on the same graph, stream and hold", "clock": NATIVE_CLOCK}
+    try:
+        return InstantiateFloor(entry=entry, cache=cache), NativeFloor(entry=entry, cache=cache), note
+    except CugraphlabError as e:  # UnsupportedError (no compiler), NoDeviceError (no libcuda)
+        note["unavailable"] = f"{type(e).__name__}: {e}".splitlines()[0]
+        return None, None, note
+
+
+class _Held:
+    """One point's ready executable and its held launches, filled round by round."""
+
+    def __init__(self, index: int, series: str, shape: Shape, nodes: int, graph, exe, c_loop):
+        self.index, self.series, self.shape, self.nodes = index, series, shape, nodes
+        self.graph, self.exe, self.c_loop = graph, exe, c_loop
+        self.k = _held_batch(nodes)
+        self.python, self.device, self.c, self.round, self.python_first = [], [], [], [], []
+        self.timed_out = 0
+        self.released = True
+
+    def close(self) -> None:
+        self.exe.close()
+        self.graph.close()
+
+
+def _held_rounds(states: list[_Held], hold: DeviceHold, plan: ScalingPlan, progress=None) -> dict:
+    """Held launches in rounds over every point: round r visits the points rotated by r * n / rounds (so a point
+    takes a different place in each round, spread evenly over the sweep); per visit ``plan.held_pairs`` pairs of holds (Python K launches, C K launches, alternating
+    which goes first; Python alone without a C loop). A pair whose hold let go by its timeout is dropped and the
+    point's K halved. After two rounds the rest stop once ``HELD_SHARE`` of the budget is spent. Returns facts."""
+    n = len(states)
+    t0 = time.perf_counter()
+    budget = plan.budget_s * HELD_SHARE
+    done = 0
+    for r in range(plan.held_rounds):
+        order = round_order(list(range(n)), (r * n) // max(1, plan.held_rounds))
+        for pos, i in enumerate(order):
+            st = states[i]
+            h = st.exe.handle
+            for j in range(plan.held_pairs):
+                python_first = (r + j + i) % 2 == 0
+                ways = ("python", "c") if python_first else ("c", "python")
+                if st.c_loop is None:
+                    ways = ("python",)
+                for _attempt in range(3):
+                    got = {}
+                    for way in ways:
+                        got[way] = hold.time_graph_launches(h, st.k, loop=None if way == "python" else st.c_loop)
+                        st.released = st.released and hold.was_released
+                    if not any(g.timed_out for g in got.values()):
+                        break
+                    st.timed_out += 1
+                    st.k = max(1, st.k // 2)  # the queue may have filled: fewer launches behind the next hold
+                else:
+                    continue
+                st.python.append(round(got["python"].host_us, 4))
+                st.device.append(got["python"].device_us)
+                st.c.append(round(got["c"].host_us, 4) if "c" in got else None)
+                st.round.append(r)
+                st.python_first.append(python_first if "c" in got else True)
+        done = r + 1
+        if progress:
+            progress(f"held launches, round {done}/{plan.held_rounds}: {n} points, "
+                     f"{time.perf_counter() - t0:.1f} s")
+        if done >= 2 and time.perf_counter() - t0 > budget:
+            break
+    return {"rounds": done, "planned_rounds": plan.held_rounds, "pairs_per_round": plan.held_pairs,
+            "seconds": round(time.perf_counter() - t0, 3), "order": "rotated by round_index * points / rounds"}
 
 
 def _first_launches(workload: ScalingWorkload) -> dict:
@@ -682,13 +722,23 @@ def _module_loading(first: dict, instantiate: dict) -> dict:
     return {"CUDA_MODULE_LOADING": env, "effective": effective, **first, **instantiate, "note": note}
 
 
+def _paired_eligible(shape: Shape, nodes: int) -> bool:
+    """Paired instantiation: every straight line (the per-node slope), and the fork/joins in the launch goal's
+    range (cheap: under 130 nodes)."""
+    lo, hi = LAUNCH_GOAL_RANGE
+    return shape.topology == "line" or lo <= nodes <= hi
+
+
 def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | None = None,
-                    progress: Callable[[str], None] | None = None,
-                    native_floor: Callable | None = native_floor_hook) -> ScalingResult:
+                    progress: Callable[[str], None] | None = None, native: bool = True,
+                    native_entry: dict | None = None, native_cache=None) -> ScalingResult:
     """Measure every point of ``plan`` (default: ``make_plan()``) on ``device`` (a Device or an index).
 
-    Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, goals). ``native_floor(workload, hold,
-    shapes)`` returns the C figures the goals compare with (default ``native_floor_hook``; None skips it).
+    Per point (in the plan's order): the checks, the lifecycle, eager and graph replays, the paired instantiation
+    (Python and C on the same capture); then the held launches, Python and C paired, in rounds over every point.
+    ``native``: False measures the Python side alone (no C loop is built); ``native_entry``/``native_cache``: the
+    driver entry points the C loops call (default libcuda's; a test gives ctypes callbacks) and where the built
+    libraries are kept. Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, paired, goals).
     """
     from ..core.device import Device
     from .environment import collect
@@ -697,6 +747,7 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
     t_start = time.perf_counter()
     own = not hasattr(device, "compute_capability")
     dev = Device(device) if own else device
+    states: list[_Held] = []
     try:
         names = [*scaling_kernel_names(plan.work), HOLD_KERNEL]
         with dev.load_kernels(names=names) as kernels, \
@@ -708,64 +759,129 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
             env = collect(dev)
             env["driver"]["version_int"] = cu("cuDriverGetVersion")
             env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
+            if native:
+                inst_floor, launch_floor, note = _native_floors(native_entry, native_cache)
+            else:
+                inst_floor, launch_floor, note = None, None, {"unavailable": "not asked for (native=False)"}
             result = ScalingResult(
                 config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
                         "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
-                        "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after"},
+                        "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after",
+                        "pair_samples": [PAIR_MIN_SAMPLES, PAIR_MAX_SAMPLES]},
                 env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
-                module_loading=_module_loading(first, inst0))
+                module_loading=_module_loading(first, inst0), native=note)
+            if "unavailable" not in note:
+                result.clocks["c_monotonic"] = note["clock"]
+            elif progress:
+                progress(f"native C loops: {note['unavailable']}; the Python figures stand alone")
             for i, shape in enumerate(plan.shapes):
-                result.points.append(_measure_point(result, workload, hold, shape, plan, dev))
+                point, state = _measure_point(result, workload, hold, shape, plan, dev, inst_floor, launch_floor,
+                                              i)
+                result.points.append(point)
+                states.append(state)
                 if progress:
-                    p = result.points[-1]
-                    sm = p["summaries"]
-                    progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {p['nodes']} nodes, instantiate "
-                             f"{sm['instantiate_us']['median']:.1f} µs, held launch "
-                             f"{sm['held_launch_us']['median']:.2f} µs, device "
-                             f"{sm['device_us']['median']:.1f} µs/graph{'' if p['ok'] else '  CHECK FAILED'}")
-            result.native = native_floor(workload, hold, plan.shapes) if native_floor else None
-            if result.native and "unavailable" not in result.native:
-                result.clocks["c_monotonic"] = result.native.get("clock", "")
-            if progress and result.native:
-                n = result.native
-                progress("native floor: " + (n["unavailable"] if "unavailable" in n else
-                                             f"instantiate {(n['instantiate_us_per_node'] or math.nan) * 1e3:.0f} "
-                                             f"ns/node, held launch {n['launch_us'] or math.nan:.2f} µs (C)"))
+                    sm = point["summaries"]
+                    ratio = point["stop"].get("paired_ratio_median")
+                    progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {point['nodes']} nodes, instantiate "
+                             f"{sm['instantiate_us']['median']:.1f} µs"
+                             + (f", python/C paired x{ratio:.3f}" if ratio else "")
+                             + ("" if point["ok"] else "  CHECK FAILED"))
+            held = _held_rounds(states, hold, plan, progress)
+            result.config["held"] = held
+            for point, st in zip(result.points, states):
+                _finish_held(result, point, st)
     finally:
+        for st in states:
+            st.close()
         if own:
             dev.close()
     result.elapsed_s = time.perf_counter() - t_start
     return analyze(result)
 
 
-def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: ScalingPlan, device) -> dict:
-    pt = _Point(workload, hold, shape, plan, device)
-    checks = pt.check()
-    life, life_reasons = pt.lifecycle()
-    steady, info, steady_reasons = pt.steady()
-    reasons = {**life_reasons, **steady_reasons}
-    series = series_key(shape.topology, shape.width)
-    summaries = {}
-    for cost, values in {**life, **steady}.items():
+def _summaries(result: ScalingResult, series: str, length: int, costs: dict, reasons: dict) -> dict:
+    """Keep each cost's raw samples and return its Summary (a short dict) by cost."""
+    out = {}
+    for cost, values in costs.items():
         _title, unit, clock = MEASURES[cost]
         finite = [v for v in values if v is not None and math.isfinite(v)]
         if not finite:
             continue
-        result.keep_samples(_sample_label(series, shape.length, cost), kept_samples(finite, unit), unit, clock)
-        summaries[cost] = _short(summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
-                                           stop_reason=reasons.get(cost, "fixed")).to_dict())
-    ok = checks["ok"] and checks["verified"] is not False and info["held_released"] and \
-        info["held_timed_out"] == 0
-    return {"topology": shape.topology, "length": shape.length, "width": shape.width, "work": plan.work,
-            "nodes": pt.nodes, "edges": shape.edges(workload.per_unit), "series": series,
-            "structure": {k: checks[k] for k in ("expected", "capture", "explicit")},
-            "verified": checks["verified"], "mismatches": checks["mismatches"], "failures": checks["failures"],
-            "held": {k: info[k] for k in ("held_launches", "held_timed_out", "held_released")},
-            "iterations": {"eager": info["eager_iterations"], "graph": info["graph_iterations"]},
-            "stop": {"lifecycle": life_reasons.get("instantiate_us"), "held": steady_reasons.get("held_launch_us"),
-                     "eager": steady_reasons.get("eager_us_per_iter"),
-                     "graph": steady_reasons.get("graph_us_per_iter")},
-            "summaries": summaries, "ok": bool(ok)}
+        kept = kept_samples(finite, unit, None if cost in PAIRED_COSTS else KEPT_SAMPLES)
+        result.keep_samples(_sample_label(series, length, cost), kept, unit, clock)
+        out[cost] = _short(summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
+                                     stop_reason=reasons.get(cost, "fixed")).to_dict())
+    return out
+
+
+def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: ScalingPlan, device, inst_floor,
+                   launch_floor, index: int) -> tuple[dict, _Held]:
+    pt = _Point(workload, hold, shape, plan, device)
+    checks = pt.check()
+    life, life_reasons = pt.lifecycle()
+    series = series_key(shape.topology, shape.width)
+    graph = workload.capture(shape)
+    try:
+        exe = graph.instantiate()
+    except BaseException:
+        graph.close()
+        raise
+    state = _Held(index, series, shape, pt.nodes, graph, exe, None)
+    exe.upload(workload.stream)
+    for _ in range(3):
+        exe.launch(workload.stream)
+    workload.stream.synchronize()
+    steady, info, steady_reasons = pt.steady(exe)
+    paired: dict = {}
+    pair_reason = None
+    if inst_floor is not None and _paired_eligible(shape, pt.nodes):
+        paired["instantiate"], pair_reason = pt.paired_instantiate(inst_floor)
+    if launch_floor is not None:
+        state.c_loop = launch_floor.graph_loop(exe, workload.stream)
+    costs = {**life, **steady}
+    if "instantiate" in paired:
+        raw = paired["instantiate"]
+        costs["pair_instantiate_python_us"] = raw["python_us"]
+        costs["pair_instantiate_c_us"] = raw["c_us"]
+        # the values live in the record's samples (kept whole); the point keeps how they pair up
+        paired["instantiate"] = {"python": _sample_label(series, shape.length, "pair_instantiate_python_us"),
+                                 "c": _sample_label(series, shape.length, "pair_instantiate_c_us"),
+                                 "group": raw["group"], "python_first": [int(v) for v in raw["python_first"]]}
+        point_ratio = [a / b for a, b in zip(raw["python_us"], raw["c_us"]) if b > 0]
+    else:
+        point_ratio = []
+    reasons = {**life_reasons, **steady_reasons, "pair_instantiate_python_us": pair_reason,
+               "pair_instantiate_c_us": pair_reason}
+    summaries = _summaries(result, series, shape.length, costs, reasons)
+    ok = checks["ok"] and checks["verified"] is not False
+    point = {"topology": shape.topology, "length": shape.length, "width": shape.width, "work": plan.work,
+             "nodes": pt.nodes, "edges": shape.edges(workload.per_unit), "series": series,
+             "structure": {k: checks[k] for k in ("expected", "capture", "explicit")},
+             "verified": checks["verified"], "mismatches": checks["mismatches"], "failures": checks["failures"],
+             "iterations": {"eager": info["eager_iterations"], "graph": info["graph_iterations"]},
+             "stop": {"lifecycle": life_reasons.get("instantiate_us"), "eager": steady_reasons.get("eager_us_per_iter"),
+                      "graph": steady_reasons.get("graph_us_per_iter"), "paired_instantiate": pair_reason},
+             "summaries": summaries, "paired": paired, "ok": bool(ok)}
+    if point_ratio:
+        point["stop"]["paired_ratio_median"] = round(statistics.median(point_ratio), 4)
+    return point, state
+
+
+def _finish_held(result: ScalingResult, point: dict, st: _Held) -> None:
+    """A point's held launches (all rounds) into its summaries, raw samples and raw pairs."""
+    costs = {"held_launch_us": st.python, "device_us": st.device,
+             "held_launch_c_us": [v for v in st.c if v is not None]}
+    point["summaries"].update(_summaries(result, st.series, st.shape.length, costs,
+                                         {k: "fixed" for k in costs}))  # fixed: the rounds' count
+    has_c = any(v is not None for v in st.c)
+    point["paired"]["launch"] = {"python": _sample_label(st.series, st.shape.length, "held_launch_us"),
+                                 "c": _sample_label(st.series, st.shape.length, "held_launch_c_us") if has_c else None,
+                                 "group": st.round, "python_first": [int(v) for v in st.python_first],
+                                 "launches": st.k}
+    point["held"] = {"held_launches": st.k, "held_timed_out": st.timed_out, "held_released": st.released,
+                     "pairs": len(st.python)}
+    point["stop"]["held"] = "rounds"
+    point["ok"] = bool(point["ok"] and st.released and st.timed_out == 0 and st.python)
 
 
 def _short(summary: dict) -> dict:

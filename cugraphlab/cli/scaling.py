@@ -1,7 +1,7 @@
 """The scaling family: ``cugraphlab scaling``, what a graph costs as it grows. Parsing only.
 
     cugraphlab scaling [--lengths 1,2,...,4096] [--widths 1,2,4,8,16] [--work empty|chain] [--topology line,forkjoin]
-                       [--quick] [--repeats N] [--budget S] [--size N] [--device N] [--seed N]
+                       [--quick] [--repeats N] [--rounds N] [--budget S] [--size N] [--device N] [--seed N]
                        [--json PATH] [--csv PATH] [--plot STEM]
 
 Bad input (an unknown work or topology, a length out of range) raises InvalidArgumentError from
@@ -34,7 +34,8 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     """Register ``scaling`` on ``sub`` (argparse subparsers) with the ``common`` parent options."""
     p = sub.add_parser("scaling", parents=[common],
                        help="what a graph costs as it grows: capture, build, instantiate, upload, launch and device "
-                            "time against node count, with fits, the constant-launch verdict and break-even")
+                            "time against node count, with fits, the constant-launch verdict, break-even, and "
+                            "Python against C paired (instantiate, held launch)")
     p.add_argument("--lengths", type=count_list_arg, default=None,
                    help="units per graph (empty kernels, or chain iterations), a comma list "
                         "(default 1,2,4,...,4096; --quick: 1,4,16,64,256,1024)")
@@ -46,6 +47,9 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=count_arg, default=None,
                    help="at least this many samples per cost and point (default 5, --quick 3); more are taken "
                         "until the median is known within 2%% or the time cap")
+    p.add_argument("--rounds", type=count_arg, default=None,
+                   help="rounds of held launches over every point, Python and C paired behind the same hold "
+                        "(default 4, --quick 3)")
     p.add_argument("--budget", type=_seconds, default=None,
                    help="seconds the sweep aims at, shared out as a time cap per set of samples (default 120, "
                         "--quick 12)")
@@ -64,7 +68,7 @@ def plan_from_args(args):
     from ..bench.scaling import make_plan
 
     return make_plan(args.lengths, args.widths, work=args.work, topologies=args.topology, quick=args.quick,
-                     repeats=args.repeats, budget_s=args.budget, size=args.size)
+                     repeats=args.repeats, budget_s=args.budget, size=args.size, rounds=args.rounds)
 
 
 def cmd_scaling(args) -> int:

@@ -2,7 +2,8 @@
 
 ``render_scaling(result)``: a table per topology (per width for fork/join) of the main costs against nodes, then the
 fits (intercept and slope per node with their bootstrap intervals, log-log exponent), the verdict on constant-time
-launch, break-even replays against eager launches, the unrolling pay-off, the goals and module loading.
+launch, break-even replays against eager launches, the unrolling pay-off, the paired Python/C table (instantiate and
+held launch per point, with intervals, and the per-node slope ratio), the goals and module loading.
 ``plot_scaling(result, stem)``: one log-log panel per cost, a curve per series with its fitted line dashed.
 ``write_scaling_json(path, result)``: the record as indented JSON with each innermost list or object on one line
 (the raw samples are most of a record: one number a line, a default sweep's file would pass 1 MB).
@@ -152,6 +153,7 @@ def render_scaling(result, written=()) -> str:
                  _never(u["replays"]), _never(u["iterations"])] for u in un]
         lines.append(format_table(["K", "µs/iter", "K=1 µs/iter", "extra setup µs", "pays off after replays",
                                    "(iterations)"], rows))
+    lines += _paired_lines(d.get("paired") or {}, d.get("native") or {}, (d.get("config") or {}).get("held"))
     lines += ["", "goals:"] + _goal_lines(d.get("goals", {}))
     ml = d.get("module_loading") or {}
     if ml:
@@ -175,30 +177,90 @@ def _never(v) -> str:
     return "never" if v is None else f"{v:,}"
 
 
+def _iv_text(iv, scale: float = 1.0, ratio: bool = False) -> str:
+    """"1.82 [1.80, 1.85]" of an interval dict (median, lo, hi), "n/a" without one; ``ratio``: 3 decimals."""
+    if not iv or iv.get("median") is None:
+        return "n/a"
+    if ratio:
+        m = f"{iv['median']:.3f}"
+        return m if iv.get("lo") is None else f"{m} [{iv['lo']:.3f}, {iv['hi']:.3f}]"
+    m = _num(iv["median"] * scale)
+    if iv.get("lo") is None or iv.get("hi") is None:
+        return m
+    return f"{m}{_ci([iv['lo'], iv['hi']], scale)}"
+
+
+def _paired_lines(paired: Mapping, native: Mapping, held: Mapping | None) -> list[str]:
+    """The paired Python/C table: per point the instantiate pair and the held-launch pair, with 95% intervals."""
+    inst = {(e["series"], e["nodes"]): e for e in (paired.get("instantiate") or {}).get("points", [])}
+    launch = {(e["series"], e["nodes"]): e for e in (paired.get("launch") or {}).get("points", [])}
+    keys = sorted(set(inst) | set(launch), key=lambda k: (_order(k[0] or "line"), k[1]))
+    if not keys:
+        return []
+    out = ["", "paired, Python against C (the same graph and moment; 95% intervals from a two-level bootstrap over "
+               "samples or rounds):"]
+    if native.get("unavailable"):
+        out.append(f"  C loops: {native['unavailable']} (the Python figures stand alone)")
+    if held:
+        out.append(f"  held launches: {held.get('rounds')} of {held.get('planned_rounds')} rounds over every point "
+                   f"({held.get('order')}), {held.get('pairs_per_round')} Python/C pairs a round, "
+                   f"{held.get('seconds', 0):.1f} s")
+    rows = []
+    for k in keys:
+        i, l = inst.get(k) or {}, launch.get(k) or {}
+        rows.append([_series_name(k[0] or "line"), k[1], _iv_text(i.get("python_us")), _iv_text(i.get("c_us")),
+                     _iv_text(i.get("ratio"), ratio=True), _iv_text(l.get("python_us")), _iv_text(l.get("c_us")),
+                     _iv_text(l.get("difference_us"))])
+    out.append(format_table(["series", "nodes", "inst. Python µs", "inst. C µs", "Python/C", "held Python µs",
+                             "held C µs", "Python - C µs"], rows, align="lrrrrrrr"))
+    slope = (paired.get("instantiate") or {}).get("slope")
+    if slope:
+        out.append(f"  instantiate per node, straight lines of {slope['nodes_range'][0]}..{slope['nodes_range'][1]} "
+                   f"nodes: Python {_iv_text(slope['python_us_per_node'], 1e3)} ns, C "
+                   f"{_iv_text(slope['c_us_per_node'], 1e3)} ns, ratio {_iv_text(slope['ratio'], ratio=True)}")
+    return out
+
+
+def _met(v) -> str:
+    return "met" if v is True else ("NOT met" if v is False else "undecided")
+
+
 def _goal_lines(goals: Mapping) -> list[str]:
     out = []
     launch = goals.get("launch") or {}
     if launch:
         lo, hi = launch.get("range", [4, 128])
-        if launch.get("met") is None:
+        if "worst_us" not in launch:
             out.append(f"  host graph launch <= {launch.get('goal_us')} µs from {lo} to {hi} nodes: no verdict "
                        f"({launch.get('note', '')})")
         else:
-            out.append(f"  host graph launch <= {launch['goal_us']} µs from {lo} to {hi} nodes (device held): "
-                       f"{'met' if launch['met'] else 'NOT met'}, worst {launch['worst_us']:.2f} µs at "
-                       f"{launch['at_nodes']} nodes"
-                       + (f"; native C {launch['native_launch_us']:.2f} µs" if "native_launch_us" in launch else ""))
+            worst = {"median": launch["worst_us"], "lo": (launch.get("worst_ci") or [None, None])[0],
+                     "hi": (launch.get("worst_ci") or [None, None])[1]}
+            text = (f"  host graph launch <= {launch['goal_us']} µs from {lo} to {hi} nodes (device held): "
+                    f"{_met(launch['met'])}, worst {_iv_text(worst)} µs at {launch['at_nodes']} nodes")
+            if "native_launch_us" in launch:
+                text += (f"; C {launch['native_launch_us']:.2f} µs at worst, Python - C at most "
+                         f"{launch.get('worst_difference_us', float('nan')):.2f} µs (paired)")
+            elif not launch.get("paired"):
+                text += " (Python alone, unpaired)"
+            if launch.get("met") is None and launch.get("note"):
+                text += f"; {launch['note']}"
+            out.append(text)
     inst = goals.get("instantiate_vs_native") or {}
     if inst:
         py = inst.get("python_us_per_node")
-        py_text = "n/a" if py is None else f"{py * 1e3:.0f} ns/node"
-        if inst.get("met") is None:
+        if not inst.get("paired"):
+            py_text = "n/a" if py is None else f"{py * 1e3:.0f} ns/node"
             out.append(f"  Python-side instantiate within {inst.get('goal', 0.1):.0%} of native per node: no "
                        f"verdict, Python {py_text}; {inst.get('note', '')}")
         else:
-            out.append(f"  Python-side instantiate within {inst['goal']:.0%} of native per node: "
-                       f"{'met' if inst['met'] else 'NOT met'}: Python {py_text}, native "
-                       f"{inst['native_us_per_node'] * 1e3:.0f} ns/node (x{inst['ratio']:.2f})")
+            ratio = {"median": inst["ratio"], "lo": inst["ratio_ci"][0], "hi": inst["ratio_ci"][1]}
+            pts = [p["ratio"]["median"] for p in inst.get("points", []) if p.get("ratio")]
+            out.append(f"  Python-side instantiate within {inst['goal']:.0%} of native per node (paired slope "
+                       f"ratio): {_met(inst['met'])}: Python/C x{_iv_text(ratio, ratio=True)}; Python "
+                       f"{py * 1e3:.0f} ns/node, C {inst['native_us_per_node'] * 1e3:.0f} ns/node"
+                       + ("; Python slower than C (the interval excludes 1)" if inst.get("python_slower") else "")
+                       + (f"; per point x{min(pts):.3f} .. x{max(pts):.3f}" if pts else ""))
     return out or ["  (none evaluated)"]
 
 

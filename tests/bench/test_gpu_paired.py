@@ -14,7 +14,7 @@ def rig_parts():
     from cugraphlab.core.device import Device
     from cugraphlab.core.launch import LaunchConfig, PackedArgs
 
-    with Device(0) as dev, dev.load_kernels(names=["add", "spin", "clockprobe"]) as ks, dev.create_stream() as s:
+    with Device(0) as dev, dev.load_kernels(names=["add", "hold", "clockprobe"]) as ks, dev.create_stream() as s:
         rng = np.random.default_rng()
         n = 4099  # not a multiple of 4: the scalar tail runs too
         x = rng.standard_normal(n, dtype=np.float32)
@@ -75,11 +75,11 @@ def test_c_loop_raises_a_typed_error(rig_parts):
 
 @pytest.mark.parametrize("release", ["mapped", "memset"])
 def test_held_stream_queues_then_runs(rig_parts, release):
-    from cugraphlab.bench.held import StreamHolder
+    from cugraphlab.bench.hold import DeviceHold
     from cugraphlab.bench.native import NativeFloor
 
     dev, ks, s, launch, out, expected, _ = rig_parts
-    with StreamHolder(dev, ks, s, release=release, timeout_s=5.0) as holder:
+    with DeviceHold(dev, ks, s, release=release, timeout_ms=5000) as holder:
         assert holder.check_released().released
         out.poison(s)
         with holder.held() as h:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import shutil
+import statistics
 
 import pytest
 
@@ -88,11 +89,13 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
     from cugraphlab.bench.scaling import KEPT_SAMPLES, ScalingResult, make_plan, measure_scaling
     from cugraphlab.report.scaling import csv_rows, render_scaling
 
-    plan = make_plan([1, 4, 16], [1, 2], work=work, repeats=3, budget_s=0.5)
+    plan = make_plan([1, 4, 16], [1, 2], work=work, repeats=3, budget_s=0.5, rounds=2)
     lines = []
-    # no native floor here: its C loop would call the real driver with the fake's handles
-    result = measure_scaling(0, plan, seed=5, progress=lines.append, native_floor=None)
-    assert len(result.points) == len(plan.shapes) == 3 + 3 + 2 and len(lines) == len(plan.shapes)
+    # no C loop here: it would call the real driver with the fake's handles
+    result = measure_scaling(0, plan, seed=5, progress=lines.append, native=False)
+    rounds = result.config["held"]["rounds"]
+    assert rounds == 2 and len(lines) == 1 + len(plan.shapes) + rounds
+    assert len(result.points) == len(plan.shapes) == 3 + 3 + 2
     assert sim.holds == sim.releases > 0 and sim.ctl is None
     k = 1 if work == "empty" else 4
     for p, shape in zip(result.points, plan.shapes):
@@ -100,7 +103,10 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
         assert p["structure"]["capture"] == p["structure"]["explicit"] == [shape.nodes(k), shape.edges(k)]
         assert p["held"]["held_released"] and p["held"]["held_timed_out"] == 0
         s = p["summaries"]
-        assert s["held_launch_us"]["n"] >= 3 and s["instantiate_us"]["n"] >= 3
+        # the held launches come in rounds: HELD_PAIRS a round, Python alone without the C loop
+        assert s["held_launch_us"]["n"] == rounds * plan.held_pairs and s["instantiate_us"]["n"] >= 3
+        assert p["paired"]["launch"]["group"] == sorted(p["paired"]["launch"]["group"])
+        assert set(p["paired"]["launch"]["group"]) == {0, 1} and "instantiate" not in p["paired"]
         # the fake's stamp lands 1 µs per queued launch after the release: the device figure is read right
         assert s["device_us"]["median"] == pytest.approx(1.0)
         for cost in ("capture_us", "instantiate_us", "held_launch_us", "eager_us_per_iter"):
@@ -114,7 +120,9 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
     assert "line" in d["fits"]["instantiate_us"] and "forkjoin:w2" in d["fits"]["instantiate_us"]
     assert d["verdict"]["held_launch_us"]["line"]["text"]
     assert d["module_loading"]["effective"]
-    assert d["goals"]["instantiate_vs_native"]["met"] is None  # no native floor measured
+    assert d["goals"]["instantiate_vs_native"]["met"] is None  # no C loop
+    assert "native=False" in d["goals"]["instantiate_vs_native"]["note"]
+    assert d["goals"]["launch"]["paired"] is False and d["goals"]["launch"]["points"]
     assert d["config"]["kept_samples"] == KEPT_SAMPLES
     text = render_scaling(d)
     assert "straight line" in text and "fork/join, 2 branches" in text and "break-even" in text
@@ -122,39 +130,85 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
 
 
 @pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None, reason="no C compiler")
-def test_the_native_floor_runs_its_c_loops_behind_the_same_hold(sim, tmp_path):
-    """The hook's C loops on fake entry points: a C instantiation per fresh capture of each line (its time grows
-    2 µs a node here), fitted per node; the C launch loop queued behind the hold for the lines of 4..128 nodes."""
+def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
+    """The C loops on fake entry points: each paired-instantiate sample instantiates its own capture from Python and
+    from C twice (P C C P, then C P P C), the C time growing 2 µs a node here; each held visit is a Python hold and a
+    C hold of K launches of the same executable, alternating which goes first."""
     from native_graph_fakes import FakeEntry
 
-    from cugraphlab.bench.scaling import NATIVE_REPEATS, _held_batch, make_plan, measure_scaling, native_floor_hook
+    from cugraphlab.bench.scaling import PAIR_MIN_SAMPLES, _held_batch, make_plan, measure_scaling
     from cugraphlab.core.cache import Cache
 
     fake = FakeEntry(us_for=lambda graph: 2.0 * len(sim.graphs[graph]["nodes"]))
-    plan = make_plan([1, 4, 16, 64, 256], [2], repeats=3, budget_s=0.5)
+    plan = make_plan([1, 4, 16, 64, 256], [2], repeats=3, budget_s=0.5, rounds=2)
+    r = measure_scaling(0, plan, seed=1, native_entry=fake.entry, native_cache=Cache(tmp_path))
+    assert "unavailable" not in r.native and "c_monotonic" in r.clocks
+    eligible = [p for p in r.points if p["topology"] == "line" or 4 <= p["nodes"] <= 128]
+    assert {p["nodes"] for p in eligible} == {1, 4, 16, 64, 256, 6, 18, 66}
+    from cugraphlab.bench.scaling_paired import resolve_pairs
 
-    def floor(workload, hold, shapes):
-        return native_floor_hook(workload, hold, shapes, entry=fake.entry, cache=Cache(tmp_path))
+    samples = 0
+    for p in r.points:
+        inst = resolve_pairs(p["paired"].get("instantiate"), r.samples)
+        assert bool(inst) == (p in eligible)
+        if not inst:
+            continue
+        n = len(inst["python_us"])
+        assert n == len(inst["c_us"]) == len(inst["group"]) and n >= 2 * PAIR_MIN_SAMPLES and n % 4 == 0
+        assert inst["group"] == [g for g in range(n // 2) for _ in range(2)]
+        assert inst["python_first"] == [int(g % 2 == 0 if i == 0 else g % 2 == 1) for g in range(n // 2) for i in (0, 1)]
+        samples += n // 2 + 1  # and the warm-up sample
+        assert statistics.median(inst["c_us"]) >= 2.0 * p["nodes"] * 0.9
+        launch = resolve_pairs(p["paired"]["launch"], r.samples)
+        assert len(launch["python_us"]) == len(launch["c_us"]) == 2 * plan.held_pairs
+        assert sum(launch["python_first"]) == plan.held_pairs  # Python first in half the pairs
+        assert "held_launch_c_us" in p["summaries"]
+    assert len(fake.instantiated) == 2 * samples and len(fake.destroyed) == len(fake.instantiated)
+    assert len(fake.launched) == sum(_held_batch(p["nodes"]) * 2 * plan.held_pairs for p in r.points)
+    assert sim.holds == sim.releases and sim.ctl is None
+    g = r.goals["instantiate_vs_native"]
+    assert g["paired"] and g["native_us_per_node"] == pytest.approx(2.0, rel=0.3)
+    assert g["met"] in (True, False, None) and len(g["points"]) == len(eligible)
+    assert r.goals["launch"]["paired"] and [x["nodes"] for x in r.goals["launch"]["points"]] == [4, 16, 64]
+    assert r.paired["instantiate"]["slope"]["points"] == 5
 
-    holds = sim.holds
-    r = measure_scaling(0, plan, seed=1, native_floor=floor)
-    n = r.native
-    assert "unavailable" not in n, n
-    line_nodes = [1, 4, 16, 64, 256]
-    assert len(fake.instantiated) == len(line_nodes) * (NATIVE_REPEATS + 1)  # fork/join shapes are not used
-    assert len(fake.destroyed) == len(fake.instantiated)
-    assert sorted(map(int, n["instantiate_us"])) == line_nodes
-    assert n["instantiate_us_per_node"] == pytest.approx(2.0, rel=0.3)
-    # C launches only for 4, 16 and 64 nodes (the goal's range), K per hold, every hold released
-    k = {m: _held_batch(m) for m in (4, 16, 64)}
-    assert sorted(map(int, n["launch_us_by_nodes"])) == [4, 16, 64]
-    assert len(fake.launched) == sum(k[m] * (NATIVE_REPEATS + 1) for m in k)
-    assert sim.holds == sim.releases and sim.ctl is None and sim.holds > holds
-    assert 0 < n["launch_us"] < 1000 and n["launch_at_nodes"] in k
-    g = r.goals
-    assert g["instantiate_vs_native"]["native_us_per_node"] == n["instantiate_us_per_node"]
-    assert g["instantiate_vs_native"]["met"] in (True, False) and g["launch"]["native_launch_us"] == n["launch_us"]
-    assert "c_monotonic" in r.clocks
+
+def test_the_held_rounds_visit_every_point_in_another_order_each_round():
+    """Round r starts at point r * n / rounds (a point takes every place once in n rounds); each visit alternates
+    the first way."""
+    from cugraphlab.bench.hold import HeldSample
+    from cugraphlab.bench.scaling import _Held, _held_rounds, make_plan
+    from cugraphlab.experiment.scaling import Shape
+
+    class Exe:
+        def __init__(self, h):
+            self.handle = h
+
+    class FakeHold:
+        was_released = True
+
+        def __init__(self):
+            self.calls = []
+
+        def time_graph_launches(self, h, k, loop=None):
+            self.calls.append((h, "c" if loop else "python"))
+            return HeldSample(1.0, 1.0, k, False)
+
+    plan = make_plan([1, 2, 4, 8], [1], topologies="line", rounds=4, budget_s=100)
+    states = [_Held(i, "line", s, s.length, None, Exe(i), object()) for i, s in enumerate(plan.shapes)]
+    hold = FakeHold()
+    facts = _held_rounds(states, hold, plan)
+    assert facts["rounds"] == 4
+    per_visit = 2 * plan.held_pairs
+    visits = [hold.calls[i][0] for i in range(0, len(hold.calls), per_visit)]
+    assert visits == [0, 1, 2, 3, 1, 2, 3, 0, 2, 3, 0, 1, 3, 0, 1, 2]
+    positions = {i: [visits[r * 4:(r + 1) * 4].index(i) for r in range(4)] for i in range(4)}
+    assert all(sorted(v) == [0, 1, 2, 3] for v in positions.values())  # every place once: no order bias
+    for st in states:
+        assert len(st.python) == len(st.c) == 4 * plan.held_pairs
+        assert sum(st.python_first) == 2 * plan.held_pairs
+    first = [hold.calls[i][1] for i in range(0, per_visit, 2)]
+    assert first == ["python", "c", "python"]  # point 0, round 0: pairs j = 0, 1, 2
 
 
 def test_without_a_driver_library_the_native_floor_says_why(sim, monkeypatch):
@@ -172,3 +226,4 @@ def test_without_a_driver_library_the_native_floor_says_why(sim, monkeypatch):
     note = r.goals["instantiate_vs_native"]["note"]
     assert r.goals["instantiate_vs_native"]["met"] is None and "libcuda.so.1" in note
     assert "c_monotonic" not in r.clocks
+    assert all(p["summaries"]["held_launch_us"]["n"] >= 2 for p in r.points)  # Python alone, still in rounds

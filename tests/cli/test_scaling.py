@@ -30,6 +30,7 @@ def test_defaults_and_handler():
     assert (a.lengths, a.widths, a.work, a.topology, a.quick, a.repeats, a.device) == (
         None, None, "empty", "line,forkjoin", False, None, 0)
     plan = m.plan_from_args(a)
+    assert plan.held_rounds == 4 and m.plan_from_args(p.parse_args(["scaling", "--quick"])).held_rounds == 3
     assert plan.lengths == tuple(1 << i for i in range(13)) and plan.widths == (1, 2, 4, 8, 16)
     assert a.trace is False and p.parse_args(["scaling", "--trace"]).trace is True
 
@@ -37,17 +38,18 @@ def test_defaults_and_handler():
 def test_every_option_parses():
     p, m = _parser()
     a = p.parse_args(["scaling", "--lengths", "1,2,4,8", "--widths", "1,2", "--work", "chain", "--topology",
-                      "forkjoin", "--quick", "--repeats", "7", "--budget", "9.5", "--size", "2048", "--device", "1",
+                      "forkjoin", "--quick", "--repeats", "7", "--rounds", "5", "--budget", "9.5", "--size", "2048", "--device", "1",
                       "--seed", "3", "--json", "r.json", "--csv", "r.csv", "--plot", "fig/s"])
     assert a.lengths == [1, 2, 4, 8] and a.widths == [1, 2] and a.repeats == 7 and a.budget == 9.5
     assert (a.json, a.csv, a.plot, a.size, a.device, a.seed) == ("r.json", "r.csv", "fig/s", 2048, 1, 3)
     plan = m.plan_from_args(a)
-    assert plan.work == "chain" and plan.topologies == ("forkjoin",) and plan.repeats == 7
+    assert plan.work == "chain" and plan.topologies == ("forkjoin",) and plan.repeats == 7 and plan.held_rounds == 5
     assert [s.label for s in plan.shapes][:2] == ["forkjoin W=1 L=1", "forkjoin W=1 L=2"]
 
 
 @pytest.mark.parametrize("argv", [["--lengths", "0"], ["--lengths", "a,b"], ["--widths", "-1"], ["--repeats", "0"],
-                                  ["--budget", "0"], ["--device", "-1"], ["--size", "x"]])
+                                  ["--budget", "0"], ["--device", "-1"], ["--size", "x"],
+                                  ["--rounds", "0"]])
 def test_bad_values_are_argparse_errors(argv, capsys):
     p, _ = _parser()
     with pytest.raises(SystemExit) as e:

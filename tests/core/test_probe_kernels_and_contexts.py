@@ -1,4 +1,4 @@
-"""kernels/spin.cu and kernels/clockprobe.cu compile with NVRTC (no GPU needed); CreatedContext on the fake driver."""
+"""kernels/hold.cu and kernels/clockprobe.cu compile with NVRTC (no GPU needed); CreatedContext on the fake driver."""
 from __future__ import annotations
 
 import pathlib
@@ -11,7 +11,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: 
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
 
 
-@pytest.mark.parametrize("name, params", [("spin", 3), ("clockprobe", 2)])
+@pytest.mark.parametrize("name, params", [("hold", 3), ("clockprobe", 2)])
 def test_probe_kernels_compile(name, params, tmp_path):
     from cugraphlab.core.cache import Cache
     from cugraphlab.core.program import compile_source
@@ -25,11 +25,11 @@ def test_probe_kernels_compile(name, params, tmp_path):
     assert ptx.count(f"{name}_param_") >= params
 
 
-def test_spin_reads_the_flag_volatile_and_is_bounded(tmp_path):
+def test_the_hold_reads_its_flag_volatile_and_is_bounded(tmp_path):
     from cugraphlab.core.cache import Cache
     from cugraphlab.core.program import compile_source
 
-    ptx = compile_source((KERNELS / "spin.cu").read_text(), "spin", arch="sm_90", kind="ptx",
+    ptx = compile_source((KERNELS / "hold.cu").read_text(), "hold", arch="sm_90", kind="ptx",
                          cache=Cache(tmp_path)).image.decode()
     assert "ld.volatile" in ptx  # every read of the flag goes to memory
     assert "nanosleep" in ptx

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from cugraphlab.bench.held import HoldReport
+from cugraphlab.bench.hold import HoldReport
 from cugraphlab.bench.paired_ways import PairedWay
 
 

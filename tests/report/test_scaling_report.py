@@ -34,6 +34,18 @@ def test_render_has_every_section(record):
         render_scaling(record).splitlines()[1:]
 
 
+def test_the_paired_table_and_verdicts_are_shown():
+    paired = analyze(synthetic_record(python_factor=1.25))
+    text = render_scaling(paired)
+    for needle in ("paired, Python against C", "inst. Python µs", "held C µs", "Python - C µs",
+                   "instantiate per node, straight lines of 1..4096 nodes", "(paired slope ratio): NOT met",
+                   "Python slower than C", "Python - C at most", "1.250 ["):
+        assert needle in text, needle
+    assert render_scaling(json.loads(json.dumps(paired.to_dict()))).splitlines()[1:] == text.splitlines()[1:]
+    assert "undecided" in render_scaling(analyze(synthetic_record(python_factor=1.10)))
+    assert "paired, Python against C" not in render_scaling(analyze(synthetic_record()))
+
+
 def test_a_failed_point_is_shown(record):
     record.points[3]["ok"] = False
     record.points[3]["failures"] = ["capture: 3 of 64 elements differ"]
@@ -65,15 +77,15 @@ def test_plot_without_matplotlib_names_the_install(record, tmp_path, monkeypatch
 
 
 def test_a_default_record_at_its_largest_stays_under_a_megabyte(tmp_path):
-    """Every point of the default plan with every cost sampled 200 times (the plan's most), values from 1 µs to
-    8 ms: the record keeps KEPT_SAMPLES of each, and the file (one line per innermost list or object) reads back
-    as the same record."""
+    """Every point of the default plan with every cost sampled 200 times (the plan's most), the paired ones at their
+    most (whole), values from 1 µs to 8 ms: the record keeps KEPT_SAMPLES of each unpaired cost, and the file (one
+    line per innermost list or object) reads back as the same record, paired figures included."""
     import json
     import math
     import random
 
-    from cugraphlab.bench.scaling import (KEPT_SAMPLES, MEASURES, ScalingResult, _short, analyze, kept_samples,
-                                          make_plan, series_key)
+    from cugraphlab.bench.scaling import (KEPT_SAMPLES, MEASURES, PAIR_MAX_SAMPLES, PAIRED_COSTS, ScalingResult,
+                                          _paired_eligible, _short, analyze, kept_samples, make_plan, series_key)
     from cugraphlab.bench.stats import summarize
     from cugraphlab.report.files import read_json
     from cugraphlab.report.scaling import write_scaling_json
@@ -85,17 +97,36 @@ def test_a_default_record_at_its_largest_stays_under_a_megabyte(tmp_path):
     for shape in plan.shapes:
         series, nodes = series_key(shape.topology, shape.width), shape.nodes(1)
         summaries = {}
+        eligible = _paired_eligible(shape, nodes)
+        held = plan.held_rounds * plan.held_pairs
         for cost, (_title, unit, clock) in MEASURES.items():
-            values = [math.exp(rng.uniform(0, 9)) * 1.000000123 for _ in range(plan.max_samples)]
-            kept = kept_samples(values, unit)
-            assert len(kept) == KEPT_SAMPLES and kept[0] == pytest.approx(values[0], rel=1e-4, abs=0.5)
+            if cost.startswith("pair_instantiate") and not eligible:
+                continue
+            n = {"held_launch_us": held, "held_launch_c_us": held}.get(cost, plan.max_samples)
+            if cost.startswith("pair_instantiate"):
+                n = 2 * PAIR_MAX_SAMPLES
+            values = [math.exp(rng.uniform(0, 9)) * 1.000000123 for _ in range(n)]
+            kept = kept_samples(values, unit, None if cost in PAIRED_COSTS else KEPT_SAMPLES)
+            assert len(kept) == min(n, KEPT_SAMPLES) or cost in PAIRED_COSTS
+            assert kept[0] == pytest.approx(values[0], rel=1e-4, abs=0.5)
             r.keep_samples(f"{series}:L{shape.length}:{cost}", kept, unit, clock)
             summaries[cost] = _short(summarize(values, unit=unit, clock=clock or "x").to_dict())
+        label = f"{series}:L{shape.length}:"
+        paired = {"launch": {"python": label + "held_launch_us", "c": label + "held_launch_c_us",
+                             "group": [i // plan.held_pairs for i in range(held)],
+                             "python_first": [(i + 1) % 2 for i in range(held)], "launches": 64}}
+        if eligible:
+            paired["instantiate"] = {"python": label + "pair_instantiate_python_us",
+                                     "c": label + "pair_instantiate_c_us",
+                                     "group": [i // 2 for i in range(2 * PAIR_MAX_SAMPLES)],
+                                     "python_first": [(i // 2 + i) % 2 for i in range(2 * PAIR_MAX_SAMPLES)]}
         r.points.append({"topology": shape.topology, "length": shape.length, "width": shape.width, "nodes": nodes,
-                         "edges": shape.edges(1), "series": series, "summaries": summaries, "ok": True})
+                         "edges": shape.edges(1), "series": series, "summaries": summaries, "paired": paired,
+                         "ok": True})
     analyze(r)
     path = write_scaling_json(tmp_path / "scaling.json", r)
     size = path.stat().st_size
     assert size < 900_000, size
     assert read_json(path) == json.loads(json.dumps(r.to_dict()))
+    assert r.paired["instantiate"]["slope"] and len(r.paired["launch"]["points"]) == len(plan.shapes)
     assert '"values": [' in path.read_text() and "\n          1" not in path.read_text()  # one line per list
