@@ -65,27 +65,38 @@ def show_figure(fig):
     display(Image(buf.getvalue()))
 
 
-RECORDS = "benchmarks/results/2026-12-01_H200_round3"  # the committed H200 run the [record] cells draw from
-COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
+#: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
+RECORDS = ("benchmarks/results/2026-12-01_H200_round4", "benchmarks/results/2026-12-01_H200_round3")
 
 
 def h200_record(name, *part):
-    """The committed H200 record RECORDS/2026-12-01_H200_<name>.json rebuilt as its result object
-    (cugraphlab.bench.rebuild), so the report functions draw it without a GPU; ``part``: the keys leading to the
-    record inside a benchmark file that holds several. From this checkout, else (on Colab) from GitHub; None, with
-    one line saying why, where neither has it."""
+    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it)
+    rebuilt as its result object (cugraphlab.bench.rebuild), so the report functions draw it without a GPU;
+    ``part``: the keys leading to the record inside a benchmark file that holds several. From this checkout, else
+    (on Colab) from GitHub; None, with one line saying why, where neither has it."""
     import json, pathlib, urllib.request
     from cugraphlab.bench.rebuild import record_from_dict
     from cugraphlab.report.env import versions_line
-    file = f"{RECORDS}/2026-12-01_H200_{name}.json"
+    files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
     here = pathlib.Path.cwd()
-    local = next((p / file for p in (here, *list(here.parents)[:2]) if (p / file).is_file()), None)
+    roots = (here, *list(here.parents)[:2])
+    local = next((p / f for f in files for p in roots if (p / f).is_file()), None)
+    file = files[0]
     try:
         if local is not None:
+            file = next(f for f in files if str(local).endswith(f))
             text, where = local.read_text(), file
         elif COLAB_REPO:
-            where = f"https://raw.githubusercontent.com/{COLAB_REPO}/main/{file}"
-            text = urllib.request.urlopen(where, timeout=30).read().decode()
+            text = where = None
+            for file in files:
+                try:
+                    where = f"https://raw.githubusercontent.com/{COLAB_REPO}/main/{file}"
+                    text = urllib.request.urlopen(where, timeout=30).read().decode()
+                    break
+                except OSError:
+                    continue
+            if text is None:
+                raise OSError(f"none of {', '.join(files)} on GitHub")
         else:
             print(f"H200 record: {file} is not here (open the notebook in a checkout of the repository)")
             return None

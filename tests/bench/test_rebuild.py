@@ -11,10 +11,16 @@ from cugraphlab.bench.records import RecordError
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "2026-12-01_H200_round3"
+#: Records whose report changed since round 3 are read from the run made with the changed report.
+NEWER = {name: ROOT / "benchmarks" / "results" / "2026-12-01_H200_round4" for name in ("memnodes", "floor")}
+
+
+def _folder(name):
+    return NEWER.get(name, RESULTS)
 
 
 def _record(name, *part):
-    d = json.loads((RESULTS / f"2026-12-01_H200_{name}.json").read_text())
+    d = json.loads((_folder(name) / f"2026-12-01_H200_{name}.json").read_text())
     for key in part:
         d = d[key]
     return d
@@ -39,7 +45,7 @@ def test_a_rebuilt_record_renders_what_the_h200_printed(case):
     result = record_from_dict(_record(name, *part))
     assert type(result).__name__ == cls
     text = render(result)
-    log = set((RESULTS / f"2026-12-01_H200_{name}.log").read_text().splitlines())
+    log = set((_folder(name) / f"2026-12-01_H200_{name}.log").read_text().splitlines())
     lines = [line for line in text.splitlines() if line.strip()]
     assert len(lines) > 20
     assert [line for line in lines if line not in log] == []
