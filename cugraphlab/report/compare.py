@@ -189,11 +189,24 @@ def render_compare(result) -> str:
             "kernels, so compare their device column before reading a slower wall time as launch cost.",
             f"Each stack ran in its own fresh process ({c.get('process', 'spawned')}), on the same inputs "
             "(same seed); 'rounds d%' is the largest difference between rounds (processes) over the line's figures.",
+            _interval_line(result),
             f"wall: {clocks.get('wall', '?')}; device: {clocks.get('device', '?')}.",
             "Every measured mode is checked bit for bit against NumPy float32 on fresh random inputs with outputs "
             "poisoned (0x7FC0DEAD) first."]
     out += _versions_lines(result)
     return "\n".join(out)
+
+
+def _interval_line(result) -> str:
+    spread = result.process_spread() if hasattr(result, "process_spread") else None
+    text = ("us/launch [95%]: the median over rounds and repeats; its interval a two-level bootstrap (rounds, then "
+            "repeats)")
+    if spread is None:
+        return text + "."
+    return (text + f", widened to at least median x exp(+-t s / sqrt(rounds)), s = {spread['sigma'] * 100:.1f}% "
+            f"the between-process spread of log(round median) pooled over {spread['lines']} launch and eager lines "
+            f"(t = {spread['t']:.2f}, {spread['df']} degrees of freedom): a process's launch mode is shared by "
+            "every stack, so a line whose rounds happened to agree is not ranked on luck.")
 
 
 def _paired_lines(result, size: int) -> list[str]:

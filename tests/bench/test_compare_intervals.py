@@ -91,3 +91,44 @@ def test_the_paired_section_is_rendered_or_its_failure_said():
     result = _result({"a": 4.0})
     result.paired = {"1024": {"error": "worker died"}}
     assert "paired at 1,024 floats: FAILED (worker died)" in render_compare(result)
+
+
+# ------------------------------------------------- launch intervals widened to the pooled between-process spread
+
+def _two_round_record(lines):
+    """lines: label -> (round 1 values, round 2 values)."""
+    from cugraphlab.bench.compare.records import CompareResult
+
+    samples = {label: {"unit": "us", "clock": "wall", "values": list(a) + list(b),
+                       "groups": [1] * len(a) + [2] * len(b)} for label, (a, b) in lines.items()}
+    return CompareResult(samples=samples)
+
+
+def test_process_spread_pools_the_lines_log_spread_between_rounds():
+    import math
+
+    r = _two_round_record({"s1/w launch n=1024": ([4.0] * 5, [5.0] * 5),
+                           "s2/w launch n=1024": ([6.0] * 5, [7.5] * 5),
+                           "s3/w graph n=1024": ([9.0] * 5, [1.0] * 5)})  # device-bound: not pooled
+    sp = r.process_spread()
+    d = math.log(5.0 / 4.0)  # both lines differ by the same factor between rounds: sd of two logs = d / sqrt 2
+    assert sp["lines"] == 2 and sp["df"] == 2 and abs(sp["sigma"] - d / math.sqrt(2)) < 1e-12
+    assert sp["t"] == pytest.approx(4.303)
+
+
+def test_a_line_whose_rounds_agree_gets_the_pooled_width_not_its_own():
+    r = _two_round_record({"lucky/w launch n=1024": ([4.0, 4.01, 3.99] * 3, [4.0, 4.01, 3.99] * 3),
+                           "other/w launch n=1024": ([3.0] * 9, [4.5] * 9),
+                           "third/w launch n=1024": ([5.0] * 9, [3.6] * 9)})
+    own = r.interval("lucky/w launch n=1024", process_spread=False)
+    wide = r.interval("lucky/w launch n=1024")
+    assert own.hi - own.lo < 0.05 and wide.lo < 3.6 and wide.hi > 4.4 and wide.median == own.median
+
+
+def test_no_widening_with_one_round():
+    from cugraphlab.bench.compare.records import CompareResult
+
+    r = CompareResult(samples={"a/w launch n=1024": {"unit": "us", "clock": "wall", "values": [4.0, 4.1, 3.9],
+                                                      "groups": [1, 1, 1]}})
+    assert r.process_spread() is None
+    assert r.interval("a/w launch n=1024") == r.interval("a/w launch n=1024", process_spread=False)

@@ -5,6 +5,9 @@ rebuilds a result from its JSON so it can be rendered or plotted again on a mach
 """
 from __future__ import annotations
 
+import math
+import statistics
+
 from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar
 
@@ -62,6 +65,26 @@ class StackRow:
         if not self.measured or self.mismatches is None:
             return None
         return self.mismatches == 0
+
+
+#: The modes whose figures the host sets (and with it the per-process launch mode); graph and fused rows are
+#: device-bound and repeat within 1-2% between processes.
+HOST_BOUND = ("launch", "eager")
+
+
+def _size_mode(label: str) -> tuple[str, str]:
+    """("1024", "launch") from "stack/way launch n=1024"."""
+    head, _, size = label.rpartition(" n=")
+    return size, head.rsplit(" ", 1)[-1]
+
+
+#: Student's t, two-sided 95% (the 97.5% point), for 1..30 degrees of freedom; 1.96 beyond.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def student_t975(df: int) -> float:
+    return _T975[df - 1] if 1 <= df <= len(_T975) else 1.96
 
 
 def paired_ratio_samples(paired: dict, size) -> dict:
@@ -135,10 +158,16 @@ class CompareResult(Record):
         measured = self.measured_rows
         return bool(measured) and all(r.mismatches == 0 for r in measured if "cannot be bit-exact" not in r.note)
 
-    def interval(self, label: str, seed: int = 0):
-        """The median of a line's raw samples (``label``: "stack/way mode n=size") with its 95% interval from a
-        two-level bootstrap (rounds, i.e. processes, then repeats within each): ``paired_stats.Interval`` or None."""
-        from ..paired_stats import hierarchical_bootstrap
+    def interval(self, label: str, seed: int = 0, *, process_spread: bool = True):
+        """The median of a line's raw samples (``label``: "stack/way mode n=size") with its 95% interval: a two-level
+        bootstrap (rounds, i.e. processes, then repeats within each), widened (``process_spread``) to at least the
+        between-process interval that ``process_spread(size, mode)`` pools over every line of that size and mode:
+        ``paired_stats.Interval`` or None.
+
+        Why widen: a launch figure has a mode set per process/context (docs/studies/launch-cost-modes.md), the same
+        for every stack, and two rounds are two draws of it; a line whose two processes happened to agree would get a
+        narrow interval from its own samples and be ranked ahead of lines it does not beat in the next run."""
+        from ..paired_stats import Interval, hierarchical_bootstrap
 
         entry = self.samples.get(label)
         if not entry or not entry.get("values"):
@@ -147,7 +176,43 @@ class CompareResult(Record):
         by_round: dict = {}
         for v, g in zip(values, groups):
             by_round.setdefault(g, []).append(v)
-        return hierarchical_bootstrap(list(by_round.values()), seed=seed)
+        iv = hierarchical_bootstrap(list(by_round.values()), seed=seed)
+        mode = _size_mode(label)[1]
+        spread = self.process_spread() if process_spread and iv is not None and mode in HOST_BOUND else None
+        if spread is None or len(by_round) < 1:
+            return iv
+        half = spread["t"] * spread["sigma"] / math.sqrt(len(by_round))
+        lo, hi = iv.median * math.exp(-half), iv.median * math.exp(half)
+        return Interval(iv.median, min(iv.lo, lo), max(iv.hi, hi), iv.n, iv.groups, iv.level)
+
+    def process_spread(self, modes=None) -> dict | None:
+        """The between-process spread of the host-bound lines (``modes``, default HOST_BOUND: launch and eager),
+        pooled over every such line of every size (the mode is the process's, whatever the stack or size):
+        ``sigma`` the standard deviation of log(round median) within a line, pooled over the lines with two rounds
+        or more, ``df`` its degrees of freedom (the sum of rounds - 1), ``t`` Student's 97.5% point for them,
+        ``lines``; None with fewer than two rounds."""
+        keys = tuple(f" {m} n=" for m in (modes or HOST_BOUND))
+        ss, df, lines = 0.0, 0, 0
+        for label, entry in self.samples.items():
+            if not any(k in label for k in keys) or "/" not in label or label.startswith("paired"):
+                continue
+            vals, groups = entry.get("values") or [], entry.get("groups") or []
+            if len(vals) != len(groups):
+                continue
+            by_round: dict = {}
+            for v, g in zip(vals, groups):
+                if v is not None and v > 0:
+                    by_round.setdefault(g, []).append(v)
+            logs = [math.log(statistics.median(v)) for v in by_round.values() if v]
+            if len(logs) < 2:
+                continue
+            mean = sum(logs) / len(logs)
+            ss += sum((x - mean) ** 2 for x in logs)
+            df += len(logs) - 1
+            lines += 1
+        if df < 1:
+            return None
+        return {"sigma": math.sqrt(ss / df), "df": df, "t": student_t975(df), "lines": lines}
 
     def failure_summary(self, limit: int = 3) -> str:
         """Why rows were not measured, most common reasons first (for the one line of a run that measured nothing)."""
