@@ -67,6 +67,7 @@ def show_figure(fig):
 
 #: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
 RECORDS = ("benchmarks/results/2026-12-01_H200_round4", "benchmarks/results/2026-12-01_H200_round3")
+COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
 
 
 def h200_record(name, *part):
