@@ -5,7 +5,9 @@
 #   bash benchmarks/h200_round4.sh examples OUT   every example on cu13 (its output is each docstring's last block)
 #   bash benchmarks/h200_round4.sh a OUT      cu13: GPU tests; memnodes, floor, native launch, exec update, WHILE fold
 #                                             benchmarks; the node lessons' graph modes drawn
-#   bash benchmarks/h200_round4.sh b OUT      cu13: two default compares back to back, their diff, the delay check
+#   bash benchmarks/h200_round4.sh b OUT      cu13: two default compares back to back, their diff
+#   bash benchmarks/h200_round4.sh c OUT      cu13: GPU tests, exec update, scaling default, doctor (+ CUPTI mode)
+#   bash benchmarks/h200_round4.sh d OUT      every notebook under cu13 (outputs in place) and under cu12 (log)
 # From the repo root with the package installed (pip install -e .). cu12 needs .carry/cu12 (the cuda-bindings 12.9
 # wheel and nvrtc12.tar.xz: libnvrtc.so.12 + libnvrtc-builtins.so.12.9 from the nvidia-cuda-nvrtc-cu12 wheel) and
 # the notebook wheels in .whl/. Everything lands in OUT/res.
@@ -47,6 +49,28 @@ elif [ "$phase" = a ]; then  # GPU tests and the benches of what changed in issu
   t 90 python3 -X faulthandler benchmarks/while_fold.py "$r" > "$r/while_fold.out" 2>&1
   for m in host events child join memory devlaunch; do
     t 60 $cgl graph --mode $m --size 4096 --draw "$r/draw_$m"; done > "$r/graph_modes.log" 2>&1
+elif [ "$phase" = c ]; then  # GPU tests again (after the exec-update fix), exec update, scaling, doctor (+ CUPTI)
+  if ls .carry/cupti/*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1; fi
+  t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
+  tail -3 "$out/gpu_tests.log"
+  t 90 python3 -X faulthandler benchmarks/exec_update.py "$r" > "$r/exec_update.out" 2>&1
+  t 170 python3 benchmarks/scaling.py "$r/scaling_default.json" --budget 90 --csv "$r/scaling_default.csv" \
+    --plot "$r/scaling_default" > "$r/scaling_default.log" 2>&1
+  t 60 python3 -X faulthandler benchmarks/doctor.py "$r/doctor.json" > "$r/doctor.log" 2>&1
+  if [ -f benchmarks/doctor_cupti.py ]; then
+    t 60 python3 -X faulthandler benchmarks/doctor_cupti.py "$r" > "$r/doctor_cupti.out" 2>&1; fi
+elif [ "$phase" = d ]; then  # every notebook: cu13 (outputs written in place, copied out), then cu12 (log only)
+  t 240 bash benchmarks/notebooks_h200.sh "$r" > /dev/null 2>&1
+  mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
+  python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
+  tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
+  (
+    export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+    export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    t 60 $cgl info > "$r/info_cu12.log" 2>&1
+    t 240 bash benchmarks/notebooks_h200.sh "$r" --no-write > /dev/null 2>&1
+  )
 elif [ "$phase" = b ]; then
   for i in 1 2; do t 280 $cgl compare --quiet --json "$r/compare_default_$i.json" --plot "$r/compare_default_$i" > "$r/compare_default_$i.log" 2>&1; done
   t 30 $cgl diff "$r/compare_default_1.json" "$r/compare_default_2.json" --json "$r/diff_default.json" --plot "$r/diff_default" > "$r/diff_default.log" 2>&1
