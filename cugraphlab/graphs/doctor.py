@@ -417,12 +417,13 @@ class Doctor:
             except BaseException:
                 self.cupti.stop()
                 raise
-            self.cupti.arm()
         else:
             cu("cuStreamBeginCapture", self.stream.handle, mode)
         info = self._info(self.origin)
         self.capture_id = info[2] if info[0] == 0 else 0
         self.active = True
+        if self.cupti is not None:
+            self.cupti.arm()  # from here on, every call CUPTI reports is the capture's
         add_observer(self.observe)
 
     def end(self, exc: BaseException | None = None):

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from ..core.errors import UnsupportedError
 
 __all__ = ["CuptiBusyError", "CuptiLibrary", "CuptiCall", "CuptiWatch", "cupti_library", "cupti_available",
-           "NOT_INSTALLED", "CODE_NAMES", "normalize", "driver_equivalent"]
+           "NOT_INSTALLED", "CODE_NAMES", "normalize", "driver_equivalent", "treat_as_library", "user_frame"]
 
 NOT_INSTALLED = "cupti-python is not installed: pip install cupti-python"
 SUBSCRIBER_NAME = "cugraphlab capture doctor"
@@ -231,13 +231,24 @@ def _foreign_prefixes() -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+_LIBRARY_FILES: set[str] = set()
+
+
+def treat_as_library(path: str) -> None:
+    """Skip the frames of the file ``path`` when naming the Python line of a logged call (a wrapper of your own
+    around CUDA calls, say), as frames of CuPy and PyTorch are skipped."""
+    _LIBRARY_FILES.add(os.path.realpath(path))
+    _skipped.cache_clear()
+
+
 @functools.lru_cache(maxsize=4096)
 def _skipped(filename: str) -> bool:
     from .doctor import _is_library
 
     if _is_library(filename):
         return True
-    return filename.startswith(_foreign_prefixes()) or filename == __file__
+    return (filename.startswith(_foreign_prefixes()) or filename == __file__
+            or (bool(_LIBRARY_FILES) and os.path.realpath(filename) in _LIBRARY_FILES))
 
 
 def user_frame(frame, depth: int = 64):
