@@ -183,7 +183,7 @@ _RUNTIME_AS_DRIVER = {
     "cudaEventQuery": "cuEventQuery", "cudaStreamQuery": "cuStreamQuery",
     "cudaStreamWaitEvent": "cuStreamWaitEvent", "cudaEventRecord": "cuEventRecord",
     "cudaEventRecordWithFlags": "cuEventRecordWithFlags", "cudaLaunchKernel": "cuLaunchKernel",
-    "cudaMemcpyAsync": "cuMemcpyAsync", "cudaMemsetAsync": "cuMemsetD8Async", "cudaGraphLaunch": "cuGraphLaunch",
+    "cudaMemsetAsync": "cuMemsetD8Async", "cudaGraphLaunch": "cuGraphLaunch",
     "cudaStreamBeginCapture": "cuStreamBeginCapture", "cudaStreamEndCapture": "cuStreamEndCapture",
     "cudaLaunchHostFunc": "cuLaunchHostFunc", "cudaMallocAsync": "cuMemAllocAsync", "cudaFreeAsync": "cuMemFreeAsync",
 }
@@ -197,7 +197,7 @@ def driver_equivalent(name: str) -> str:
 # Calls whose stream is worth reading from functionParams (the legacy-stream class needs it): CUPTI's params
 # struct of each has an ``h_stream`` field (driver) or ``stream`` (runtime).
 _STREAM_CALLS = frozenset({
-    "cuLaunchKernel", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync", "cuMemcpyAsync",
+    "cuLaunchKernel", "cuMemcpyHtoDAsync", "cuMemcpyDtoHAsync", "cuMemcpyDtoDAsync",
     "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async", "cuStreamSynchronize", "cuStreamQuery",
     "cuEventRecord", "cuEventRecordWithFlags", "cuStreamWaitEvent", "cuGraphLaunch", "cuLaunchHostFunc",
     "cudaLaunchKernel", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaStreamSynchronize", "cudaEventRecord",
