@@ -5,6 +5,9 @@ doctor sees and checks every one, its worst case) timed with and without ``expla
 sample (host clock: perf_counter_ns from before cuStreamBeginCapture to after cuStreamEndCapture). Then the graph
 of each is instantiated and replayed (``replays`` cuGraphLaunch calls per sample, the stream synchronized at the
 end of each sample, host clock): the doctor only watches the recording, so the two executables must replay alike.
+With ``cupti=True`` a third variant, ``explain=True, cupti=True`` (every driver and runtime call also reported by
+CUPTI's callback to Python, graphs.doctor_cupti), is interleaved with the two, and the gallery adds the cases
+made past cugraphlab's door (FOREIGN_CASES), which only the CUPTI mode can name.
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from typing import ClassVar
 from ..core._calls import cu
 from ..core.device import Device
 from ..core.errors import positive_int
-from ..experiment.doctor_gallery import CASES, run_gallery
+from ..experiment.doctor_gallery import CASES, FOREIGN_CASES, run_gallery
 from ..graphs.capture import CAPTURE_MODES, capture
 from .environment import collect
 from .records import Record, clocks
@@ -57,30 +60,35 @@ class DoctorResult(Record):
                 "ok": self.ok}
 
 
-def _capture_once(stream, kernel, launches: int, explain: bool):
+def _capture_once(stream, kernel, launches: int, explain: bool, cupti: bool = False):
     t0 = time.perf_counter_ns()
-    with capture(stream, explain=explain) as cap:
+    with capture(stream, explain=explain or cupti, cupti=cupti) as cap:
         for _ in range(launches):
             cu("cuLaunchKernel", kernel.handle, 1, 1, 1, 1, 1, 1, 0, stream.handle, 0, 0)
     t1 = time.perf_counter_ns()
     return (t1 - t0) / 1e3, cap.graph
 
 
+_VARIANTS = {"plain": (False, False), "explained": (True, False), "cupti": (True, True)}
+
+
 def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 64, samples: int = 31,
-                     replays: int = 200) -> dict:
-    """Capture µs with and without explain, and replay µs per cuGraphLaunch of both graphs (interleaved)."""
+                     replays: int = 200, cupti: bool = False) -> dict:
+    """Capture µs with and without explain (and, with ``cupti``, in the CUPTI mode), and replay µs per
+    cuGraphLaunch of each variant's graph (interleaved sample by sample)."""
     kernel = kernels["empty"]
-    raw = {"capture_plain": [], "capture_explained": [], "replay_plain": [], "replay_explained": []}
+    variants = ("plain", "explained", "cupti") if cupti else ("plain", "explained")
+    raw = {f"{phase}_{v}": [] for phase in ("capture", "replay") for v in variants}
     with device.create_stream() as s:
         for _ in range(3):  # warm-up
-            for explain in (False, True):
-                _capture_once(s, kernel, launches, explain)[1].close()
+            for v in variants:
+                _capture_once(s, kernel, launches, *_VARIANTS[v])[1].close()
         for _ in range(samples):
-            for explain in (False, True):
-                us, graph = _capture_once(s, kernel, launches, explain)
+            for v in variants:
+                us, graph = _capture_once(s, kernel, launches, *_VARIANTS[v])
                 graph.close()
-                raw["capture_explained" if explain else "capture_plain"].append(us)
-        graphs = {k: _capture_once(s, kernel, launches, k == "explained")[1] for k in ("plain", "explained")}
+                raw[f"capture_{v}"].append(us)
+        graphs = {v: _capture_once(s, kernel, launches, *_VARIANTS[v])[1] for v in variants}
         execs = {}
         try:
             for k, g in graphs.items():
@@ -109,24 +117,38 @@ def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 6
     out["capture_ratio"] = explained / plain if plain else None
     out["replay_ratio"] = (out["replay_explained"]["median"] / out["replay_plain"]["median"]
                            if out["replay_plain"]["median"] else None)
+    if cupti:
+        with_cupti = out["capture_cupti"]["median"]
+        out["cupti_us_per_call"] = (with_cupti - explained) / launches  # over explain=True alone
+        out["cupti_capture_ratio"] = with_cupti / plain if plain else None
+        out["cupti_replay_ratio"] = (out["replay_cupti"]["median"] / out["replay_plain"]["median"]
+                                     if out["replay_plain"]["median"] else None)
     return out
 
 
 def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
-               modes=CAPTURE_MODES) -> DoctorResult:
+               modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None) -> DoctorResult:
     """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
-    ``overhead``, the cost of ``explain=True``, on device ``device``."""
+    ``overhead``, the cost of ``explain=True``, on device ``device``. ``cupti``: every capture in the CUPTI mode
+    (graphs.doctor_cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
+    ``cupti``): add the cases made past cugraphlab's door (FOREIGN_CASES)."""
     samples = positive_int("samples", samples)
     launches = positive_int("launches", launches)
-    record = DoctorResult(config={"device": device, "samples": samples, "launches": launches,
-                                  "modes": list(modes), "cases": [c.key for c in CASES]},
-                          clocks=clocks("host_api", "host_call"))
+    cases = CASES + (FOREIGN_CASES if (cupti if foreign is None else foreign) else ())
+    config = {"device": device, "samples": samples, "launches": launches, "modes": list(modes),
+              "cases": [c.key for c in cases], "cupti": bool(cupti)}
+    if cupti:
+        from ..graphs.doctor_cupti import cupti_library
+
+        config["cupti_library"] = cupti_library().describe()  # UnsupportedError before any GPU work
+    record = DoctorResult(config=config, clocks=clocks("host_api", "host_call"))
     with Device(device) as dev:
         record.env = collect(dev)
-        gallery, table = run_gallery(dev, modes)
+        gallery, table = run_gallery(dev, modes, cases, cupti=cupti)
         record.cases = [r.to_dict() for r in gallery]
         record.modes = [r.to_dict() for r in table]
         if overhead:
             with dev.load_kernels(names=["empty"]) as ks:
-                record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples)
+                record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples,
+                                                   cupti=cupti)
     return record

@@ -3,11 +3,14 @@
     cugraphlab doctor SCRIPT.py [args...]     # runpy.run_path with sys.argv = [SCRIPT.py, args...]
     cugraphlab doctor -m package.module [args...]
     cugraphlab doctor --gallery [--device N] [--json PATH]
+    cugraphlab doctor --cupti SCRIPT.py | --cupti --gallery   # also name calls made by CuPy, PyTorch, raw bindings
 
 Under the doctor, every ``capture(...)`` made through cugraphlab without ``explain=`` is explained
 (``graphs.doctor.explain_all``); at the end the diagnoses of the captures with findings are printed. Exit code: the
 script's own, or 1 when it exited 0 but a capture failed. ``--gallery``: exit 0 when every case was named right,
-the clean case had no finding and the state was restored after each, else 1.
+the clean case had no finding and the state was restored after each, else 1. ``--cupti`` (cupti-python
+installed): every capture in the CUPTI mode (graphs.doctor_cupti), the gallery with the cases made past cugraphlab's
+door and the mode's overhead; without cupti-python one line and exit 2.
 """
 from __future__ import annotations
 
@@ -41,6 +44,9 @@ def add_commands(sub, common) -> None:
     p.add_argument("--device", type=_device_index, default=0, help="CUDA device index for --gallery (default 0)")
     p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
+    p.add_argument("--cupti", action="store_true",
+                   help="CUPTI mode (needs cupti-python): log every driver call of the process during each capture, "
+                        "so that calls made by CuPy, PyTorch or raw cuda.bindings are named too")
     p.add_argument("script", nargs="?", help="the Python file to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(handler=cmd_doctor)
@@ -56,21 +62,21 @@ def cmd_doctor(args) -> int:
     if args.module is not None:
         if not args.module:
             raise InvalidArgumentError("doctor: -m needs a module name")
-        return _run(args.module[0], list(args.module[1:]), module=True)
+        return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti)
     if not args.script:
         raise InvalidArgumentError("doctor: name a Python file to run (or -m MODULE, or --gallery)")
     from pathlib import Path
 
     if not Path(args.script).is_file():
         raise InvalidArgumentError(f"doctor: no such file: {args.script}")
-    return _run(args.script, list(args.args), module=False)
+    return _run(args.script, list(args.args), module=False, cupti=args.cupti)
 
 
-def _run(target: str, argv: list[str], *, module: bool) -> int:
+def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False) -> int:
     from cugraphlab.graphs.doctor import run_explained
     from cugraphlab.report.doctor import render_session
 
-    code, diagnoses = run_explained(target, argv, module=module)
+    code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
     sys.stdout.flush()
     print(render_session(diagnoses))
     if code == 0 and any(not d.ok for d in diagnoses):
@@ -82,8 +88,13 @@ def _gallery(args) -> int:
     from cugraphlab.bench.doctor import run_doctor
     from cugraphlab.report.doctor import render_doctor
 
-    record = run_doctor(args.device, overhead=not args.no_overhead)
-    print(render_doctor(record))
+    record = run_doctor(args.device, overhead=not args.no_overhead, cupti=args.cupti)
+    if args.cupti:
+        from cugraphlab.report.doctor_cupti import render_doctor_cupti
+
+        print(render_doctor_cupti(record))
+    else:
+        print(render_doctor(record))
     if args.json:
         from cugraphlab.report.files import write_json
 

@@ -20,7 +20,7 @@ from ..core.errors import CudaError
 from ..graphs.capture import CAPTURE_MODES, capture, fork, join
 from ..graphs.doctor import Diagnosis, treat_as_user_code
 
-__all__ = ["GalleryCase", "CaseResult", "CASES", "Gallery", "run_gallery", "MEMORY_TOLERANCE", "BRANCH_SOURCE"]
+__all__ = ["GalleryCase", "CaseResult", "CASES", "FOREIGN_CASES", "Gallery", "run_gallery", "MEMORY_TOLERANCE", "BRANCH_SOURCE"]
 
 treat_as_user_code(__file__)  # the cases are the "user code" the doctor must point at
 
@@ -39,6 +39,14 @@ class GalleryCase:
     kind: str | None
     call: str | None
     run: Callable
+    cupti_kind: str | None = None  # what the CUPTI mode must name instead (a call made past cugraphlab's door)
+    cupti_call: str | None = None
+
+    def expected(self, cupti: bool) -> tuple[str | None, str | None]:
+        """(class, call) the doctor must name, with or without the CUPTI mode."""
+        if cupti and self.cupti_kind is not None:
+            return self.cupti_kind, self.cupti_call
+        return self.kind, self.call
 
 
 @dataclass
@@ -123,8 +131,8 @@ class _Scratch:
         return capturing
 
 
-def _explained(stream, mode, body, graphs: list) -> Diagnosis:
-    cap = capture(stream, mode=mode, explain=True)
+def _explained(stream, mode, body, graphs: list, cupti: bool = False) -> Diagnosis:
+    cap = capture(stream, mode=mode, explain=True, cupti=cupti)
     try:
         with cap:
             body()
@@ -146,7 +154,7 @@ def case_sync(g, sc, mode, graphs):
     def body():
         _launch_empty(g, s)
         s.synchronize()  # mistake: wait on the host for a stream that is only recording
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_legacy(g, sc, mode, graphs):
@@ -156,7 +164,7 @@ def case_legacy(g, sc, mode, graphs):
     def body():
         _launch_empty(g, s)
         cu("cuLaunchKernel", g.kernels["empty"].handle, 1, 1, 1, 1, 1, 1, 0, legacy, 0, 0)  # mistake: stream 0
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_host_copy(g, sc, mode, graphs):
@@ -167,7 +175,7 @@ def case_host_copy(g, sc, mode, graphs):
     def body():
         _launch_empty(g, s)
         cu("cuMemcpyHtoD", arr.handle, host.ctypes.data, host.nbytes)  # mistake: a synchronous copy
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_allocation(g, sc, mode, graphs):
@@ -176,7 +184,7 @@ def case_allocation(g, sc, mode, graphs):
     def body():
         _launch_empty(g, s)
         sc.keep(g.device.array(BIG))  # mistake: cuMemAlloc while capturing
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_event_query(g, sc, mode, graphs):
@@ -188,7 +196,7 @@ def case_event_query(g, sc, mode, graphs):
     def body():
         _launch_empty(g, s)
         cu("cuEventQuery", ev.handle)  # mistake: a query while a strict capture runs
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_other_thread(g, sc, mode, graphs):
@@ -207,7 +215,7 @@ def case_other_thread(g, sc, mode, graphs):
         t = threading.Thread(target=loader, name="loader")
         t.start()
         t.join()
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_unjoined(g, sc, mode, graphs):
@@ -219,7 +227,7 @@ def case_unjoined(g, sc, mode, graphs):
         _launch_empty(g, s)
         fork(s, b, ev)
         branch()  # mistake: this branch never flows back into s
-    return _explained(s, mode, body, graphs)
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 def case_isolation(g, sc, mode, graphs):
@@ -234,8 +242,8 @@ def case_isolation(g, sc, mode, graphs):
         def body():
             _launch_empty(g, s2)
             s2.wait(ev)  # mistake: capture 2 waits on an event of capture 1
-        inner.append(_explained(s2, mode, body, graphs))
-    _explained(s1, mode, outer, graphs)
+        inner.append(_explained(s2, mode, body, graphs, g.cupti))
+    _explained(s1, mode, outer, graphs, g.cupti)
     return inner[0]
 
 
@@ -250,12 +258,31 @@ def case_clean(g, sc, mode, graphs):
         branch()
         _launch_empty(g, s)
         join(s, b, e2)
-    d = _explained(s, mode, body, graphs)
+    d = _explained(s, mode, body, graphs, g.cupti)
     if graphs:  # the graph is real: instantiate, launch, wait
         with graphs[-1].instantiate() as exe:
             exe.launch(s)
             s.synchronize()
     return d
+
+
+def case_raw_sync(g, sc, mode, graphs):
+    s = sc.stream()
+
+    def body():
+        _launch_empty(g, s)
+        driver_module().cuCtxSynchronize()  # mistake, past cugraphlab's door (as CuPy or PyTorch would)
+    return _explained(s, mode, body, graphs, g.cupti)
+
+
+def case_raw_legacy(g, sc, mode, graphs):
+    s = sc.stream(non_blocking=False)
+    d = driver_module()
+
+    def body():
+        _launch_empty(g, s)
+        d.cuLaunchKernel(g.kernels["empty"].handle, 1, 1, 1, 1, 1, 1, 0, d.CUstream(0), 0, 0)  # mistake, raw
+    return _explained(s, mode, body, graphs, g.cupti)
 
 
 CASES: tuple[GalleryCase, ...] = (
@@ -277,12 +304,22 @@ CASES: tuple[GalleryCase, ...] = (
     GalleryCase("clean", "a correct fork/join capture", "thread_local", None, None, case_clean),
 )
 
+#: Mistakes made past cugraphlab's door (raw cuda.bindings calls, as CuPy or PyTorch make them): the plain doctor
+#: sees only the state change ("foreign", call "?"); the CUPTI mode names the call itself.
+FOREIGN_CASES: tuple[GalleryCase, ...] = (
+    GalleryCase("raw_sync", "a raw cuCtxSynchronize (not through cugraphlab) inside the capture", "thread_local",
+                "foreign", "?", case_raw_sync, "sync", "cuCtxSynchronize"),
+    GalleryCase("raw_legacy", "a raw launch on the legacy stream while a blocking stream captures", "thread_local",
+                "foreign", "?", case_raw_legacy, "legacy_stream", "cuLaunchKernel"),
+)
+
 
 class Gallery:
     """The kernels (empty, doctor_branch) and a check stream on ``device``; ``run(case, mode)`` runs one case."""
 
-    def __init__(self, device, cache=None):
+    def __init__(self, device, cache=None, cupti: bool = False):
         self.device = device
+        self.cupti = cupti
         self.kernels = device.load_kernels(names=["empty"], extra_sources={"doctor_branch": BRANCH_SOURCE},
                                            cache=cache)
         self.check_stream = device.create_stream()
@@ -321,15 +358,22 @@ class Gallery:
         usable = self._usable()
         self.device.synchronize()
         delta = self.device.memory_info()[0] - free_before
-        return CaseResult(case.key, mode, diagnosis, case.kind, case.call, capturing, usable, delta, error)
+        kind, call = case.expected(self.cupti)
+        return CaseResult(case.key, mode, diagnosis, kind, call, capturing, usable, delta, error)
 
 
-def run_gallery(device, modes=CAPTURE_MODES, cases=CASES, cache=None) -> tuple[list[CaseResult], list[CaseResult]]:
-    """Every case in its teaching mode (the gallery), then every case in every mode (the modes table).
+def run_gallery(device, modes=CAPTURE_MODES, cases=CASES, cache=None,
+                cupti: bool = False) -> tuple[list[CaseResult], list[CaseResult]]:
+    """Every case in its teaching mode (the gallery), then every case in every mode (the modes table); with
+    ``cupti`` every capture in the CUPTI mode (graphs.doctor_cupti; UnsupportedError without cupti-python).
 
     Returns (gallery rows, table rows). A warm-up clean capture first, so that the driver's one-time allocations
     do not count as a leak of the first case."""
-    with Gallery(device, cache) as g:
+    if cupti:
+        from ..graphs.doctor_cupti import cupti_library
+
+        cupti_library()  # the one-line error before any GPU work
+    with Gallery(device, cache, cupti) as g:
         g.run(CASES[-1], "thread_local")
         gallery = [g.run(c, c.teach_mode) for c in cases]
         table = [g.run(c, m) for c in cases for m in modes]

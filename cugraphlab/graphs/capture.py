@@ -37,10 +37,14 @@ class capture:
     ``explain=True`` watches the capture with the capture doctor (graphs.doctor): the first call that invalidated
     it, its Python frame, the class of mistake and the fix end up in ``.diagnosis`` (and in the CaptureError's
     message). ``None`` (default) follows ``doctor.explaining()`` (the ``cugraphlab doctor`` command turns it on).
-    It slows the capture only; the graph is the same.
+    It slows the capture only; the graph is the same. ``cupti=True`` (with cupti-python installed) adds the CUPTI
+    mode (graphs.doctor_cupti): every driver and runtime call of the process is logged during the capture, so that a
+    call made by CuPy, PyTorch or raw cuda.bindings is named too; it implies ``explain=True``. ``None`` follows
+    ``doctor.explaining_with_cupti()`` (``cugraphlab doctor --cupti``).
     """
 
-    def __init__(self, stream, mode: str = "thread_local", graph_class=Graph, explain: bool | None = None):
+    def __init__(self, stream, mode: str = "thread_local", graph_class=Graph, explain: bool | None = None,
+                 cupti: bool | None = None):
         if mode not in CAPTURE_MODES:
             raise InvalidArgumentError(f"capture mode must be one of {', '.join(CAPTURE_MODES)}, got {mode!r}")
         modes = driver_module().CUstreamCaptureMode
@@ -51,15 +55,17 @@ class capture:
         self.graph: Graph | None = None
         self._kept: list = []
         self.diagnosis = None
+        if cupti and explain is False:
+            raise InvalidArgumentError("capture(cupti=True) explains the capture: drop explain=False")
         if explain is None:
             from .doctor import explaining
 
-            explain = explaining()
+            explain = explaining() or bool(cupti)
         self._doctor = None
         if explain:
-            from .doctor import Doctor
+            from .doctor import Doctor, explaining_with_cupti
 
-            self._doctor = Doctor(stream, mode)
+            self._doctor = Doctor(stream, mode, cupti=explaining_with_cupti() if cupti is None else cupti)
 
     def keep_alive(self, obj) -> None:
         """Hand ``obj`` to the graph made at the end of the capture (graphs.host: a captured host function)."""

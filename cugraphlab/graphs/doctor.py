@@ -40,9 +40,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
+from .doctor_cupti import driver_equivalent
 
 __all__ = ["CAPTURE_ERRORS", "MISTAKES", "Mistake", "CallSite", "Finding", "Diagnosis", "Doctor", "explaining",
-           "explain_all", "treat_as_user_code", "classify", "run_explained"]
+           "explaining_with_cupti", "explain_all", "treat_as_user_code", "classify", "run_explained"]
 
 #: The results that mean "this call and the capture do not mix".
 CAPTURE_ERRORS = frozenset({
@@ -316,6 +317,7 @@ class Diagnosis:
     later: list[str] = field(default_factory=list)
     calls_seen: int = 0
     where: str = ""
+    cupti: dict = field(default_factory=dict)  # the CUPTI mode's log summary (graphs.doctor_cupti), {} without it
 
     @property
     def first(self) -> Finding | None:
@@ -370,7 +372,7 @@ class Doctor:
 
     MAX_LATER = 8
 
-    def __init__(self, stream, mode: str = "thread_local"):
+    def __init__(self, stream, mode: str = "thread_local", cupti: bool = False):
         self.stream = stream
         self.mode = mode
         self.origin = int(stream.handle)
@@ -388,6 +390,12 @@ class Doctor:
         self.calls = 0
         self.active = False
         self.begun_at: CallSite | None = None
+        # cupti=True: CUPTI logs every driver call of the process meanwhile (UnsupportedError here without it)
+        self.cupti = None
+        if cupti:
+            from .doctor_cupti import CuptiWatch
+
+            self.cupti = CuptiWatch.load()
 
     # --- driver queries, never watched ------------------------------------------------------------------------
     def _status(self, h: int) -> str:
@@ -402,10 +410,20 @@ class Doctor:
     def begin(self) -> None:
         mode = getattr(driver_module().CUstreamCaptureMode, f"CU_STREAM_CAPTURE_MODE_{self.mode.upper()}")
         self.begun_at = CallSite.of(sys._getframe(1))
-        cu("cuStreamBeginCapture", self.stream.handle, mode)
+        if self.cupti is not None:
+            self.cupti.start()  # CuptiBusyError / UnsupportedError before the capture begins
+            try:
+                cu("cuStreamBeginCapture", self.stream.handle, mode)
+            except BaseException:
+                self.cupti.stop()
+                raise
+        else:
+            cu("cuStreamBeginCapture", self.stream.handle, mode)
         info = self._info(self.origin)
         self.capture_id = info[2] if info[0] == 0 else 0
         self.active = True
+        if self.cupti is not None:
+            self.cupti.arm()  # from here on, every call CUPTI reports is the capture's
         add_observer(self.observe)
 
     def end(self, exc: BaseException | None = None):
@@ -422,6 +440,8 @@ class Doctor:
             result = driver_module().cuStreamEndCapture(self.stream.handle)
         finally:
             _local.busy = False
+            if self.cupti is not None:
+                self.cupti.stop()  # always unsubscribe
         end_code = _code_name(result)
         findings = [self.culprit] if self.culprit else []
         findings += unjoined
@@ -433,14 +453,17 @@ class Doctor:
                                            "back (forked by a call outside cugraphlab)"))
         elif end_code not in ("CUDA_SUCCESS",) and not findings:
             kind = "foreign" if end_code == _INVALIDATED else classify("cuStreamEndCapture", (), end_code)
-            findings.append(Finding(kind, "?" if kind == "foreign" else "cuStreamEndCapture", result=end_code,
-                                    where=self._between(self.last, exit_site), stream=hex(self.origin),
-                                    seen=kind != "foreign",
-                                    status_change="invalidated before cuStreamEndCapture"))
+            findings.append(self._named_by_cupti(Finding(
+                kind, "?" if kind == "foreign" else "cuStreamEndCapture", result=end_code,
+                where=self._between(self.last, exit_site), stream=hex(self.origin), seen=kind != "foreign",
+                status_change="invalidated before cuStreamEndCapture")))
+        if self.cupti is not None and self.culprit is None:
+            findings += self._cupti_silent_copies()
         ok = end_code == "CUDA_SUCCESS" and result[1] is not None and bool(_as_int(result[1]))
         d = Diagnosis(stream=hex(self.origin), mode=self.mode, ok=ok, end_result=end_code, findings=findings,
                       open_dependencies=open_deps, later=list(self.later), calls_seen=self.calls,
-                      where=str(self.begun_at or ""))
+                      where=str(self.begun_at or ""),
+                      cupti=self.cupti.summary() if self.cupti is not None else {})
         if _session is not None:
             _session.append(d)
         return result, d
@@ -458,6 +481,8 @@ class Doctor:
 
     def _observe(self, name, args, result, frame) -> None:
         self.calls += 1
+        if self.cupti is not None:
+            self.cupti.mark_door(name)
         mine = threading.get_ident() == self.thread
         seen = _Seen(name, args, _code_name(result), CallSite.of(frame),
                      self.thread_name if mine else threading.current_thread().name, mine)
@@ -565,11 +590,37 @@ class Doctor:
             elif seen is not None and seen.result in CAPTURE_ERRORS and seen.result != _INVALIDATED:
                 continue  # handled by _observe
             else:  # the call just seen succeeded (or answered INVALIDATED): something unseen came first
-                self.culprit = Finding("foreign", "?", result=seen.result if seen else "",
-                                       where=self._between(self.last, site), stream=hex(h), status_change=change,
-                                       seen=False,
-                                       detail=(f"noticed after {seen.name} at {seen.where}" if seen else
-                                               "noticed when the capture ended"))
+                self.culprit = self._named_by_cupti(Finding(
+                    "foreign", "?", result=seen.result if seen else "", where=self._between(self.last, site),
+                    stream=hex(h), status_change=change, seen=False,
+                    detail=(f"noticed after {seen.name} at {seen.where}" if seen else
+                            "noticed when the capture ended")))
+
+    def _named_by_cupti(self, finding: Finding) -> Finding:
+        """A finding about a call the door did not see, named from CUPTI's log when the CUPTI mode is on."""
+        if self.cupti is None:
+            return finding
+        hit = self.cupti.culprit(self.mode, classify)
+        if hit is None:
+            finding.detail += ("; " if finding.detail else "") + \
+                f"CUPTI logged {len(self.cupti.foreign)} call(s) outside cugraphlab, none refused or synchronizing"
+            return finding
+        call, kind = hit
+        via = f"{call.domain} API" + (f", judged as {driver_equivalent(call.name)}"
+                                      if driver_equivalent(call.name) != call.name else "")
+        other = call.thread != self.cupti.capture_thread
+        detail = (f"named by CUPTI ({via}): made outside cugraphlab, between {finding.where.removeprefix('between ')}"
+                  + (f"; made by thread {call.thread_name!r}, not the capturing thread" if other else ""))
+        return Finding(kind, call.name, "" if call.stream is None else f"stream={hex(call.stream)}",
+                       call.result, call.where, call.thread_name,
+                       hex(call.stream) if call.stream is not None else finding.stream,
+                       finding.status_change, detail, seen=True)
+
+    def _cupti_silent_copies(self) -> list[Finding]:
+        return [Finding("host_copy", c.name, "", c.result, c.where, c.thread_name,
+                        detail="named by CUPTI, made outside cugraphlab: the driver accepted it, the copy ran now "
+                               "and is NOT part of the graph (a replay will not copy)")
+                for c in self.cupti.silent_copies()[:self.MAX_LATER]]
 
     def _between(self, before: _Seen | None, after_site) -> str:
         start = f"{before.where} ({before.name})" if before is not None else f"{self.begun_at} (capture begun)"
@@ -630,6 +681,7 @@ class Doctor:
 
 # --- the whole-process switch (the ``cugraphlab doctor`` command) ------------------------------------------------
 _session: list[Diagnosis] | None = None
+_session_cupti = False
 
 
 def explaining() -> bool:
@@ -637,21 +689,33 @@ def explaining() -> bool:
     return _session is not None
 
 
+def explaining_with_cupti() -> bool:
+    """Whether captures made without ``cupti=`` use the CUPTI mode (inside ``explain_all(cupti=True)``)."""
+    return _session is not None and _session_cupti
+
+
 @contextlib.contextmanager
-def explain_all():
-    """Within the block every ``graphs.capture(...)`` made without ``explain=`` is explained; yields the list its
-    diagnoses are appended to, in the order the captures ended."""
-    global _session
+def explain_all(cupti: bool = False):
+    """Within the block every ``graphs.capture(...)`` made without ``explain=`` is explained (with ``cupti``: in
+    the CUPTI mode, graphs.doctor_cupti); yields the list its diagnoses are appended to, in the order the captures
+    ended. ``cupti=True`` loads cupti-python first (UnsupportedError without it)."""
+    global _session, _session_cupti
+    if cupti:
+        from .doctor_cupti import cupti_library
+
+        cupti_library()
     previous, _session = _session, []
+    previous_cupti, _session_cupti = _session_cupti, bool(cupti)
     try:
         yield _session
     finally:
-        _session = previous
+        _session, _session_cupti = previous, previous_cupti
 
 
-def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False) -> tuple[int, list]:
+def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False,
+                  cupti: bool = False) -> tuple[int, list]:
     """Run a Python file (``runpy.run_path``) or a module (``module=True``: ``runpy.run_module``) as ``__main__``,
-    with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all()``. Returns (the script's exit code,
+    with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``. Returns (the script's exit code,
     the diagnoses of every capture it made through cugraphlab). An uncaught exception is printed and counts 1."""
     import runpy
     import traceback
@@ -661,7 +725,7 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
     if not module:
         sys.path.insert(0, str(Path(target).resolve().parent))
     code = 0
-    with explain_all() as diagnoses:
+    with explain_all(cupti) as diagnoses:
         try:
             if module:
                 runpy.run_module(target, run_name="__main__", alter_sys=True)
