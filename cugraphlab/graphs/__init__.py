@@ -26,6 +26,7 @@ from .join import add_empty_node
 from .build import add_copy_node, add_kernel_node, add_launch_sequence, add_memset_node, kernel_node_params
 from .capture import capture, capture_launches, fork, join
 from .doctor import MISTAKES, Diagnosis, Doctor, Finding, explain_all, explaining
+from .doctor_cupti import CuptiBusyError, cupti_available
 from .conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, require_conditional
 from .exec import ExecCache, Graph, GraphExec, ready_exec, run_once
 from .handles import GraphLike, as_handle
@@ -62,7 +63,7 @@ __all__ = [
     "add_empty_node",
     "add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params",
     "capture", "capture_launches", "fork", "join",
-    "Diagnosis", "Doctor", "Finding", "MISTAKES", "explain_all", "explaining",
+    "Diagnosis", "Doctor", "Finding", "MISTAKES", "explain_all", "explaining", "CuptiBusyError", "cupti_available",
     "add_conditional_node", "conditional_options", "create_handle", "cuda_include_dir", "require_conditional",
     "ExecCache", "Graph", "GraphExec", "ready_exec", "run_once",
     "GraphLike", "as_handle",
