@@ -167,7 +167,7 @@ def test_paired_in_created_contexts_and_graph_mode():
     assert rec.names == ["bindings", "cugraphlab", "c"] and rec.contexts[0]["kind"] == "spin"
     g = measure_paired(0, contexts=1, rounds=2, max_rounds=2, launches=300, held_launches=64, warmup=20,
                        mode="graph")
-    assert set(g.names) == {"bindings", "cugraphlab", "ctypes", "c"}
+    assert set(g.names) == {"bindings", "cugraphlab", "ctypes", "c", "cugraphlab_native"}  # graph-mode ways
     assert all(w.us.median > 0 for w in g.ways)
 
 

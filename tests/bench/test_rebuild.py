@@ -12,7 +12,8 @@ from cugraphlab.bench.records import RecordError
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "2026-12-01_H200_round3"
 #: Records whose report changed since round 3 are read from the run made with the changed report.
-NEWER = {name: ROOT / "benchmarks" / "results" / "2026-12-01_H200_round4" for name in ("memnodes", "floor")}
+NEWER = {name: ROOT / "benchmarks" / "results" / "2026-12-01_H200_round4"
+         for name in ("memnodes", "floor", "scaling_default", "doctor")}
 
 
 def _folder(name):
@@ -69,7 +70,7 @@ def test_a_class_with_its_own_from_dict_rebuilds_itself():
 
 
 def test_scaling_and_doctor_records_come_back():
-    s = record_from_dict(_record("scaling"))
+    s = record_from_dict(_record("scaling_default"))
     assert type(s).__name__ == "ScalingResult" and s.verified and len(s.points) == s.config["points"]
     d = record_from_dict(_record("doctor"))
     assert type(d).__name__ == "DoctorResult" and d.false_alarms == 0

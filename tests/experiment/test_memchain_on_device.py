@@ -38,7 +38,7 @@ def test_block_with_ten_iterations_per_graph_is_bit_exact(device, kernels, n):
 
     with MemChain(device, n, shape="block", kernels=kernels, unroll=10) as mc:
         assert "10 iterations per graph" in mc.describe()
-        assert mc.graph.node_count() == 2 + 10 * 4  # one alloc, 10 x the 4 kernels, one free
+        assert mc.graph.node_count == 2 + 10 * 4  # one alloc, 10 x the 4 kernels, one free
         for _ in range(2):
             v = mc.verify()
             assert v.ok, str(v)
