@@ -60,15 +60,11 @@ elif [ "$phase" = c ]; then  # GPU tests again (after the exec-update fix), exec
   t 60 python3 -X faulthandler benchmarks/doctor.py "$r/doctor.json" > "$r/doctor.log" 2>&1
   if [ -f benchmarks/doctor_cupti.py ]; then
     t 60 python3 -X faulthandler benchmarks/doctor_cupti.py "$r" > "$r/doctor_cupti.out" 2>&1; fi
-elif [ "$phase" = d ]; then  # the GPU tests fixed after c and the CUPTI mode; every notebook: cu13 (outputs written
-  # in place, copied out), then cu12 (log only)
-  if ls .carry/cupti/*.whl > /dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1; fi
+elif [ "$phase" = d ]; then  # the GPU tests fixed after c; every notebook: cu13 (outputs written in place, copied
+  # out), then cu12 (log only)
   t 120 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests/bench/test_gpu_paired.py \
-    tests/experiment/test_memchain_on_device.py tests/graphs/test_gpu_doctor_cupti.py tests/experiment/test_gpu_doctor.py \
-    > "$out/gpu_tests_rerun.log" 2>&1
+    tests/experiment/test_memchain_on_device.py > "$out/gpu_tests_rerun.log" 2>&1
   tail -3 "$out/gpu_tests_rerun.log"
-  t 60 python3 -X faulthandler benchmarks/doctor_cupti.py "$r" > "$r/doctor_cupti.out" 2>&1
   t 200 bash benchmarks/notebooks_h200.sh "$r" > /dev/null 2>&1
   mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
   python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
@@ -79,6 +75,12 @@ elif [ "$phase" = d ]; then  # the GPU tests fixed after c and the CUPTI mode; e
     t 60 $cgl info > "$r/info_cu12.log" 2>&1
     t 180 bash benchmarks/notebooks_h200.sh "$r" --no-write > /dev/null 2>&1
   )
+elif [ "$phase" = e ]; then  # the CUPTI mode (cupti-python and pyelftools carried in .carry/cupti)
+  python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1
+  t 120 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests/graphs/test_gpu_doctor_cupti.py \
+    tests/experiment/test_gpu_doctor.py > "$out/gpu_tests_cupti.log" 2>&1
+  tail -3 "$out/gpu_tests_cupti.log"
+  t 90 python3 -X faulthandler benchmarks/doctor_cupti.py "$r" > "$r/doctor_cupti.out" 2>&1
 elif [ "$phase" = b ]; then
   for i in 1 2; do t 280 $cgl compare --quiet --json "$r/compare_default_$i.json" --plot "$r/compare_default_$i" > "$r/compare_default_$i.log" 2>&1; done
   t 30 $cgl diff "$r/compare_default_1.json" "$r/compare_default_2.json" --json "$r/diff_default.json" --plot "$r/diff_default" > "$r/diff_default.log" 2>&1
