@@ -353,12 +353,25 @@ class _Hub:
         self.lib = lib  # before any callback can come
         busy = getattr(getattr(c, "Result", None), "ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED", None)
         params = None
+        def is_busy(e) -> bool:
+            status = getattr(e, "status", None)
+            return busy is not None and status is not None and int(status) == int(busy)
+
         try:
             if hasattr(c, "subscribe_v2") and hasattr(c, "SubscriberParams"):
                 params = c.SubscriberParams()
                 params.struct_size = c.SUBSCRIBER_PARAMS_SIZE
                 params.subscriber_name = SUBSCRIBER_NAME
-                handle = c.subscribe_v2(self._callback, None, params.ptr)
+                try:
+                    handle = c.subscribe_v2(self._callback, None, params.ptr)
+                except Exception as e:
+                    # cupti-python 13.4 with the CUPTI of a CUDA 13.0 install answered the named subscription with
+                    # CUPTI_ERROR_INVALID_PARAMETER on the H200: subscribe without a name then (only the "who holds
+                    # it" text of a busy error is lost)
+                    if is_busy(e) or not hasattr(c, "subscribe"):
+                        raise
+                    params = None
+                    handle = c.subscribe(self._callback, None)
             else:
                 handle = c.subscribe(self._callback, None)
         except Exception as e:

@@ -280,3 +280,30 @@ def test_user_frame_skips_library_frames():
     file, line, func = ns["f"](doctor_cupti.user_frame)  # the call site
     assert (pathlib.Path(file).name, line, func) == (THIS, line_of("# the call site"),
                                                      "test_user_frame_skips_library_frames")
+
+
+def test_a_refused_named_subscription_falls_back_to_the_plain_one(dev, kernel, drv, cupti, monkeypatch):
+    # what the H200 answered (cupti-python 13.4, CUPTI of CUDA 13.0): cuptiSubscribe_v2 -> INVALID_PARAMETER
+    import fake_cupti
+
+    def refuse(callback, userdata, p_params):
+        cupti.log.append(("subscribe_v2 refused",))
+        raise fake_cupti.cuptiError(fake_cupti.Result.ERROR_INVALID_PARAMETER)
+
+    def plain(callback, userdata):
+        cupti.log.append(("subscribe",))
+        cupti.callback, cupti.handle = callback, 0x7777
+        return cupti.handle
+
+    monkeypatch.setattr(cupti, "subscribe_v2", refuse, raising=False)
+    monkeypatch.setattr(cupti, "subscribe", plain, raising=False)
+    s = dev.create_stream()
+
+    def body():
+        launch(kernel, s)
+        drv.foreign("cuCtxSynchronize")
+        launch(kernel, s)
+
+    d, err = explained(s, body)
+    assert err is not None and d.first.call == "cuCtxSynchronize" and d.first.kind == "sync"
+    assert cupti.log[:2] == [("subscribe_v2 refused",), ("subscribe",)] and ("unsubscribe",) in cupti.log
