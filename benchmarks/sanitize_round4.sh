@@ -7,12 +7,12 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$1; mkdir -p "$out"; export PYTHONUNBUFFERED=1
 cs() { local tool=$1 name=$2; shift 2
-  timeout 50 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 --report-api-errors no "$@" \
+  timeout 40 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 --report-api-errors no "$@" \
     > "$out/sanitize_${tool}_${name}.log" 2>&1
   echo "$tool $name -> $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize_${tool}_${name}.log" | tail -1))"; }
 cgl="python3 -m cugraphlab"
+cs memcheck native_launch python3 -m pytest -q -m gpu -p no:cacheprovider tests/core/test_gpu_native_launch.py
 cs memcheck conditional $cgl conditional --size 4096 --iterations 20 --repeats 1
 cs racecheck conditional $cgl conditional --size 4096 --iterations 10 --repeats 1
-for m in host events child join memory; do cs memcheck "graph_$m" $cgl graph --mode $m --size 4096; done
 cs memcheck memnodes $cgl memnodes --size 4096 --iters 20 --repeats 1 --first-samples 1
-cs memcheck native_launch python3 -m pytest -q -m gpu -p no:cacheprovider tests/core/test_gpu_native_launch.py
+for m in host events child join memory; do cs memcheck "graph_$m" $cgl graph --mode $m --size 4096; done
