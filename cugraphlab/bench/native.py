@@ -28,9 +28,10 @@ from typing import Callable
 from ..core._calls import driver_fn, driver_module
 from ..core.errors import NoDeviceError, check
 from ..core.native import NativeLibrary, load_c_library
+from ..graphs.handles import as_handle
 
 __all__ = ["NATIVE_SOURCE", "LoopResult", "NativeFloor", "driver_entry_points", "raise_for_status",
-           "bindings_loop", "launch_loop", "runner_loop", "graph_bindings_loop"]
+           "bindings_loop", "launch_loop", "runner_loop", "graph_bindings_loop", "handle_address"]
 
 #: The C loops. Driver types are declared here (no cuda.h); entry points arrive as function pointers.
 NATIVE_SOURCE = r"""
@@ -151,9 +152,10 @@ def raise_for_status(status: int, call: str, done: int) -> None:
     check((code,), f"{call} (C loop, after {done:,} successful calls)")
 
 
-def _handle(x) -> int:
-    """A driver handle (CUfunction, CUstream, CUgraphExec object, or an int) as its address."""
-    return int(getattr(x, "handle", x) if not isinstance(x, int) else x)
+def handle_address(x) -> int:
+    """A driver handle (a cugraphlab object holding one in ``.handle``, a cuda.bindings CUfunction / CUstream /
+    CUgraph / CUgraphExec, or an int) as the address the C loops take."""
+    return int(as_handle(x))
 
 
 class NativeFloor:
@@ -202,7 +204,7 @@ class NativeFloor:
         if launch.config.programmatic:
             raise ValueError("the C loop calls cuLaunchKernel: a programmatic Launch needs cuLaunchKernelEx")
         dims = (*launch.config.grid, *launch.config.block, launch.config.shared_bytes)
-        loop = self.raw_launch_loop(_handle(launch.kernel.handle), dims, _handle(launch.stream.handle),
+        loop = self.raw_launch_loop(handle_address(launch.kernel), dims, handle_address(launch.stream),
                                     int(launch.args.address))
         loop.launch = launch  # type: ignore[attr-defined]  - keeps the packed arguments alive
         return loop
@@ -210,7 +212,7 @@ class NativeFloor:
     def graph_loop(self, graph_exec, stream) -> Callable[[int], int]:
         """``loop(n) -> ns``: ``n`` calls of cuGraphLaunch(exec, stream) in C (CUDA Driver API, "Graph
         Management"). ``graph_exec``: a GraphExec or a raw handle; ``stream``: a Stream or a raw handle."""
-        fn, e, s = _VP(self.entry["cuGraphLaunch"]), _VP(_handle(graph_exec)), _VP(_handle(stream))
+        fn, e, s = _VP(self.entry["cuGraphLaunch"]), _VP(handle_address(graph_exec)), _VP(handle_address(stream))
         out = LoopResult()
         lib_loop, ref = self.lib.cgl_graph_loop, ctypes.byref(out)
 

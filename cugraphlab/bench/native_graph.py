@@ -21,7 +21,7 @@ from __future__ import annotations
 import ctypes
 
 from ..core.native import NativeLibrary, load_c_library
-from .native import LoopResult, driver_entry_points, raise_for_status
+from .native import LoopResult, driver_entry_points, handle_address, raise_for_status
 
 __all__ = ["INSTANTIATE_SOURCE", "INSTANTIATE_ENTRY_POINTS", "InstantiateFloor", "NATIVE_CLOCK"]
 
@@ -102,12 +102,6 @@ def _declare(lib: NativeLibrary) -> NativeLibrary:
     return lib
 
 
-def _handle(x) -> int:
-    """A graph (cugraphlab Graph, CUgraph object or int) as its address."""
-    h = getattr(x, "handle", x)
-    return int(h)
-
-
 class InstantiateFloor:
     """The C loop of ``INSTANTIATE_SOURCE`` built (or loaded from the cache) once, with the driver's entry points.
 
@@ -136,7 +130,7 @@ class InstantiateFloor:
         each = (ctypes.c_int64 * n)()
         out = LoopResult()
         self.lib.cgl_instantiate_loop(_VP(self.entry["cuGraphInstantiateWithFlags"]),
-                                      _VP(self.entry["cuGraphExecDestroy"]), _VP(_handle(graph)),
+                                      _VP(self.entry["cuGraphExecDestroy"]), _VP(handle_address(graph)),
                                       ctypes.c_ulonglong(int(flags)), n, each, ctypes.byref(out))
         if out.status:
             call = "cuGraphExecDestroy" if out.reserved == 2 else "cuGraphInstantiate"  # C's ``failed``

@@ -22,7 +22,7 @@ import ctypes
 from typing import Callable, Sequence
 
 from ..core.native import NativeLibrary, load_c_library
-from .native import LoopResult, driver_entry_points, raise_for_status
+from .native import LoopResult, driver_entry_points, handle_address, raise_for_status
 
 __all__ = ["UPDATE_SOURCE", "UPDATE_ENTRY_POINTS", "UpdateFloor", "UPDATE_C_CLOCK"]
 
@@ -116,11 +116,6 @@ def _declare(lib: NativeLibrary) -> NativeLibrary:
     return lib
 
 
-def _handle(x) -> int:
-    """A graph or executable graph (cugraphlab object, binding handle or int) as its address."""
-    return int(getattr(x, "handle", x))
-
-
 class UpdateFloor:
     """The C loop of ``UPDATE_SOURCE`` built (or loaded from the cache) once, with the driver's entry point.
 
@@ -147,8 +142,8 @@ class UpdateFloor:
         graphs = list(graphs)
         if not graphs:
             raise ValueError("update_loop needs at least one source graph")
-        c_graphs = (_VP * len(graphs))(*[_handle(g) for g in graphs])
-        fn, e, k = _VP(self.entry["cuGraphExecUpdate_v2"]), _VP(_handle(exe)), len(graphs)
+        c_graphs = (_VP * len(graphs))(*[handle_address(g) for g in graphs])
+        fn, e, k = _VP(self.entry["cuGraphExecUpdate_v2"]), _VP(handle_address(exe)), len(graphs)
         out = LoopResult()
         lib_loop, ref = self.lib.cgl_update_loop, ctypes.byref(out)
 

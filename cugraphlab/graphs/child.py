@@ -19,12 +19,9 @@ from __future__ import annotations
 
 from ..core._calls import cu
 from .exec import Graph
+from .handles import as_handle
 
 __all__ = ["add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone"]
-
-
-def _handle(graph):
-    return getattr(graph, "handle", graph)
 
 
 def add_child_graph_node(graph, child, deps=()):
@@ -33,7 +30,7 @@ def add_child_graph_node(graph, child, deps=()):
     Returns the node. ``child`` stays the caller's; a Graph parent also keeps what ``child`` keeps alive.
     """
     deps = list(deps)
-    node = cu("cuGraphAddChildGraphNode", _handle(graph), deps or None, len(deps), _handle(child))
+    node = cu("cuGraphAddChildGraphNode", as_handle(graph), deps or None, len(deps), as_handle(child))
     keep = getattr(graph, "keep_alive", None)
     if keep is not None:
         for obj in getattr(child, "kept", ()):
@@ -57,4 +54,4 @@ def clone_graph(graph) -> Graph:
 
 def find_in_clone(node, clone):
     """The node of ``clone`` that was ``node`` in the graph it was cloned from (cuGraphNodeFindInClone)."""
-    return cu("cuGraphNodeFindInClone", node, _handle(clone))
+    return cu("cuGraphNodeFindInClone", node, as_handle(clone))

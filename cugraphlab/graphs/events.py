@@ -22,12 +22,9 @@ from __future__ import annotations
 
 from ..core._calls import cu
 from .build import add_kernel_node
+from .handles import as_handle
 
 __all__ = ["add_event_record_node", "add_event_wait_node", "add_timed_sequence", "segment_ms", "event_of_node"]
-
-
-def _handle(graph):
-    return getattr(graph, "handle", graph)
 
 
 def _keep(graph, event) -> None:
@@ -40,7 +37,7 @@ def add_event_record_node(graph, event, deps=()):
     """Add a node recording ``event`` (core.stream.Event) after ``deps`` (cuGraphAddEventRecordNode); returns it.
     A Graph keeps the Event open while it (or an exec of it) exists."""
     deps = list(deps)
-    node = cu("cuGraphAddEventRecordNode", _handle(graph), deps or None, len(deps), event.handle)
+    node = cu("cuGraphAddEventRecordNode", as_handle(graph), deps or None, len(deps), event.handle)
     _keep(graph, event)
     return node
 
@@ -48,7 +45,7 @@ def add_event_record_node(graph, event, deps=()):
 def add_event_wait_node(graph, event, deps=()):
     """Add a node waiting for ``event`` after ``deps`` (cuGraphAddEventWaitNode); returns it."""
     deps = list(deps)
-    node = cu("cuGraphAddEventWaitNode", _handle(graph), deps or None, len(deps), event.handle)
+    node = cu("cuGraphAddEventWaitNode", as_handle(graph), deps or None, len(deps), event.handle)
     _keep(graph, event)
     return node
 

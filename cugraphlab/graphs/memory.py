@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 from ..core._calls import cu, driver_fn, driver_module
 from ..core.errors import CudaError, InvalidArgumentError, UnsupportedError, check, positive_int
 from .exec import Graph, GraphExec
+from .handles import as_handle
 from .inspect import dependency_order, edge_pairs, graph_nodes, node_kind
 
 __all__ = ["Allocation", "MemoryGraph", "MemoryGraphExec", "GraphMemFootprint", "GraphMemoryError",
@@ -132,10 +133,6 @@ def auto_free_flag() -> int:
 
 
 # --- nodes --------------------------------------------------------------------------------------------------------
-def _handle(graph):
-    return getattr(graph, "handle", graph)
-
-
 def alloc_node_params(device, nbytes: int):
     """A CUDA_MEM_ALLOC_NODE_PARAMS for ``nbytes`` of pinned device memory on ``device`` (a Device or an ordinal):
     poolProps.allocType PINNED, poolProps.location DEVICE ``ordinal``, no peer access descriptors."""
@@ -156,7 +153,7 @@ def add_alloc_node(graph, device, nbytes: int, deps=()) -> tuple:
     """
     p = alloc_node_params(device, nbytes)
     deps = list(deps)
-    node = cu("cuGraphAddMemAllocNode", _handle(graph), deps or None, len(deps), p)
+    node = cu("cuGraphAddMemAllocNode", as_handle(graph), deps or None, len(deps), p)
     return node, int(p.dptr)
 
 
@@ -166,7 +163,7 @@ def add_free_node(graph, dptr: int, deps=()):
     CUDA_ERROR_INVALID_VALUE for an address no alloc node returned, or one this graph frees already.
     """
     deps = list(deps)
-    return cu("cuGraphAddMemFreeNode", _handle(graph), deps or None, len(deps), driver_module().CUdeviceptr(dptr))
+    return cu("cuGraphAddMemFreeNode", as_handle(graph), deps or None, len(deps), driver_module().CUdeviceptr(dptr))
 
 
 def alloc_node_info(node) -> tuple[int, int]:
