@@ -144,10 +144,10 @@ def python_ways(exe, graphs, direct_factory=None) -> dict[str, Callable[[int], i
         typed = direct.fn
         info = ResultInfo()
         ce, cs = ctypes.c_void_p(int(eh)), [ctypes.c_void_p(int(h)) for h in hs]
-        ci = ctypes.c_void_p(ctypes.addressof(info))
+        ci = ctypes.byref(info)  # holds the struct the driver writes into as long as the ways live
         calls = [direct.bind(g) for g in graphs]
 
-        def with_argtypes(k, _info=info):  # _info: the struct ci points at lives as long as this way
+        def with_argtypes(k):
             for i in range(k):
                 s = typed(ce, cs[i & 1], ci)
                 if s:
@@ -240,18 +240,14 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
                 expected = [reference(cg.ops, s.x_host, s.y_host, s.scalar) for s in sets]
                 verified: dict[str, bool] = {}
                 for way in ways:
-                    # the whole dicts stay referenced while their ways run: "_keep" holds what the ctypes calls
-                    # point at (the result-info struct), which must not be collected before the calls
-                    ways_b = {C_WAY: floor.update_loop(cg.exec, [changed])} if way == C_WAY else \
-                        python_ways(cg.exec, [changed, changed], direct_factory)
-                    ways_a = {C_WAY: floor.update_loop(cg.exec, [same])} if way == C_WAY else \
-                        python_ways(cg.exec, [same, same], direct_factory)
-                    to_b, to_a = ways_b[way], ways_a[way]
+                    to_b = (floor.update_loop(cg.exec, [changed]) if way == C_WAY
+                            else python_ways(cg.exec, [changed, changed], direct_factory)[way])
+                    to_a = (floor.update_loop(cg.exec, [same]) if way == C_WAY
+                            else python_ways(cg.exec, [same, same], direct_factory)[way])
                     to_b(1)
                     ok_b = _check_exec(cg, expected[1], 1, f"{way}: set B")
                     to_a(1)
                     verified[way] = _check_exec(cg, expected[0], 0, f"{way}: set A") and ok_b
-                    del ways_a, ways_b
                 del keep
             finally:
                 same.close()

@@ -17,8 +17,8 @@ heap-allocated struct; about 0.46 µs by itself on a CPU host), then wraps the s
 ctypes with ``argtypes`` set converts each argument through its type per call (about 0.5 µs for three pointers).
 The API allows skipping the first: the result info is an out-parameter a caller may reuse. ``DirectExecUpdate.bind``
 calls libcuda's prototyped ``cuGraphExecUpdate_v2`` (argtypes stay set: a call without a prototype could cut a
-64-bit handle) with the handles and one reused ``CUgraphExecUpdateResultInfo`` struct as ``c_void_p`` made once,
-the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
+64-bit handle) with the handles as ``c_void_p`` and one reused ``CUgraphExecUpdateResultInfo`` struct by reference,
+made once, the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
 which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
 update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
@@ -118,18 +118,17 @@ class DirectExecUpdate:
         self.fn, self.exe = fn, exe
         self.info = ResultInfo()
         self._exe = ctypes.c_void_p(int(exe.handle))
-        self._info = ctypes.c_void_p(ctypes.addressof(self.info))
+        self._info = ctypes.byref(self.info)  # a reference the driver writes through, that keeps the struct alive
 
     def bind(self, graph):
         """``call() -> int``: cuGraphExecUpdate(exe, graph, &info) with every argument prepared; the CUresult.
 
         The call is ``functools.partial(fn, exe, graph, info)`` over ready ``c_void_p`` objects: no Python frame
-        of ours per call. ``call.graph`` keeps the graph object alive as long as the call, and ``call.info`` the
-        result-info struct the driver writes into (the ``c_void_p`` holds only its address: a struct collected
-        while a call still points at it would be written after it is freed)."""
+        of ours per call. The result info is passed by ``byref``, which holds the struct: the call keeps it alive (a
+        bare address would let it be collected while the driver still writes into it: the H200 crashed that way).
+        ``call.graph`` and ``call.exe`` keep the two graphs alive as long as the call."""
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
-        call.info = self.info  # type: ignore[attr-defined]
         call.exe = self.exe  # type: ignore[attr-defined]
         return call
 
