@@ -190,8 +190,16 @@ class CompareResult(Record):
         pooled over every such line of every size (the mode is the process's, whatever the stack or size):
         ``sigma`` the standard deviation of log(round median) within a line, pooled over the lines with two rounds
         or more, ``df`` its degrees of freedom (the sum of rounds - 1), ``t`` Student's 97.5% point for them,
-        ``lines``; None with fewer than two rounds."""
-        keys = tuple(f" {m} n=" for m in (modes or HOST_BOUND))
+        ``lines``; None with fewer than two rounds. Computed once per record (every line's interval asks for it)."""
+        modes = tuple(modes or HOST_BOUND)
+        cache = self.__dict__.setdefault("_spreads", {})  # not a field: never serialized
+        key = (modes, len(self.samples))
+        if key not in cache:
+            cache[key] = self._pooled_spread(modes)
+        return cache[key]
+
+    def _pooled_spread(self, modes: tuple) -> dict | None:
+        keys = tuple(f" {m} n=" for m in modes)
         ss, df, lines = 0.0, 0, 0
         for label, entry in self.samples.items():
             if not any(k in label for k in keys) or "/" not in label or label.startswith("paired"):
