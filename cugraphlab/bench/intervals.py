@@ -149,13 +149,18 @@ def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) 
     return out
 
 
+def _split_groups(x: np.ndarray, groups) -> list[np.ndarray]:
+    """The values of each group (one label per value), groups in first-seen order, empty ones left out."""
+    keys = list(dict.fromkeys(groups))
+    parts = [x[np.asarray([g == k for g in groups])] for k in keys]
+    return [p for p in parts if p.size]
+
+
 def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Medians of ``resamples`` two-level resamples: the groups (processes, contexts) drawn with replacement, then
     each drawn group's values with replacement. Values of one group are not independent draws (they share the
     process's launch-cost mode), so a plain bootstrap would claim a confidence the data do not have."""
-    keys = list(dict.fromkeys(groups))
-    parts = [x[np.asarray([g == k for g in groups])] for k in keys]
-    parts = [p for p in parts if p.size]
+    parts = _split_groups(x, groups)
     out = np.empty(resamples)
     for i in range(resamples):
         chosen = rng.integers(0, len(parts), size=len(parts))
@@ -385,9 +390,7 @@ def group_medians(x: np.ndarray, groups) -> np.ndarray:
     """The median of each group's values (groups in first-seen order); ``x`` itself where no groups are given."""
     if groups is None or len(groups) != len(x):
         return np.asarray(x, dtype=float)
-    keys = list(dict.fromkeys(groups))
-    g = np.asarray([keys.index(k) for k in groups])
-    return np.array([float(np.median(x[g == i])) for i in range(len(keys))])
+    return np.array([float(np.median(part)) for part in _split_groups(np.asarray(x, dtype=float), groups)])
 
 
 def _kept_groups(values: list, groups):

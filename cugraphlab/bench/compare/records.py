@@ -179,7 +179,7 @@ class CompareResult(Record):
         iv = hierarchical_bootstrap(list(by_round.values()), seed=seed)
         mode = _size_mode(label)[1]
         spread = self.process_spread() if process_spread and iv is not None and mode in HOST_BOUND else None
-        if spread is None or len(by_round) < 1:
+        if spread is None:
             return iv
         half = spread["t"] * spread["sigma"] / math.sqrt(len(by_round))
         lo, hi = iv.median * math.exp(-half), iv.median * math.exp(half)
