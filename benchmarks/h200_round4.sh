@@ -20,14 +20,23 @@ cgl="python3 -m cugraphlab"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$r/gpu_$phase.txt" 2>&1
 if [ -d .whl ]; then python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl > "$r/pip_site.log" 2>&1; fi
 export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
-if [ "$phase" = cu12 ]; then
+# cuda-bindings 12.9 and NVRTC 12.9 from .carry/cu12, for the calling (sub)shell. cuda.pathfinder searches the
+# installed site-packages (where the cu13 NVRTC wheel is) before PYTHONPATH: preloading libnvrtc.so.12 makes it the
+# one already loaded, which pathfinder takes.
+cu12_env() {
   python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
   tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
+  export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+  export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+}
+# cupti-python and pyelftools from .carry/cupti, where carried
+install_cupti() {
+  if ls .carry/cupti/*.whl > /dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1; fi
+}
+if [ "$phase" = cu12 ]; then
   (
-    # cuda.pathfinder searches the installed site-packages (where the cu13 NVRTC wheel is) before PYTHONPATH:
-    # preloading libnvrtc.so.12 makes it the one already loaded, which pathfinder takes
-    export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    export LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+    cu12_env
     t 60 $cgl info > "$r/info_cu12.log" 2>&1
     t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests_cu12.log" 2>&1
     tail -3 "$out/gpu_tests_cu12.log"
@@ -50,8 +59,7 @@ elif [ "$phase" = a ]; then  # GPU tests and the benches of what changed in issu
   for m in host events child join memory devlaunch; do
     t 60 $cgl graph --mode $m --size 4096 --draw "$r/draw_$m"; done > "$r/graph_modes.log" 2>&1
 elif [ "$phase" = c ]; then  # GPU tests again (after the exec-update fix), exec update, scaling, doctor (+ CUPTI)
-  if ls .carry/cupti/*.whl > /dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1; fi
+  install_cupti
   t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
   tail -3 "$out/gpu_tests.log"
   t 90 python3 -X faulthandler benchmarks/exec_update.py "$r" > "$r/exec_update.out" 2>&1
@@ -67,16 +75,13 @@ elif [ "$phase" = d ]; then  # the GPU tests fixed after c; every notebook: cu13
   tail -3 "$out/gpu_tests_rerun.log"
   t 200 bash benchmarks/notebooks_h200.sh "$r" > /dev/null 2>&1
   mkdir -p "$r/nb"; cp notebooks/*.ipynb "$r/nb/"
-  python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
-  tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
   (
-    export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
-    export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    cu12_env
     t 60 $cgl info > "$r/info_cu12.log" 2>&1
     t 180 bash benchmarks/notebooks_h200.sh "$r" --no-write > /dev/null 2>&1
   )
 elif [ "$phase" = e ]; then  # the CUPTI mode (cupti-python and pyelftools carried in .carry/cupti)
-  python3 -m pip install -q --no-index --no-deps --target /tmp/site .carry/cupti/*.whl > "$r/pip_cupti.log" 2>&1
+  install_cupti
   t 120 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests/graphs/test_gpu_doctor_cupti.py \
     tests/experiment/test_gpu_doctor.py > "$out/gpu_tests_cupti.log" 2>&1
   tail -3 "$out/gpu_tests_cupti.log"
