@@ -21,7 +21,7 @@ if [ "$phase" = probe ]; then
   t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
   tail -3 "$out/gpu_tests.log"
   mkdir -p "$r/sanitizer"
-  for s in all while fold until if1 if0 host nodecision unrolled captured built measure; do
+  for s in all measure until host captured if1; do
     san "probe_$s" python3 benchmarks/conditional_sanitize_probe.py "$s"; done
   san conditional_cmd $cgl conditional --size 4096 --iterations 20 --repeats 1
   cat "$r/sanitizer/SUMMARY.txt"
