@@ -6,7 +6,8 @@ one piece (argument STEP), then synchronizes the context after each phase (the p
 the rest of the teardown) and prints which phase's cuCtxSynchronize first returned an error.
 
 Usage: compute-sanitizer --tool memcheck python3 benchmarks/conditional_sanitize_probe.py STEP [N_FLOATS] [ITERATIONS]
-STEP: while, fold, until, if1, if0, host, nodecision, unrolled, captured, built, measure (measure_while, small), all.
+STEP: while, fold, until, if1, if0, host, nodecision, unrolled, captured, built, measure (measure_while, small), all;
+or seq:A,B,... (A, B from while, fold, host, graph): those launches back to back with no synchronization between them.
 Exit 0 when every phase synchronized cleanly and every check passed; 1 otherwise.
 """
 import sys
@@ -66,6 +67,27 @@ def run_step(step: str, dev, chain, kit, iterations: int) -> bool:
     return bool(getattr(c, "ok", False))
 
 
+def run_seq(names, chain, kit, iterations: int) -> bool:
+    """Launches enqueued back to back as measure_while's warm-up does, then one sync and the state's count."""
+    kit.fresh()
+    stream = chain.stream
+    for name in names:
+        print(f"  enqueue {name}", flush=True)
+        if name == "while":
+            kit.while_exec(iterations).launch(stream)
+        elif name == "fold":
+            kit.while_exec(iterations, fold=True).launch(stream)
+        elif name == "host":
+            kit.run_host_loop(iterations)
+        elif name == "graph":
+            chain.run("graph", iterations)
+        else:
+            raise SystemExit(f"unknown launch {name!r}")
+    ok = sync("the sequence " + ",".join(names))
+    print(f"  count {kit.read_state().count}, {chain.check_result('graph')}", flush=True)
+    return ok
+
+
 def main() -> int:
     step = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
@@ -81,7 +103,9 @@ def main() -> int:
             return 0 if ok else 1
         with dev.load_kernels() as ks, Chain(dev, n=n, kernels=ks) as chain:
             kit = conditional_graphs(chain)
-            for s in (STEPS[:-1] if step == "all" else (step,)):
+            if step.startswith("seq:"):
+                ok = run_seq(step[4:].split(","), chain, kit, iterations)
+            for s in (STEPS[:-1] if step == "all" else () if step.startswith("seq:") else (step,)):
                 print(f"step {s}:", flush=True)
                 ok = run_step(s, dev, chain, kit, iterations) and ok
                 ok = sync(s) and ok
