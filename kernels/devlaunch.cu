@@ -29,7 +29,9 @@ struct CglDevLoop {
     unsigned status;     // the first cudaError_t a device-side cudaGraphLaunch returned; 0: none failed
     unsigned started;    // scheduler graph: 1 once it has launched the work graph for the first time
     unsigned launches;   // device-side launches that succeeded
-    u64 reserved;
+    unsigned blocks;     // folded loop: blocks of this iteration's dl_relu_relaunch that have finished (the last
+                         // one resets it to 0 for the next iteration)
+    unsigned reserved;
 };
 
 // A timeline of 4 %globaltimer columns per row (row = iterations completed when stamped); slots may be NULL.
@@ -96,6 +98,66 @@ extern "C" __global__ void dl_relaunch(CglDevLoop* st, const float* out, u64 pro
     const u64 row = st->count;
     cgl_dl_stamp(slots, capacity, row, 1, cgl_globaltimer());
     if (cgl_dl_step(st, out, probe, threshold, limit)) {
+        cgl_dl_result(st, cudaGraphLaunch(cudaGetCurrentGraphExec(), cudaStreamGraphTailLaunch));
+    }
+    cgl_dl_stamp(slots, capacity, row, 2, cgl_globaltimer());
+}
+
+// Like cgl_dl_step, for a graph holding `step` iterations of the chain (the decision made once per `step`): the
+// probe of the last iteration's output is added `step` times (each add rounded, as `step` separate decisions
+// would add it), and `step` iterations are counted. Without feedback every iteration's output is the same, so
+// the total after each decision equals the per-iteration loop's total at that count (experiment.device_loop's
+// predict_loop(every=step) computes it). The probe is read with ld.global.cg (L2, never this SM's L1): other
+// blocks wrote those elements.
+__device__ __forceinline__ bool cgl_dl_step_every(CglDevLoop* st, const float* out, u64 probe, float threshold,
+                                                  u64 limit, u64 step)
+{
+    float s = 0.0f;
+    for (u64 i = 0; i < probe; ++i) s = __fadd_rn(s, __ldcg(out + i));
+    float acc = st->acc;
+    for (u64 k = 0; k < step; ++k) acc = __fadd_rn(acc, s);
+    const u64 count = st->count + step;
+    st->acc = acc;
+    st->count = count;
+    return acc < threshold && count < limit;
+}
+
+// The self loop with its decision folded into the chain's last kernel: relu over every element, exactly as
+// relu.cu (the same map1 and op_relu of elementwise.cuh, so the same bits), then the last block to finish decides
+// and tail-launches the graph this kernel runs in. No dl_relaunch node: one kernel node fewer per iteration.
+// `step` iterations are counted per decision (1: the graph holds one iteration of the chain; K: it holds K).
+//
+// Why the decision is race-free:
+// * The decision of a threshold loop reads out[0..probe), which any block may have written, so it cannot be made
+//   by a fixed block (block 0 may finish first). Each block, once all its threads have stored (__syncthreads),
+//   makes its stores visible device-wide (__threadfence) and only then counts itself on st->blocks (atomicAdd).
+//   The block that gets gridDim.x - 1 back is the last: every other block's fence came before its increment,
+//   which came before this one in the atomic's order, so after its own fence (the acquire side) that block sees
+//   every element of out; it reads them through L2 (__ldcg), never a stale L1 line.
+// * Exactly one thread (thread 0 of the last block) touches the count, the total and calls cudaGraphLaunch
+//   (device launches are per thread; two threads would enqueue two self-launches, and only one may be pending).
+// * It resets st->blocks to 0 for the next iteration: no block of this iteration increments it after that (all
+//   gridDim.x increments are already in), and the next iteration's blocks start only after this graph, this
+//   kernel included, has completed and the tail launch began, a kernel boundary that makes the reset visible.
+// * The tail launch starts the graph again only after this launch of it has completed, so no block of
+//   iteration k+1 overlaps any block of iteration k (with feedback, relu writes x, which iteration k+1 reads).
+extern "C" __global__ void dl_relu_relaunch(float* out, const float* x, u64 n, CglDevLoop* st, u64 probe,
+                                            float threshold, u64 limit, u64 step, u64* slots, u64 capacity)
+{
+    map1(out, x, n, [](float a) { return op_relu(a); });
+    __shared__ unsigned last;
+    __syncthreads();  // every thread of this block has stored its elements
+    if (threadIdx.x == 0) {
+        __threadfence();  // release: this block's stores are visible device-wide before it is counted
+        last = atomicAdd(&st->blocks, 1u) == gridDim.x - 1 ? 1u : 0u;
+    }
+    __syncthreads();
+    if (!last || threadIdx.x != 0) return;
+    __threadfence();  // acquire: the loads below come after every other block's counted stores
+    st->blocks = 0;
+    const u64 row = st->count;
+    cgl_dl_stamp(slots, capacity, row, 1, cgl_globaltimer());
+    if (cgl_dl_step_every(st, out, probe, threshold, limit, step)) {
         cgl_dl_result(st, cudaGraphLaunch(cudaGetCurrentGraphExec(), cudaStreamGraphTailLaunch));
     }
     cgl_dl_stamp(slots, capacity, row, 2, cgl_globaltimer());

@@ -8,6 +8,10 @@ checked: iterations counted on the GPU, output bit-exact):
     device loop, self relaunch   1 cuMemsetD32Async + 1 cuGraphLaunch; the graph's last kernel tail-launches its own
                                  graph (cudaGetCurrentGraphExec) until the counter reaches N
     device loop, scheduler       the same, the scheduler graph tail-launching the chain's graph, then itself
+    device loop, self relaunch,  the same with no decision node: the chain's relu kernel (dl_relu_relaunch) decides
+      folded                     in its last block to finish and tail-launches the graph
+    device loop, self relaunch,  the folded loop's graph holding U iterations of the chain: one decision and one
+      decision every U iterations   tail launch per U iterations (count += U; N must be a multiple of U)
     WHILE node                   1 cuGraphLaunch; a conditional node whose body is the chain + cudaGraphSetConditional
     Python, 1 cuGraphLaunch/iter the chain's graph launched N times, nothing read back (no decision at all)
     Python, host decides         per iteration cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize
@@ -34,14 +38,14 @@ from ..core.errors import InvalidArgumentError, check, positive_int
 from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.conditional import conditional_graphs
-from ..experiment.device_loop import device_loop
+from ..experiment.device_loop import device_loop, every_label
 from ..experiment.ops import DEFAULT_OPS, parse_ops
 from .records import Record, clocks
 from .stats import Summary, summarize
 from .timing import Variant, interleave
 
 __all__ = ["LoopRow", "LatencyRow", "SegmentRow", "DevlaunchResult", "measure_devlaunch", "GOAL_US",
-           "timeline_segments", "latency_rows"]
+           "timeline_segments", "latency_rows", "FOLDED", "every_name", "PER_ITERATION_DECISION"]
 
 #: The goal of the graph-API issue: the device loop within this many µs per iteration of the unrolled graph.
 GOAL_US = 0.5
@@ -106,6 +110,16 @@ SELF, SCHED, WHILE, PY_GRAPH, PY_HOST = ("device loop, self relaunch", "device l
                                          "Python, 1 cuGraphLaunch/iter", "Python, host decides")
 
 
+FOLDED = "device loop, self relaunch, folded"
+#: The loops that decide after every iteration (the goal's subject); "decision every K iterations" decides less often.
+PER_ITERATION_DECISION = (SELF, FOLDED, SCHED)
+
+
+def every_name(every: int) -> str:
+    """The loop row of the folded loop whose graph holds ``every`` iterations."""
+    return f"device loop, self relaunch, {every_label(every)}"
+
+
 def _unrolled(unroll: int) -> str:
     return f"unrolled graph x{unroll}"
 
@@ -123,7 +137,8 @@ def _us(ns) -> np.ndarray:
 def timeline_segments(slots: np.ndarray, shape: str) -> dict[str, np.ndarray]:
     """µs per iteration of each segment of a stamped loop, from its (rows, 4) %globaltimer slots.
 
-    self:      chain (+ marker)  = c1 - c0;  decision + relaunch call = c2 - c1;  relaunch gap = next c0 - c2
+    self, folded: chain (+ marker)  = c1 - c0;  decision + relaunch call = c2 - c1;  relaunch gap = next c0 - c2
+               (folded: c1 is stamped by relu's last block to finish, so "chain" holds the whole relu)
     scheduler: decision + 2 launch calls = c2 - c1;  tail launch to work start = c0 - c2;
                work (+ marker) to next scheduler start = next c1 - c0
     plus "iteration" (start to next start). Rows with a missing stamp are dropped.
@@ -135,7 +150,7 @@ def timeline_segments(slots: np.ndarray, shape: str) -> dict[str, np.ndarray]:
     if rows < 2:
         return {}
     c0, c1, c2 = s[:, 0], s[:, 1], s[:, 2]
-    if shape == "self":
+    if shape in ("self", "folded"):
         return {"chain (+ marker kernel)": _us(c1[:-1] - c0[:-1]),
                 "decision + cudaGraphLaunch call": _us(c2[:-1] - c1[:-1]),
                 "relaunch: call returned -> next graph's first kernel": _us(c0[1:] - c2[:-1]),
@@ -276,6 +291,7 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
         ckit = conditional_graphs(chain)
         stream = chain.stream
         self_exe, sched_exe, while_exe = kit.self_exec(n), kit.scheduler_exec(n), ckit.while_exec(n)
+        folded_exe, every_exe = kit.folded_exec(n), kit.folded_exec(n, every=unroll)
         chain.graph_exec(1), chain.graph_exec(unroll)
         if kit.note:
             result.notes.append(kit.note)
@@ -284,6 +300,10 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
              lambda: kit.enqueue(self_exe), "device"),
             (SCHED, "1 cuGraphLaunch; a scheduler kernel tail-launches the chain's graph, then itself",
              lambda: kit.enqueue(sched_exe), "device"),
+            (FOLDED, "1 cuGraphLaunch; relu's last block decides and tail-launches its graph (no decision node)",
+             lambda: kit.enqueue(folded_exe), "device"),
+            (every_name(unroll), f"1 cuGraphLaunch; a graph of {unroll} iterations whose last relu decides and "
+                                 f"tail-launches it", lambda: kit.enqueue(every_exe), "device"),
             (WHILE, "1 cuGraphLaunch; conditional node, cudaGraphSetConditional", lambda: while_exe.launch(stream),
              "while"),
             (PY_GRAPH, "per iteration: cuGraphLaunch (no decision)", lambda: chain.run("graph", n), None),
@@ -324,28 +344,35 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
                                         t.mismatches))
         # Checks with data-dependent stops and feedback (the output is the chain applied k times).
         feedback_n = min(n, 40)  # 2^k growth: stay finite
+        every_feedback = unroll * max(1, 100 // unroll)  # about 2^100 at most: finite in float32
+        limit = 10_000 - 10_000 % unroll or unroll
         for chk in (kit.run_launch("fire_and_forget"), kit.run_launch("tail"), kit.run_launch("sibling"),
                     kit.run_loop("self", feedback_n, feedback=True), kit.run_loop("scheduler", feedback_n,
                                                                                   feedback=True),
+                    kit.run_loop("folded", feedback_n, feedback=True),
+                    kit.run_loop("folded", every_feedback, feedback=True, every=unroll),
                     kit.run_loop("self", 10_000, threshold=_threshold(chain), probe=32),
-                    kit.run_loop("scheduler", 10_000, threshold=_threshold(chain), probe=32)):
+                    kit.run_loop("scheduler", 10_000, threshold=_threshold(chain), probe=32),
+                    kit.run_loop("folded", 10_000, threshold=_threshold(chain), probe=32),
+                    kit.run_loop("folded", limit, threshold=_threshold(chain), probe=32, every=unroll)):
             d = _check_dict(chk)
             d["size"] = size
             result.checks.append(d)
         # Where the time goes: stamped loops.
         rows = min(timeline_rows, kit.capacity - 1)
-        for shape in ("self", "scheduler"):
+        for shape in ("self", "scheduler", "folded"):
             kit.clear_slots()
             chk = kit.run_loop(shape, rows, stamped=True)
             d = _check_dict(chk)
             d["size"] = size
             d["kind"] += " (stamped)"
             result.checks.append(d)
+            label = "self, folded" if shape == "folded" else shape
             for seg, values in timeline_segments(kit.read_slots(rows), shape).items():
                 if len(values):
-                    result.timeline.append(SegmentRow(size, shape, seg,
+                    result.timeline.append(SegmentRow(size, label, seg,
                                                       summarize(values, unit="us", clock="globaltimer")))
-                    result.keep_samples(f"{size} {shape} timeline {seg}", values, "us", "globaltimer")
+                    result.keep_samples(f"{size} {label} timeline {seg}", values, "us", "globaltimer")
         if latency_samples:
             lat, lat_checks = _measure_latency(result, kit, latency_samples)
             result.latency.extend(lat)
@@ -360,20 +387,39 @@ def _threshold(chain) -> float:
 
 def _conclude(result: DevlaunchResult, sizes, unroll: int) -> None:
     size = 1024 if 1024 in sizes else sizes[0]
-    dev_loop = result.loop(size, SELF).device.median
+    per_iteration = {name: result.loop(size, name).device.median for name in PER_ITERATION_DECISION}
+    best = min(per_iteration, key=per_iteration.get)
+    dev_loop = per_iteration[best]
     unrolled = result.loop(size, _unrolled(unroll)).device.median
+    every = result.loop(size, every_name(unroll)).device.median
     gap = dev_loop - unrolled
-    result.goal = {"size": size, "device_loop_us": dev_loop, "unrolled_us": unrolled, "gap_us": gap,
-                   "target_gap_us": GOAL_US, "met": bool(gap <= GOAL_US), "clock": "device"}
+    result.goal = {"size": size, "device_loop": best, "device_loop_us": dev_loop, "unrolled_us": unrolled,
+                   "gap_us": gap, "target_gap_us": GOAL_US, "met": bool(gap <= GOAL_US), "clock": "device",
+                   "self_relaunch_us": per_iteration[SELF], "folded_us": per_iteration[FOLDED],
+                   "every_k": unroll, "every_k_us": every, "every_k_gap_us": every - unrolled,
+                   "every_k_met": bool(every - unrolled <= GOAL_US)}
     seg = {r.segment: r.us.median for r in result.timeline if r.size == size and r.loop == "self"}
+    fold = {r.segment: r.us.median for r in result.timeline if r.size == size and r.loop == "self, folded"}
+    fold_chain, fold_call, fold_relaunch = (fold.get(k, math.nan) for k in (
+        "chain (+ marker kernel)", "decision + cudaGraphLaunch call",
+        "relaunch: call returned -> next graph's first kernel"))
     chain_us = seg.get("chain (+ marker kernel)", math.nan)
     call_us = seg.get("decision + cudaGraphLaunch call", math.nan)
     relaunch_us = seg.get("relaunch: call returned -> next graph's first kernel", math.nan)
     lat = {r.name: r.us.median for r in result.latency}
     result.notes += [
-        (f"Goal: the device loop within {GOAL_US} us/iter of the unrolled graph at {size:,} floats: "
-         f"{dev_loop:.2f} against {unrolled:.2f} us/iter (device clock), {gap:+.2f} us: "
-         f"{'met' if result.goal['met'] else 'not met'}."),
+        (f"Goal: the device loop within {GOAL_US} us/iter of the unrolled graph at {size:,} floats: the best loop "
+         f"deciding every iteration ({best}) {dev_loop:.2f} against {unrolled:.2f} us/iter (device clock), "
+         f"{gap:+.2f} us: {'met' if result.goal['met'] else 'not met'} (self relaunch {per_iteration[SELF]:.2f}, "
+         f"folded {per_iteration[FOLDED]:.2f})."),
+        (f"With the {every_label(unroll)} (the folded loop's graph holding {unroll} iterations, one tail launch "
+         f"per {unroll}): {every:.2f} us/iter, {every - unrolled:+.2f} us against the unrolled graph x{unroll}: "
+         f"{'within' if result.goal['every_k_met'] else 'not within'} {GOAL_US} us; it decides {unroll}x less "
+         f"often (a counted loop's count must be a multiple of {unroll}; a threshold loop stops at the first "
+         f"multiple of {unroll} past its threshold, up to {unroll - 1} iterations late)."),
+        (f"Where a folded iteration goes at {size:,} floats (stamped, %globaltimer medians): "
+         f"{fold_chain:.2f} us marker + add, mul, sub and relu until its last block decides, {fold_call:.2f} us "
+         f"decision + cudaGraphLaunch call, {fold_relaunch:.2f} us relaunch until the next graph's first kernel."),
         (f"Where a self-relaunch iteration goes at {size:,} floats (stamped run, %globaltimer medians): "
          f"{chain_us:.2f} us in the chain (with one marker kernel), {call_us:.2f} us in the decision kernel up "
          f"to its cudaGraphLaunch returning, {relaunch_us:.2f} us from there until the relaunched graph's "

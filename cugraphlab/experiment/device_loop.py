@@ -7,12 +7,22 @@
                                                                                  while the condition holds
     (d) scheduler S (device):  KERNEL dl_schedule(W)                             tail-launches W, then itself, while
                                                                                  the condition holds
+    (e) folded F (device):     add -> mul -> sub -> KERNEL dl_relu_relaunch      relu whose last block decides and
+                                                                                 relaunches F: no decision node
+    (f) every K, F_K (device): (add -> mul -> sub -> relu) x (K-1),              K iterations per graph launch; the
+                               add -> mul -> sub -> KERNEL dl_relu_relaunch      decision once per K (count += K)
 
 The condition is the one kernels/conditional.cu's threshold loop uses: after each iteration add the sum of the first
 ``probe`` outputs to a float32 total and go on while the total is below ``threshold`` and fewer than ``limit``
 iterations ran (probe 0, threshold +inf: a plain counter). With ``feedback`` the chain's last op writes x itself, so
 iteration k+1 computes on iteration k's result: after N iterations x holds the chain applied N times, which
 ``predict_loop`` computes in NumPy float32 and the checks compare bit for bit, with the count of iterations.
+
+The folded loops (e, f) need a chain ending in relu. (f) decides once per K iterations: a counted loop is exact
+when its count is a multiple of K (others are refused); a threshold loop adds the last iteration's probe K times
+per decision, which without feedback equals the per-iteration total, so it stops at the first multiple of K at or
+past where the per-iteration loop stops (up to K-1 iterations more; ``predict_loop(every=K)``). With feedback the
+K-1 earlier outputs are overwritten before the decision, so threshold loops with feedback are refused there.
 
 One host call starts a loop (cuMemsetD32Async of the 32-byte state, cuGraphLaunch of G or S); everything after is
 decided on the GPU. A failed device-side launch leaves its cudaError_t in the state, and the check says so.
@@ -41,10 +51,11 @@ from ..graphs.exec import Graph, GraphExec, ready_exec
 from .chain import Chain
 from .ops import Verification, compare_bits, op_arguments, reference
 
-__all__ = ["DEVLAUNCH_KERNELS", "STATE_WORDS", "COLUMNS", "load_devlaunch_kernels", "predict_loop",
-           "DeviceLoopState", "DeviceLoopCheck", "DeviceLoop", "device_loop"]
+__all__ = ["DEVLAUNCH_KERNELS", "FOLD_KERNEL", "STATE_WORDS", "COLUMNS", "load_devlaunch_kernels", "predict_loop",
+           "every_label", "DeviceLoopState", "DeviceLoopCheck", "DeviceLoop", "device_loop"]
 
-DEVLAUNCH_KERNELS = ("devlaunch", "dl_launch", "dl_relaunch", "dl_schedule")
+FOLD_KERNEL = "dl_relu_relaunch"  # the chain's relu with the self loop's decision and relaunch folded in
+DEVLAUNCH_KERNELS = ("devlaunch", "dl_launch", "dl_relaunch", "dl_schedule", FOLD_KERNEL)
 STATE_WORDS = 8  # struct CglDevLoop: 32 bytes
 #: The timeline's columns (kernels/devlaunch.cu): %globaltimer ns per row, row = iterations done when stamped.
 COLUMNS = ("work start", "launcher start", "launch returned", "target start")
@@ -58,15 +69,25 @@ def load_devlaunch_kernels(device, cache=None):
     return load_relocatable(device, "devlaunch", DEVLAUNCH_KERNELS, cache=cache)
 
 
+def every_label(every: int) -> str:
+    """How a loop deciding once per ``every`` iterations is named everywhere: "decision every K iterations"."""
+    return f"decision every {int(every)} iterations"
+
+
 def predict_loop(ops, x: np.ndarray, y: np.ndarray, scalar: float, *, feedback: bool, limit: int,
-                 probe: int = 0, threshold: float = math.inf) -> tuple[int, float, np.ndarray]:
+                 probe: int = 0, threshold: float = math.inf, every: int = 1) -> tuple[int, float, np.ndarray]:
     """(iterations, total, result) of a device loop, computed in NumPy float32 exactly as the kernels round.
 
     Each iteration computes the chain (with ``feedback`` on the previous result, else on x again), adds
     sum(result[:probe]) (in order, float32) to the total, and goes on while total < threshold and fewer than
-    ``limit`` iterations ran.
+    ``limit`` iterations ran. ``every``: the decision is made only after every ``every`` iterations (a graph
+    holding that many); ``limit`` must be a multiple of it (InvalidArgumentError otherwise).
     """
     limit = positive_int("limit", limit)
+    every = positive_int("every", every)
+    if limit % every:
+        raise InvalidArgumentError(f"limit ({limit}) must be a multiple of every ({every}): a loop deciding once "
+                                   f"per {every} iterations runs a multiple of {every}")
     thr = np.float32(threshold)
     acc, count = np.float32(0), 0
     src = np.asarray(x, dtype=np.float32)
@@ -81,7 +102,7 @@ def predict_loop(ops, x: np.ndarray, y: np.ndarray, scalar: float, *, feedback: 
                 src = out
         acc = np.float32(acc + s)
         count += 1
-        if not (acc < thr and count < limit):
+        if count % every == 0 and not (acc < thr and count < limit):
             return count, float(acc), out
 
 
@@ -149,12 +170,17 @@ class DeviceLoop(Resource):
             raise
 
     # --- launches and nodes ------------------------------------------------------------------------------------
+    def _op_args(self, feedback: bool) -> list[tuple[str, tuple[str, ...], tuple]]:
+        """(kernel, signature, values) of each op; with ``feedback`` the last op writes x."""
+        c = self.chain
+        outs = list(c.outs[:-1]) + [c.x] if feedback else list(c.outs)
+        return op_arguments(c.ops, c.x, c.y, outs, c.scalar, c.n)
+
     def _make_feedback_launches(self) -> list[Launch]:
         """The chain's launches with its last op writing x: each run computes on the previous result."""
         c = self.chain
-        outs = list(c.outs[:-1]) + [c.x]
         return [Launch(c.kernels[name], PackedArgs(sig, args), c.config, c.stream)
-                for name, sig, args in op_arguments(c.ops, c.x, c.y, outs, c.scalar, c.n)]
+                for name, sig, args in self._op_args(True)]
 
     def chain_launches(self, feedback: bool = False) -> list[Launch]:
         return self._feedback_launches if feedback else list(self.chain.launches)
@@ -175,6 +201,20 @@ class DeviceLoop(Resource):
         ptr, cap = self._slots(stamped)
         return self._node(graph, deps, "devlaunch", ("ptr", "ptr", "u64", "u32", "i32"),
                           (self.state, ptr, cap, column, 1 if advance else 0))
+
+    def _every(self, limit: int, every, threshold, probe, feedback: bool) -> int:
+        """``every`` checked for a loop deciding once per ``every`` iterations (InvalidArgumentError: one line)."""
+        every = positive_int("every", every)
+        if limit % every:
+            raise InvalidArgumentError(
+                f"a self loop with a {every_label(every)} runs whole graphs of {every} iterations: the count "
+                f"({limit}) must be a multiple of {every}")
+        if every > 1 and feedback and int(probe) and not math.isinf(float(np.float32(threshold))):
+            raise InvalidArgumentError(
+                f"a threshold loop with feedback and a {every_label(every)} cannot be checked: the {every - 1} "
+                f"earlier outputs of each graph are overwritten before the decision reads the probe (use every=1, "
+                f"no feedback, or a counted loop)")
+        return every
 
     def _decision(self, limit, threshold, probe) -> tuple:
         limit = positive_int("limit", limit)
@@ -211,6 +251,40 @@ class DeviceLoop(Resource):
             ptr, cap = self._slots(stamped)
             self._node(graph, deps, "dl_relaunch", ("ptr", "ptr", "u64", "f32", "u64", "ptr", "u64"),
                        (self.state, self.result_buffer(feedback), probe, thr, limit, ptr, cap))
+        except BaseException:
+            graph.close()
+            raise
+        return graph
+
+    def folded_launches(self, limit: int, threshold: float = math.inf, probe: int = 0, *, every: int = 1,
+                        feedback: bool = False, stamped: bool = False) -> list[Launch]:
+        """The chain's launches ``every`` times over, the very last relu replaced by dl_relu_relaunch (same grid,
+        block and relu arithmetic; its last block decides once per ``every`` iterations and tail-launches the
+        graph it runs in). The chain must end in relu; ``limit`` must be a multiple of ``every``."""
+        limit, thr, probe = self._decision(limit, threshold, probe)
+        every = self._every(limit, every, thr, probe, feedback)
+        c = self.chain
+        if c.ops[-1] != "relu":
+            raise InvalidArgumentError(f"the folded self loop needs a chain ending in relu (its last kernel "
+                                       f"decides), got {','.join(c.ops)}")
+        _name, signature, values = self._op_args(feedback)[-1]
+        ptr, cap = self._slots(stamped)
+        fold = Launch(self.kernels[FOLD_KERNEL],
+                      PackedArgs((*signature, "ptr", "u64", "f32", "u64", "u64", "ptr", "u64"),
+                                 (*values, self.state, probe, thr, limit, every, ptr, cap)), c.config, c.stream)
+        self._keep.append(fold.args)
+        chain = self.chain_launches(feedback)
+        return chain * (every - 1) + chain[:-1] + [fold]
+
+    def build_folded(self, limit: int, threshold: float = math.inf, probe: int = 0, *, every: int = 1,
+                     feedback: bool = False, stamped: bool = False) -> Graph:
+        """F: [mark ->] add -> mul -> sub -> dl_relu_relaunch (``every`` = 1), or F_K: K = ``every`` iterations
+        of the chain, the last relu deciding once per K. No separate decision node."""
+        graph = Graph(self.device)
+        try:
+            deps = [self._mark(graph, [], 0, False)] if stamped else []
+            add_launch_sequence(graph, self.folded_launches(limit, threshold, probe, every=every,
+                                                            feedback=feedback, stamped=stamped), deps)
         except BaseException:
             graph.close()
             raise
@@ -290,6 +364,12 @@ class DeviceLoop(Resource):
         return self._device_exec(key, lambda: self.build_scheduler(work, limit, threshold, probe, feedback=feedback,
                                                                    stamped=stamped))
 
+    def folded_exec(self, limit: int, threshold: float = math.inf, probe: int = 0, *, every: int = 1,
+                    feedback: bool = False, stamped: bool = False) -> DeviceGraphExec:
+        key = ("folded", int(limit), float(np.float32(threshold)), int(probe), int(every), feedback, stamped)
+        return self._device_exec(key, lambda: self.build_folded(limit, threshold, probe, every=every,
+                                                                feedback=feedback, stamped=stamped))
+
     def probe_exec(self) -> DeviceGraphExec:
         return self._device_exec(("probe",), self.build_probe_target)
 
@@ -344,24 +424,34 @@ class DeviceLoop(Resource):
             out = Verification(f"{kind} total", 1, 1, 0, st.acc, want_acc)
         return DeviceLoopCheck(kind, expected, st.count, st.status, st.launches, out)
 
-    def _predict(self, feedback, limit, probe, threshold):
+    def _predict(self, feedback, limit, probe, threshold, every: int = 1):
         c = self.chain
         return predict_loop(c.ops, c.x_host, c.y_host, c.scalar, feedback=feedback, limit=limit, probe=probe,
-                            threshold=threshold)
+                            threshold=threshold, every=every)
 
     def run_loop(self, shape: str, limit: int, threshold: float = math.inf, probe: int = 0, *,
-                 feedback: bool = False, stamped: bool = False) -> DeviceLoopCheck:
-        """One device-driven loop ("self" or "scheduler") on fresh inputs, checked: iterations as NumPy predicts,
-        no failed device launch, the result bit-exact (with ``feedback``: the chain applied that many times)."""
+                 feedback: bool = False, stamped: bool = False, every: int = 1) -> DeviceLoopCheck:
+        """One device-driven loop on fresh inputs, checked: iterations as NumPy predicts, no failed device launch,
+        the result bit-exact (with ``feedback``: the chain applied that many times). ``shape``: "self" (the chain
+        then dl_relaunch), "scheduler", or "folded" (relu decides; ``every`` = K: a graph of K iterations
+        deciding once per K, predicted by predict_loop(every=K))."""
+        if shape != "folded" and int(every) != 1:
+            raise InvalidArgumentError(f"every (a decision once per K iterations) is for the folded loop, not "
+                                       f"{shape!r}")
         if shape == "self":
             exe = self.self_exec(limit, threshold, probe, feedback=feedback, stamped=stamped)
         elif shape == "scheduler":
             exe = self.scheduler_exec(limit, threshold, probe, feedback=feedback, stamped=stamped)
+        elif shape == "folded":
+            exe = self.folded_exec(limit, threshold, probe, every=every, feedback=feedback, stamped=stamped)
         else:
-            raise InvalidArgumentError(f"loop shape must be 'self' or 'scheduler', got {shape!r}")
+            raise InvalidArgumentError(f"loop shape must be 'self', 'scheduler' or 'folded', got {shape!r}")
         self.fresh()
-        count, acc, want = self._predict(feedback, limit, probe, threshold)
-        kind = f"{shape} loop" + (" (feedback)" if feedback else "") + (" until threshold" if probe else "")
+        count, acc, want = self._predict(feedback, limit, probe, threshold, int(every))
+        name = {"self": "self loop", "scheduler": "scheduler loop", "folded": "self loop, folded"}[shape]
+        if shape == "folded" and int(every) > 1:
+            name = f"self loop, {every_label(every)}"
+        kind = name + (" (feedback)" if feedback else "") + (" until threshold" if probe else "")
         return self._check(kind, exe, count, feedback, want, acc if probe else None)
 
     def run_launch(self, mode: str, feedback: bool = False) -> DeviceLoopCheck:
