@@ -10,6 +10,9 @@ condition), so the body has four kernel nodes, not five::
 
     body graph (folded):  KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL cond_relu(out, t3, n, h, state, N)
 
+``build_while(N, fold=True, pdl=True)`` builds that body from the -DCGL_PDL kernels joined by programmatic edges,
+and ``every=K`` puts K chain iterations in one body with one decision counting K (experiment.while_pdl).
+
 Correct because the WHILE node reads the condition only once the whole body graph has completed (every block of
 cond_relu), a counted loop's decision reads no output, and exactly one thread sets it. The same WHILE graph can be made with stream capture
 instead of node by node (graphs.capture_into): ``into="body"`` captures the chain's launches into the body the node
