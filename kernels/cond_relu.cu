@@ -43,16 +43,41 @@ struct CglFoldState {
     unsigned keep_going;  // the last decision: 1 continue, 0 stop
 };
 
-// out = max(x, 0) (NaN and -0.0 to +0.0), then one more iteration counted; go on while count < limit.
-extern "C" __global__ void cond_relu(float* out, const float* x, u64 n, cudaGraphConditionalHandle handle,
-                                     CglFoldState* st, u64 limit)
+// One thread of block 0 counts `step` more iterations and sets the condition: go on while count < limit.
+__device__ __forceinline__ void cgl_fold_decide(cudaGraphConditionalHandle handle, CglFoldState* st, u64 step,
+                                                u64 limit)
 {
-    map1(out, x, n, [](float a) { return op_relu(a); });
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        const u64 count = st->count + 1;
+        const u64 count = st->count + step;
         const unsigned keep = count < limit ? 1u : 0u;
         st->count = count;
         st->keep_going = keep;
         cudaGraphSetConditional(handle, keep);
     }
+}
+
+// Built with -DCGL_PDL (the WHILE body with programmatic edges, experiment.while_pdl), CGL_BEGIN lets the next
+// kernel launch and then waits (griddepcontrol.wait) for the predecessor (sub) to complete before the first
+// memory access; the decision comes after the map, so after that wait too (with -DCGL_PDL_EARLY map1 waits before
+// its first load). Without those options both are nothing and the kernel is the one described above.
+
+// out = max(x, 0) (NaN and -0.0 to +0.0), then one more iteration counted; go on while count < limit.
+extern "C" __global__ void cond_relu(float* out, const float* x, u64 n, cudaGraphConditionalHandle handle,
+                                     CglFoldState* st, u64 limit CGL_STAMP_PARAM)
+{
+    CGL_BEGIN();
+    map1(out, x, n, [](float a) { return op_relu(a); });
+    cgl_fold_decide(handle, st, 1, limit);
+    CGL_END();
+}
+
+// The same, counting `step` iterations at once: the last kernel of a body that holds `step` chain iterations
+// (decision every `step` iterations; exact for a loop of a multiple of `step` iterations).
+extern "C" __global__ void cond_relu_step(float* out, const float* x, u64 n, cudaGraphConditionalHandle handle,
+                                          CglFoldState* st, u64 step, u64 limit CGL_STAMP_PARAM)
+{
+    CGL_BEGIN();
+    map1(out, x, n, [](float a) { return op_relu(a); });
+    cgl_fold_decide(handle, st, step, limit);
+    CGL_END();
 }

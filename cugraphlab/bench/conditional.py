@@ -16,7 +16,7 @@ from .stats import Summary
 from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
 __all__ = ["LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK", "DEVICE_CLOCK", "WHILE_FOLDED",
-           "unrolled_name"]
+           "WHILE_PDL", "unrolled_name", "every_name"]
 
 
 
@@ -56,6 +56,12 @@ def _check_dict(c: LoopCheck) -> dict:
 
 
 WHILE_FOLDED = "WHILE node, decision folded"
+WHILE_PDL = "WHILE, folded, PDL edges"
+
+
+def every_name(every: int, pdl: bool) -> str:
+    """The row of the folded body holding ``every`` chain iterations with one decision counting them."""
+    return f"WHILE, folded{', PDL edges' if pdl else ''}, decision every {every} iterations"
 
 
 def unrolled_name(unroll: int) -> str:
@@ -64,7 +70,7 @@ def unrolled_name(unroll: int) -> str:
 
 def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats: int = 5, *, ops=DEFAULT_OPS,
                   scalar: float = 2.0, threshold: float = 1000.0, seed: int | None = None,
-                  progress=None, unroll: int = 0) -> WhileResult:
+                  progress=None, unroll: int = 0, pdl: bool = False, decide_every: int = 0) -> WhileResult:
     """µs per loop iteration: a WHILE node deciding on the GPU vs the same loop decided in Python each iteration.
 
     Variants, interleaved per repeat on fresh inputs with poisoned outputs and each checked (count and bits):
@@ -74,8 +80,12 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     cuGraphLaunch of chain + counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host
     decision) and, as the floor without any decision, "graphs, no decision" (the chain graph launched
     ``iterations`` times back to back). ``unroll`` > 0 adds "unrolled graph xU" (iterations/U launches of one
-    graph holding U chains; ``iterations`` must be a multiple of U). Then the threshold loop and the IF node are
-    run once each and checked.
+    graph holding U chains; ``iterations`` must be a multiple of U). ``pdl`` adds "WHILE, folded, PDL edges" (the
+    folded body built from the -DCGL_PDL kernels joined by programmatic edges; sm_90+); ``decide_every`` K > 0
+    adds the folded body holding K chain iterations with one decision counting K (with ``pdl``, PDL edges too;
+    exact only because ``iterations`` must then be a multiple of K). A driver that refuses programmatic edges in
+    a conditional body drops the PDL rows and leaves its one line in config["pdl_refused"]. Then the threshold
+    loop and the IF node are run once each and checked.
     """
     from .environment import collect
 
@@ -86,6 +96,10 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     unroll = int(unroll)
     if unroll < 0 or (unroll and n % unroll):
         raise InvalidArgumentError(f"unroll must be 0 (off) or divide iterations ({n}), got {unroll}")
+    every = int(decide_every)
+    if every < 0 or every == 1 or (every and n % every):
+        raise InvalidArgumentError(f"decide_every must be 0 (off) or a K > 1 that divides iterations ({n}): a "
+                                   f"body of K iterations is exact only then; got {decide_every}")
     own_device = not hasattr(device, "compute_capability")
     dev = Device(device) if own_device else device
     try:
@@ -106,6 +120,8 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
             def while_folded():
                 folded_exe.launch(stream)
 
+            extra, pdl_refused, pdl_body = _folded_extras(dev, kit, n, fold, bool(pdl), every)
+
             def host_loop():
                 kit.run_host_loop(n)
 
@@ -116,6 +132,7 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
                 ("WHILE node", "1 cuGraphLaunch; the GPU decides after every iteration", while_node, True),
                 *([(WHILE_FOLDED, "1 cuGraphLaunch; the body's relu kernel decides (4 kernel nodes, not 5)",
                     while_folded, True)] if fold else []),
+                *extra,
                 ("Python loop", "per iteration: cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize", host_loop,
                  True),
                 ("graphs, no decision", "per iteration: cuGraphLaunch, nothing read back (floor)", no_decision,
@@ -158,6 +175,8 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
             config = {"size": size, "iterations": n, "repeats": repeats, "ops": list(ops), "scalar": scalar,
                       "unroll": unroll,
                       "while_folded_body": folded["body"] if fold else None,
+                      "pdl": bool(pdl), "decide_every": every, "while_pdl_body": pdl_body,
+                      "pdl_refused": pdl_refused,
                       "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
                       "device": getattr(dev, "ordinal", device), "header": info["header"],
                       "while_parent": info["parent"], "while_body": info["body"]}
@@ -169,3 +188,37 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     finally:
         if own_device:
             dev.close()
+
+
+def _folded_extras(dev, kit, n: int, fold: bool, pdl: bool, every: int):
+    """(plan rows, refusal line or None, the PDL body with its edge kinds or None) for the PDL and every-K bodies.
+
+    Each body is built, instantiated and run once, checked, before it joins the plan; a driver that refuses
+    programmatic edges in the body (ProgrammaticEdgesRefused) leaves its line instead of the PDL rows."""
+    from ..experiment.while_pdl import BUILD_WAYS
+    from ..graphs.pdl import require_pdl
+    from ..graphs.pdl_edges import ProgrammaticEdgesRefused
+
+    if not fold or not (pdl or every):
+        return [], None, None
+    if pdl:
+        require_pdl(dev, graphs=True)  # the GPU or driver lacks PDL: one line, as any UnsupportedError
+    stream = kit.chain.stream
+    wanted = ([(WHILE_PDL, True, 1)] if pdl else []) + ([(every_name(every, pdl), pdl, every)] if every else [])
+    rows, refused, body = [], None, None
+    for name, with_pdl, k in wanted:
+        try:  # built, instantiated and run once; its count and bits are checked in every timed repeat
+            kit.run_while(n, fold=True, pdl=with_pdl, every=k, how=BUILD_WAYS[0])
+        except ProgrammaticEdgesRefused as e:
+            refused = str(e)
+            continue
+        exe = kit.while_exec(n, True, with_pdl, k)
+        if with_pdl and body is None:
+            g, info = kit.build_while(n, fold=True, pdl=True, every=1)
+            g.close()
+            body = info["body_edges"]
+        edges = "programmatic edges between the kernels" if with_pdl else "full edges"
+        how = (f"1 cuGraphLaunch; -DCGL_PDL kernels, {edges}" if k == 1 else
+               f"1 cuGraphLaunch; {k} chains per body, one decision counting {k} ({edges})")
+        rows.append((name, how, lambda exe=exe: exe.launch(stream), True))
+    return rows, refused, body

@@ -40,6 +40,11 @@ def add_commands(sub, common) -> None:
     add_repeats(cd, 5, "timed loops per way")
     cd.add_argument("--threshold", type=float, default=1000.0,
                     help="stop value of the threshold loop's running total (default 1000)")
+    cd.add_argument("--pdl", action="store_true",
+                    help="also the folded WHILE body with PDL kernels and programmatic edges (sm_90+)")
+    cd.add_argument("--decide-every", type=count_arg, default=None, metavar="K",
+                    help="also the folded body of K chain iterations with one decision counting K (K > 1 "
+                         "dividing --iterations; PDL edges with --pdl)")
     add_device(cd)
     add_seed(cd)
     add_json(cd)
@@ -85,7 +90,8 @@ def cmd_conditional(args) -> int:
     from ..report.graphs import render_conditional
 
     result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,
-                           seed=args.seed)
+                           seed=args.seed, pdl=getattr(args, "pdl", False),
+                           decide_every=getattr(args, "decide_every", None) or 0)
     print(render_conditional(result))
     save_json(args.json, result)
     return 0 if result.verified else 1

@@ -10,6 +10,9 @@ condition), so the body has four kernel nodes, not five::
 
     body graph (folded):  KERNEL add -> KERNEL mul -> KERNEL sub -> KERNEL cond_relu(out, t3, n, h, state, N)
 
+``build_while(N, fold=True, pdl=True)`` builds that body from the -DCGL_PDL kernels joined by programmatic edges,
+and ``every=K`` puts K chain iterations in one body with one decision counting K (experiment.while_pdl).
+
 Correct because the WHILE node reads the condition only once the whole body graph has completed (every block of
 cond_relu), a counted loop's decision reads no output, and exactly one thread sets it. The same WHILE graph can be made with stream capture
 instead of node by node (graphs.capture_into): ``into="body"`` captures the chain's launches into the body the node
@@ -43,6 +46,7 @@ from ..graphs.exec import ExecCache, Graph, GraphExec
 from ..graphs.inspect import same_topology, topology
 from .chain import Chain
 from .ops import DEFAULT_OPS, Verification, compare_bits
+from .while_pdl import STEP_KERNEL
 
 __all__ = [
     "load_conditional_kernels",
@@ -72,6 +76,7 @@ def load_conditional_kernels(device, cache=None):
     module = ks.modules["conditional"]
     for name in ("cond_until", "cond_if_flag"):
         ks.kernels[name] = module.kernel(name)
+    ks.kernels[STEP_KERNEL] = ks.modules[FOLD_KERNEL].kernel(STEP_KERNEL)  # the decision counting K iterations
     return ks
 
 
@@ -245,12 +250,69 @@ class ConditionalGraphs(Resource):
             raise
         return graph, body
 
-    def build_while(self, iterations: int, fold: bool = False) -> tuple[Graph, dict]:
+    def pdl_parts(self):
+        """The chain's kernels and cond_relu built with -DCGL_PDL, and the executables made with them
+        (experiment.while_pdl.PdlWhileParts), loaded on first use. UnsupportedError before sm_90 or CUDA 12.3."""
+        parts = getattr(self, "_pdl_parts", None)
+        if parts is None or parts.closed:
+            from .while_pdl import PdlWhileParts
+
+            self.require_open()
+            parts = self._pdl_parts = self.adopt(PdlWhileParts(self.chain))  # adopted last: closed first
+        return parts
+
+    def _while_body_graph(self, n: int, pdl: bool, every: int, how: str) -> tuple[Graph, object]:
+        """(graph, body): reset node -> WHILE node whose body is ``every`` chains with the folded decision last;
+        ``pdl``: PDL kernels joined by programmatic edges (experiment.while_pdl)."""
+        from .while_pdl import body_launches, fill_body
+
+        graph = Graph(self.device)
+        try:
+            reset = self._reset_node(graph.handle)
+            handle = self._handle(graph.handle, default=1)
+            _node, body = self._conditional_node(graph.handle, [reset], "WHILE", handle)
+            fill_body(self, body, body_launches(self, handle, n, every, pdl), pdl, how)
+        except BaseException:
+            graph.close()
+            raise
+        return graph, body
+
+    def _build_folded_variant(self, n: int, pdl: bool, every: int, how: str) -> tuple[Graph, dict]:
+        from .while_pdl import body_text, check_every, while_label
+
+        n, every = check_every(n, every)
+        graph, body = self._while_body_graph(n, pdl, every, how)
+        try:
+            text = body_text(body, pdl)
+        except BaseException:
+            graph.close()
+            raise
+        step = FOLD_KERNEL if every == 1 else STEP_KERNEL
+        info = self._finish(graph, while_label(pdl, every), body, {
+            "iterations": n, "fold": True, "pdl": pdl, "every": every, "how": how, "body_edges": text,
+            "stop": f"the body's last kernel `{step}` does relu, then block 0 counts {every} iteration"
+                    f"{'s' if every > 1 else ''} in device memory and sets the condition; stops at {n}"
+                    + (f" (decision every {every} iterations: exact only for multiples of {every})"
+                       if every > 1 else ""),
+        })[1]
+        return graph, info
+
+    def build_while(self, iterations: int, fold: bool = False, pdl: bool = False, every: int = 1,
+                    how: str = "capture") -> tuple[Graph, dict]:
         """A graph whose WHILE node runs the chain exactly ``iterations`` times per launch (counted on the GPU).
 
         ``fold=False``: the body is the chain then a one-warp decision kernel node (5 kernel nodes); ``fold=True``:
-        the decision is folded into the last kernel, cond_relu (4 kernel nodes; the chain must end in relu)."""
+        the decision is folded into the last kernel, cond_relu (4 kernel nodes; the chain must end in relu).
+        With ``fold=True`` only: ``pdl=True`` builds the body from the -DCGL_PDL kernels joined by programmatic
+        edges (``how``: "capture" into the body, or "nodes" with edge data; ProgrammaticEdgesRefused where the
+        driver will not); ``every=K`` puts K chain iterations in the body with one decision counting K ("decision
+        every K iterations"; ``iterations`` must be a multiple of K). info["body_edges"] lists the edge kinds."""
         n = positive_int("iterations", iterations)
+        if (pdl or every != 1) and not fold:
+            raise InvalidArgumentError("PDL edges and a decision every K iterations are built for the folded body "
+                                       "only: pass fold=True")
+        if fold and (pdl or every != 1):
+            return self._build_folded_variant(n, bool(pdl), every, how)
         if fold:
             graph, body = self._while_folded_graph(n)
             return self._finish(graph, "WHILE folded", body, {
@@ -382,8 +444,20 @@ class ConditionalGraphs(Resource):
     def _exec(self, key: tuple, build) -> GraphExec:
         return self.execs.get(key, lambda: build()[0])
 
-    def while_exec(self, iterations: int, fold: bool = False) -> GraphExec:
-        return self._exec(("while", int(iterations), bool(fold)), lambda: self.build_while(iterations, fold))
+    def while_exec(self, iterations: int, fold: bool = False, pdl: bool = False, every: int = 1,
+                   how: str = "capture") -> GraphExec:
+        """The WHILE graph of ``build_while`` (same arguments), instantiated and uploaded once, then kept."""
+        if not (pdl or every != 1):
+            return self._exec(("while", int(iterations), bool(fold)), lambda: self.build_while(iterations, fold))
+        build = lambda: self.build_while(iterations, fold, pdl, every, how)  # noqa: E731
+        key = ("while", int(iterations), bool(fold), bool(pdl), int(every), how)
+        if not pdl:
+            return self._exec(key, build)
+        from ..graphs.pdl_edges import refused_as
+
+        execs = self.pdl_parts().execs
+        with refused_as("a WHILE node's body"):  # cuGraphInstantiate / cuGraphUpload may be where it is refused
+            return execs.get(key, lambda: build()[0])
 
     def until_exec(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> GraphExec:
         key = ("until", float(np.float32(threshold)), int(max_iterations), int(probe))
@@ -410,14 +484,21 @@ class ConditionalGraphs(Resource):
         self.chain.poison()
         self.state.poison()  # the graph's memset node must clear it: a stale count cannot pass
 
-    def run_while(self, iterations: int, fold: bool = False) -> LoopCheck:
-        """One launch of the WHILE graph (``fold``: the folded body) on fresh inputs; the body must run
-        ``iterations`` times, bit-exact output."""
-        exe = self.while_exec(iterations, fold)
+    def run_while(self, iterations: int, fold: bool = False, pdl: bool = False, every: int = 1,
+                  how: str = "capture") -> LoopCheck:
+        """One launch of the WHILE graph (``fold``: the folded body; ``pdl``, ``every``, ``how`` as in
+        build_while) on fresh inputs; the body must run ``iterations`` times, bit-exact output."""
+        exe = self.while_exec(iterations, fold, pdl, every, how)
         self.fresh()
         exe.launch(self.chain.stream)
         got = self.read_state().count
-        return LoopCheck("WHILE folded" if fold else "WHILE", int(iterations), got, self.chain.check_result("graph"))
+        if pdl or every != 1:
+            from .while_pdl import while_label
+
+            kind = while_label(bool(pdl), int(every))
+        else:
+            kind = "WHILE folded" if fold else "WHILE"
+        return LoopCheck(kind, int(iterations), got, self.chain.check_result("graph"))
 
     def run_until(self, threshold: float, max_iterations: int = 100_000, probe: int = 32) -> LoopCheck:
         """One launch of the threshold loop; it must stop where NumPy predicts, with a bit-exact output."""
@@ -490,21 +571,23 @@ def conditional_graphs(chain: Chain) -> ConditionalGraphs:
 
 
 def build_while_graph(chain: Chain | None = None, iterations: int = 1, *, device=None, ops=DEFAULT_OPS,
-                      size: int = 1 << 20, fold: bool = False) -> tuple[Graph, dict]:
+                      size: int = 1 << 20, fold: bool = False, pdl: bool = False,
+                      every: int = 1) -> tuple[Graph, dict]:
     """A new Graph (owned by the caller) whose WHILE node runs ``chain`` ``iterations`` times, and a description.
 
     The info dict (plain values) has "kind", "iterations", "parent" and "body" (node lists), "stop" and "header".
     After launching an instance, ``conditional_graphs(chain).read_state().count`` is the iterations that ran.
     Without a chain, pass ``device`` (and optionally ``ops``, ``size``): a Chain is made for the graph and closed
-    with it. ``fold``: the decision folded into the body's last kernel (ConditionalGraphs.build_while).
+    with it. ``fold``: the decision folded into the body's last kernel; ``pdl``, ``every``: programmatic edges
+    and K iterations per decision in the folded body (ConditionalGraphs.build_while).
     """
     if chain is not None:
-        return conditional_graphs(chain).build_while(iterations, fold)
+        return conditional_graphs(chain).build_while(iterations, fold, pdl, every)
     if device is None:
         raise InvalidArgumentError("build_while_graph needs a chain, or a device to make one on")
     chain = Chain(device, ops, size)
     try:
-        graph, info = conditional_graphs(chain).build_while(iterations, fold)
+        graph, info = conditional_graphs(chain).build_while(iterations, fold, pdl, every)
     except BaseException:
         chain.close()
         raise

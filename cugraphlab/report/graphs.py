@@ -94,6 +94,8 @@ def render_conditional(result) -> str:
         c["while_parent"],
         "its body:",
         c["while_body"],
+        *(["the PDL body (edge kinds):", c["while_pdl_body"]] if c.get("while_pdl_body") else []),
+        *([f"PDL rows dropped: {c['pdl_refused']}"] if c.get("pdl_refused") else []),
         "",
         "Other conditional graphs, run once on fresh inputs:",
         *checks,
