@@ -22,9 +22,10 @@ import functools
 import platform
 import sys
 
-from .errors import CugraphlabError, UnsupportedError, check
+from .errors import CugraphlabError, NoDeviceError, UnsupportedError, check
 
-__all__ = ["PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin", "raise_native_status", "PyApi"]
+__all__ = ["PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin", "raise_native_status", "PyApi",
+           "libcuda_entry"]
 
 #: The status a C body hands its raiser when a closed call is fired (no CUresult is negative).
 CLOSED_STATUS = -1
@@ -141,3 +142,14 @@ def raise_native_status(status: int, call: str, what: str = "native launch",
     except Exception:  # not a known CUresult value (or no bindings): keep the number
         code = status
     check((code,), call)
+
+
+def libcuda_entry(name: str) -> int:
+    """The address of ``libcuda.so.1``'s exported ``name`` (what a C program linked with -lcuda calls).
+    NoDeviceError without the NVIDIA driver library (or without that export)."""
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+        return int(ctypes.cast(getattr(lib, name), _VP).value)
+    except (OSError, AttributeError) as e:
+        raise NoDeviceError(f"native call: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
+                            "driver") from e

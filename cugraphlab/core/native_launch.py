@@ -44,9 +44,9 @@ import ctypes
 import functools
 
 from ._resource import Resource
-from .errors import CugraphlabError, InvalidArgumentError, NoDeviceError, UnsupportedError
-from .native_builtin import (CLOSED_STATUS, PY_API_C, PyApi, install_python_api, make_builtin, python_api,
-                             raise_native_status)
+from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
+from .native_builtin import (CLOSED_STATUS, PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin,
+                             python_api, raise_native_status)
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
            "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
@@ -194,24 +194,15 @@ def native_launch_library(cache=None):
     return lib
 
 
-def _libcuda_entry(name: str) -> int:
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        return int(ctypes.cast(getattr(lib, name), _VP).value)
-    except (OSError, AttributeError) as e:
-        raise NoDeviceError(f"native launch: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
-                            "driver") from e
-
-
 def launch_kernel_entry() -> int:
     """The address of ``libcuda.so.1``'s exported ``cuLaunchKernel`` (what a C program linked with -lcuda calls,
     and the C loop of ``bench.native``)."""
-    return _libcuda_entry("cuLaunchKernel")
+    return libcuda_entry("cuLaunchKernel")
 
 
 def graph_launch_entry() -> int:
     """The address of ``libcuda.so.1``'s exported ``cuGraphLaunch``."""
-    return _libcuda_entry("cuGraphLaunch")
+    return libcuda_entry("cuGraphLaunch")
 
 
 def raise_launch_status(status: int, call: str) -> None:
