@@ -94,3 +94,37 @@ def test_without_the_c_loop_the_native_ways_are_left_out_with_the_reason(update_
     r, _ = _measure(update_driver, monkeypatch, Cache(tmp_path), factories=False)  # a floor without entry points
     assert not any(row.way.startswith("native") for row in r.rows)
     assert "no cuGraphExecUpdate_v2 entry point" in r.config["native_ways"]
+
+
+def test_the_script_and_the_table_read_the_native_rows():
+    import importlib.util
+    from pathlib import Path
+
+    from cugraphlab.bench.exec_update import ExecUpdatePaired, PairedUpdateRow
+    from cugraphlab.bench.stats import summarize
+    from cugraphlab.report.exec_update import render_exec_update
+
+    def s(v, clock="host_call"):
+        return summarize([v * 0.99, v, v * 1.01], unit="us", clock=clock)
+
+    rows = []
+    for case, c, nat, sp in (("own graph", 0.25, 0.30, 0.90), ("changed parameters", 0.61, 0.66, 1.20)):
+        rows += [PairedUpdateRow(case, "C", s(c, "c_monotonic"), None, True),
+                 PairedUpdateRow(case, "bindings", s(c + 1.0), s(1.0), True),
+                 PairedUpdateRow(case, "native", s(nat), s(nat - c), True),
+                 PairedUpdateRow(case, "native set params, all nodes", s(sp), s(sp - c), True)]
+    r = ExecUpdatePaired(config={"chain": "add -> mul", "kernel_nodes": 4, "k": 50, "rounds": 10,
+                                 "native_ways": "built"}, rows=rows, clocks={"c_monotonic": "C clock"})
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "exec_update.py"
+    spec = importlib.util.spec_from_file_location("exec_update_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lines = mod.native_lines(r)
+    assert lines[0] == ("own graph: native 0.300 us (C 0.250 us, native adds +0.050), goal <= 0.5 us met; "
+                        "4 native set params 0.900 us per update (+0.600 against one native update).")
+    assert "changed parameters: native 0.660 us" in lines[1] and "goal <= 0.5 us not met" in lines[1]
+    text = render_exec_update(r)
+    assert "native set params, all nodes" in text and "cheapest from Python native 0.300 us" in text
+    r.config["native_ways"] = "no C update loop (the native ways call its entry points)"
+    assert mod.native_lines(r) == ["native ways: not measured (no C update loop (the native ways call its entry "
+                                   "points))"]
