@@ -4,10 +4,12 @@ Why: the floor run read 2.01 µs through cuda.bindings and 2.04 µs through ctyp
 quoted for C. ``bench.exec_update.measure_exec_update`` times, on one executable and the same source graphs,
 interleaved round by round: a C loop (cuGraphExecUpdate_v2, CLOCK_MONOTONIC in C), the binding, the binding timed
 call by call (as ``bench.update`` samples), ctypes with argtypes, ctypes as a bound partial (``DirectExecUpdate``
-now) and ``try_exec_update``; on three cases: the executable's own graph, a graph with the same argument values, and
-graphs whose arguments change every call. Every way is then checked bit-exact (update to set B, launch, compare;
-back to A, compare). Then ``bench.update.measure_update_costs`` once on the same chain, so its rows (one call per
-sample, alternating sets) sit beside the paired ones.
+now), ``try_exec_update``, and the native ways (``graphs.native_update``: ``NativeExecUpdate.fire()``, a builtin
+whose C body is the one driver call, and ``NativeKernelNodeSetParams.fire()`` once per kernel node); on three cases:
+the executable's own graph, a graph with the same argument values, and graphs whose arguments change every call.
+Every way is then checked bit-exact (update to set B, launch, compare; back to A, compare). Then
+``bench.update.measure_update_costs`` once on the same chain, so its rows (one call per sample, alternating sets)
+sit beside the paired ones.
 
 Usage (repo root, package installed):  python3 benchmarks/exec_update.py OUT_DIR [--quick]
 Writes OUT_DIR/exec_update.log (what is printed) and OUT_DIR/exec_update.json (both records).
@@ -19,13 +21,35 @@ import time
 from pathlib import Path
 
 import cugraphlab as cgl
-from cugraphlab.bench.exec_update import measure_exec_update
+from cugraphlab.bench.exec_update import C_WAY, measure_exec_update
+from cugraphlab.bench.exec_update_native import NATIVE_SET_PARAMS, NATIVE_UPDATE
 from cugraphlab.bench.update import measure_update_costs
 from cugraphlab.experiment.chain import Chain
-from cugraphlab.report.exec_update import render_exec_update
+from cugraphlab.report.exec_update import GOAL_US, render_exec_update
 from cugraphlab.report.files import write_json
 
 OPS = ("add", "mul", "sub", "relu")
+
+
+def native_lines(paired) -> list[str]:
+    """Per case: the native update against C and the goal; node-by-node set params against the native update."""
+    if paired.config.get("native_ways") != "built":
+        return [f"native ways: not measured ({paired.config.get('native_ways')})"]
+    out = []
+    for case in dict.fromkeys(r.case for r in paired.rows):
+        rows = {r.way: r for r in paired.rows if r.case == case and r.us is not None}
+        nat, sp, c = rows.get(NATIVE_UPDATE), rows.get(NATIVE_SET_PARAMS), rows.get(C_WAY)
+        if nat is None:
+            continue
+        text = f"{case}: native {nat.us.median:.3f} us"
+        if c is not None and nat.minus_c is not None:
+            text += f" (C {c.us.median:.3f} us, native adds {nat.minus_c.median:+.3f})"
+        text += f", goal <= {GOAL_US} us {'met' if nat.us.median <= GOAL_US else 'not met'}"
+        if sp is not None:
+            text += (f"; {paired.config['kernel_nodes']} native set params {sp.us.median:.3f} us per update "
+                     f"({sp.us.median - nat.us.median:+.3f} against one native update)")
+        out.append(text + ".")
+    return out
 
 
 def main() -> int:
@@ -42,8 +66,9 @@ def main() -> int:
         paired = measure_exec_update(chain, k=50, rounds=60 if args.quick else 1000, seed=11)
         old = measure_update_costs(chain, 40 if args.quick else 400, seed=12)
     seconds = time.perf_counter() - t0
-    lines = [render_exec_update(paired), "", "bench.update on the same chain (one call per sample, perf_counter_ns "
-             "around each, sets alternating: every update changes the arguments):"]
+    lines = [render_exec_update(paired), "", *native_lines(paired), "",
+             "bench.update on the same chain (one call per sample, perf_counter_ns around each, sets alternating: "
+             "every update changes the arguments):"]
     for path, s in old.costs.items():
         lines.append(f"  {path:<24} {s.median:8.3f} us  p5-p95 {s.p5:.3f}-{s.p95:.3f}  "
                      f"{'bit-exact' if old.verified[path] else 'FAILED'}")

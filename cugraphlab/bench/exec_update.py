@@ -19,7 +19,10 @@ Ways, each a block of K calls (K even: every block ends where it began):
   reused result info (``DirectExecUpdate`` before this change);
 * ``ctypes, bound partial``: ``graphs.update.DirectExecUpdate.bind``: the same function as a ``functools.partial``
   over the ready arguments;
-* ``try_exec_update``: cugraphlab's one-shot call (``graphs.update.try_exec_update``), what a user calls.
+* ``try_exec_update``: cugraphlab's one-shot call (``graphs.update.try_exec_update``), what a user calls;
+* ``native``: ``graphs.native_update.NativeExecUpdate.fire()``, a builtin whose C body is the one driver call, and
+  ``native set params, all nodes``: one ``NativeKernelNodeSetParams.fire()`` per kernel node to the case's
+  arguments (``bench.exec_update_native``; only where the C loop is, on its entry points).
 
 Python blocks are timed with ``perf_counter_ns`` around the K calls; each sample is µs per call; "minus C" is the
 way's sample minus the C sample of the same case and round. After the rounds every way updates the executable once
@@ -38,6 +41,7 @@ import numpy as np
 from ..core._calls import driver_fn
 from ..core.errors import CugraphlabError, InvalidArgumentError, NoDeviceError, UnsupportedError, check, positive_int
 from .native import raise_for_status
+from .exec_update_native import NATIVE_WAYS, close_ways, open_native_ways
 from .native_update import UPDATE_C_CLOCK
 from .paired_stats import round_order
 from .records import Record, clocks
@@ -189,11 +193,13 @@ def _open_update_floor(factory):
 
 
 def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 20, seed: int | None = 0,
-                        floor_factory=None, direct_factory=None, progress=None) -> ExecUpdatePaired:
+                        floor_factory=None, direct_factory=None, native_factories=None,
+                        progress=None) -> ExecUpdatePaired:
     """Every way on every case (module text), interleaved per round, on ``chain``'s ops (an open Chain).
 
     Parameters: ``k`` calls per block (even), ``rounds`` timed rounds after ``warmup`` untimed ones, ``seed`` of
-    the input sets, ``floor_factory`` / ``direct_factory`` replace the C loop and DirectExecUpdate (tests).
+    the input sets, ``floor_factory`` / ``direct_factory`` replace the C loop and DirectExecUpdate (tests),
+    ``native_factories`` the (update, set params) factories of ``bench.exec_update_native.open_native_ways``.
     Returns an ExecUpdatePaired (µs per call per case and way, minus C paired, checks). CUDA Driver API, "Graph
     Management": cuGraphExecUpdate.
     """
@@ -210,6 +216,8 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
     dev, stream = chain.device, chain.stream
     sets = [fresh_inputs(dev, chain.n, chain.scalar, rng), fresh_inputs(dev, chain.n, -1.5 * chain.scalar, rng)]
     floor, why = _open_update_floor(floor_factory)
+    native, native_why = open_native_ways(floor, *(native_factories or (None, None)))
+    natives: list = []
     rows: list[PairedUpdateRow] = []
     result_samples: dict[str, list[float]] = {}
     try:
@@ -220,8 +228,20 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
             try:
                 cases = {"own graph": [cg.graph, cg.graph], "same parameters": [same, same],
                          "changed parameters": [changed, same]}
+                launches_of = {int(g.handle): cg.launches for g in (cg.graph, same)}
+                launches_of[int(changed.handle)] = launches_b
+
+                def native_ways(gs):
+                    if native is None:
+                        return {}
+                    made = native(cg.exec, gs, launches_of, cg.nodes)
+                    natives.extend(made.pop("_keep"))
+                    return made
+
                 runs = {case: python_ways(cg.exec, gs, direct_factory) for case, gs in cases.items()}
                 keep = [r.pop("_keep", None) for r in runs.values()]
+                for case, gs in cases.items():
+                    runs[case].update(native_ways(gs))
                 if floor is not None:
                     for case, gs in cases.items():
                         runs[case] = {C_WAY: floor.update_loop(cg.exec, gs), **runs[case]}
@@ -239,17 +259,22 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
                 # --- checks: each way to set B, launched and compared; then back to A, compared ---------------
                 expected = [reference(cg.ops, s.x_host, s.y_host, s.scalar) for s in sets]
                 verified: dict[str, bool] = {}
+                def one_way(way, graph):
+                    if way == C_WAY:
+                        return floor.update_loop(cg.exec, [graph])
+                    if way in NATIVE_WAYS:
+                        return native_ways([graph, graph])[way]
+                    return python_ways(cg.exec, [graph, graph], direct_factory)[way]
+
                 for way in ways:
-                    to_b = (floor.update_loop(cg.exec, [changed]) if way == C_WAY
-                            else python_ways(cg.exec, [changed, changed], direct_factory)[way])
-                    to_a = (floor.update_loop(cg.exec, [same]) if way == C_WAY
-                            else python_ways(cg.exec, [same, same], direct_factory)[way])
+                    to_b, to_a = one_way(way, changed), one_way(way, same)
                     to_b(1)
                     ok_b = _check_exec(cg, expected[1], 1, f"{way}: set B")
                     to_a(1)
                     verified[way] = _check_exec(cg, expected[0], 0, f"{way}: set A") and ok_b
                 del keep
             finally:
+                close_ways(natives)
                 same.close()
                 changed.close()
     finally:
@@ -269,7 +294,8 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
             rows.append(PairedUpdateRow(case, C_WAY, None, note=why))
     config = {"chain": chain.describe(), "ops": list(chain.ops), "n": chain.n, "k": k, "rounds": rounds,
               "warmup": warmup, "kernel_nodes": len(chain.ops), "cases": dict(UPDATE_CASES),
-              "ways": {w: UPDATE_WAYS[w] for w in ways}, "native": why or "built"}
+              "ways": {w: {**UPDATE_WAYS, **NATIVE_WAYS}[w] for w in ways}, "native": why or "built",
+              "native_ways": native_why or "built"}
     clk = {**clocks("host_call", "host_api"), "c_monotonic": UPDATE_C_CLOCK}
     result = ExecUpdatePaired(config=config, rows=rows, env=collect(dev), clocks=clk)
     for label, vals in result_samples.items():

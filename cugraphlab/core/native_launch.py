@@ -22,6 +22,8 @@ How it is built, in order (nothing here needs a CUDA or Python header, or ``-lcu
                                         #   else:   return raiser(r)  -> the typed CudaError (core.errors)
 
 ``NativeGraphLaunch`` is the same for ``cuGraphLaunch(exec, stream)`` (CUDA Driver API, "Graph Management").
+The plumbing (the Python C-API table, the capsule, the PyMethodDef) is ``core.native_builtin``'s, shared with
+``graphs.native_update`` (a prepared cuGraphExecUpdate / cuGraphExecKernelNodeSetParams).
 
 Lifetime: the builtin function holds the capsule, the capsule (through its destructor) holds the C struct, the
 PyMethodDef, the packed argument buffers and the raiser, so calling ``fire`` never touches freed host memory.
@@ -40,19 +42,16 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import platform
-import sys
 
 from ._resource import Resource
-from .errors import CugraphlabError, InvalidArgumentError, NoDeviceError, UnsupportedError, check
+from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
+from .native_builtin import (CLOSED_STATUS, PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin,
+                             python_api, raise_native_status)
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
            "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
 
-#: The status the C side passes to the raiser when a closed launch is fired (no CUresult is negative).
-CLOSED_STATUS = -1
 _ABI = 2
-_METH_NOARGS = 0x0004
 
 #: The C side. Driver and Python types are declared here; every entry point arrives as a function pointer.
 NATIVE_LAUNCH_SOURCE = r"""
@@ -68,20 +67,7 @@ typedef CUresult (*cgl_launch_kernel_fn)(void *f, unsigned int gridDimX, unsigne
                                          unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream,
                                          void **kernelParams, void **extra);
 typedef CUresult (*cgl_graph_launch_fn)(void *hGraphExec, void *hStream);
-
-/* The Python C-API functions used, taken from ctypes.pythonapi once per process (no Python.h needed). */
-typedef struct {
-    void (*incref)(PyObject *);                                   /* Py_IncRef */
-    void (*decref)(PyObject *);                                   /* Py_DecRef */
-    void *(*capsule_pointer)(PyObject *, const char *);           /* PyCapsule_GetPointer */
-    void *(*capsule_context)(PyObject *);                         /* PyCapsule_GetContext */
-    PyObject *(*call_function)(PyObject *, const char *, ...);    /* PyObject_CallFunction */
-    void *(*save_thread)(void);                                   /* PyEval_SaveThread */
-    void (*restore_thread)(void *);                               /* PyEval_RestoreThread */
-} cgl_py_api;
-
-static cgl_py_api api;
-
+""" + PY_API_C + r"""
 /* One prepared launch. Field order and types mirror _State in core/native_launch.py (checked by size). */
 typedef struct {
     void *entry;          /* cuLaunchKernel or cuGraphLaunch */
@@ -176,55 +162,6 @@ class _State(ctypes.Structure):
                 ("status", ctypes.c_int32), ("failures", ctypes.c_int64)]
 
 
-class _PyApi(ctypes.Structure):
-    """``cgl_py_api``."""
-
-    _fields_ = [(n, _VP) for n in ("incref", "decref", "capsule_pointer", "capsule_context", "call_function",
-                                   "save_thread", "restore_thread")]
-
-
-class _MethodDef(ctypes.Structure):
-    """CPython's ``PyMethodDef``: name, C function, flags, doc."""
-
-    _fields_ = [("ml_name", ctypes.c_char_p), ("ml_meth", _VP), ("ml_flags", ctypes.c_int),
-                ("ml_doc", ctypes.c_char_p)]
-
-
-_API_NAMES = {"incref": "Py_IncRef", "decref": "Py_DecRef", "capsule_pointer": "PyCapsule_GetPointer",
-              "capsule_context": "PyCapsule_GetContext", "call_function": "PyObject_CallFunction",
-              "save_thread": "PyEval_SaveThread", "restore_thread": "PyEval_RestoreThread"}
-
-
-def _require_cpython() -> None:
-    if platform.python_implementation() != "CPython" or not hasattr(ctypes, "pythonapi"):
-        raise UnsupportedError(f"native launch: needs CPython's C API (this is {platform.python_implementation()})")
-    if sys.version_info < (3, 10):  # pragma: no cover - the package needs 3.10+
-        raise UnsupportedError("native launch: needs Python 3.10 or newer")
-
-
-class _PythonApi:
-    """The interpreter functions the setup calls through ctypes, with prototypes of their own (ctypes.pythonapi's
-    shared function objects are left as they are), and their addresses for the C side."""
-
-    def __init__(self):
-        _require_cpython()
-        api = ctypes.pythonapi
-        py = ctypes.py_object
-        proto = ctypes.PYFUNCTYPE
-        self.capsule_new = proto(py, _VP, ctypes.c_char_p, _VP)(("PyCapsule_New", api))
-        self.capsule_set_context = proto(ctypes.c_int, py, _VP)(("PyCapsule_SetContext", api))
-        self.function_new = proto(py, _VP, py, py)(("PyCFunction_NewEx", api))
-        self.incref = proto(None, py)(("Py_IncRef", api))
-        self.decref = proto(None, py)(("Py_DecRef", api))
-        self.table = _PyApi(**{field: ctypes.cast(getattr(api, name), _VP).value
-                               for field, name in _API_NAMES.items()})
-
-
-@functools.lru_cache(maxsize=None)
-def _python_api() -> _PythonApi:
-    return _PythonApi()
-
-
 _libraries: dict = {}
 
 
@@ -240,61 +177,38 @@ def native_launch_library(cache=None):
     lib = _libraries.get(key)
     if lib is not None:
         return lib
-    api = _python_api()
+    python_api()  # UnsupportedError off CPython, before compiling anything
     lib = load_c_library(NATIVE_LAUNCH_SOURCE, "native_launch", cache=cache)
     lib.cgl_native_abi.restype = ctypes.c_int
     lib.cgl_native_sizeof.restype = ctypes.c_size_t
     lib.cgl_native_api_sizeof.restype = ctypes.c_size_t
     if lib.cgl_native_abi() != _ABI:  # pragma: no cover - a stale library under the same key
         raise CugraphlabError("the native launch library has an unexpected ABI: clear the cache (CUGRAPHLAB_CACHE_DIR)")
-    if lib.cgl_native_sizeof() != ctypes.sizeof(_State) or lib.cgl_native_api_sizeof() != ctypes.sizeof(_PyApi):
+    if lib.cgl_native_sizeof() != ctypes.sizeof(_State) or lib.cgl_native_api_sizeof() != ctypes.sizeof(PyApi):
         raise UnsupportedError(f"native launch: the C compiler lays the launch struct out in "
                                f"{lib.cgl_native_sizeof()} bytes, ctypes in {ctypes.sizeof(_State)}")
-    lib.cgl_native_set_api.restype = None
-    lib.cgl_native_set_api.argtypes = (ctypes.POINTER(_PyApi),)
-    lib.cgl_native_set_api(ctypes.byref(api.table))  # copied into the library's own static table
+    install_python_api(lib, "cgl_native_set_api")  # copied into the library's own static table
     lib.addresses = {n: ctypes.cast(getattr(lib, n), _VP).value
                      for n in ("cgl_native_fire", "cgl_native_fire_graph", "cgl_native_capsule_free")}
     _libraries[key] = lib
     return lib
 
 
-def _libcuda_entry(name: str) -> int:
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-        return int(ctypes.cast(getattr(lib, name), _VP).value)
-    except (OSError, AttributeError) as e:
-        raise NoDeviceError(f"native launch: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
-                            "driver") from e
-
-
 def launch_kernel_entry() -> int:
     """The address of ``libcuda.so.1``'s exported ``cuLaunchKernel`` (what a C program linked with -lcuda calls,
     and the C loop of ``bench.native``)."""
-    return _libcuda_entry("cuLaunchKernel")
+    return libcuda_entry("cuLaunchKernel")
 
 
 def graph_launch_entry() -> int:
     """The address of ``libcuda.so.1``'s exported ``cuGraphLaunch``."""
-    return _libcuda_entry("cuGraphLaunch")
+    return libcuda_entry("cuGraphLaunch")
 
 
 def raise_launch_status(status: int, call: str) -> None:
     """Raise the typed error of a status the C side returned: ``CLOSED_STATUS`` -> CugraphlabError (fired after
     close()), any other nonzero CUresult -> ``core.errors.check``'s CudaError (or CaptureError...) naming it."""
-    status = int(status)
-    if status == CLOSED_STATUS:
-        raise CugraphlabError(f"{call}: this native launch is closed (close() was called, or its owner was "
-                              "garbage-collected: keep the NativeLaunch while you call its fire)")
-    if status == 0:
-        return
-    try:
-        from ._calls import driver_module
-
-        code = driver_module().CUresult(status)
-    except Exception:  # not a known CUresult value (or no bindings): keep the number
-        code = status
-    check((code,), call)
+    raise_native_status(status, call)
 
 
 def _raiser(call: str):
@@ -339,7 +253,6 @@ class _NativeCall(Resource):
                block=(1, 1, 1), shared_bytes: int = 0, release_gil: bool = False, buffers: tuple = (),
                cache=None, returns=None) -> None:
         lib = native_launch_library(cache)
-        api = _python_api()
         call = f"{self._CALL} (native{', GIL released' if release_gil else ''})"
         raiser = _raiser(call)
         state = _State()
@@ -353,18 +266,12 @@ class _NativeCall(Resource):
         state.result, state.raiser = id(returns), id(raiser)
         if not state.entry:
             raise InvalidArgumentError(f"native launch: no {self._CALL} entry point")
-        name, doc = b"fire", f"{call}: one launch, None on success, the typed error otherwise".encode()
-        method = _MethodDef(name, lib.addresses["cgl_native_fire_graph" if self._KIND == "graph"
-                                                else "cgl_native_fire"], _METH_NOARGS, doc)
+        body = lib.addresses["cgl_native_fire_graph" if self._KIND == "graph" else "cgl_native_fire"]
         # Everything the C side reads, kept by the capsule: the struct, the method, the raiser, the result
         # object and the argument buffers. None of them refers to this object or to anything that does.
-        keep = (state, method, name, doc, raiser, returns, tuple(buffers))
-        capsule = api.capsule_new(ctypes.addressof(state), None, lib.addresses["cgl_native_capsule_free"])
-        api.incref(keep)
-        if api.capsule_set_context(capsule, id(keep)) != 0:  # pragma: no cover - only fails on a non-capsule
-            api.decref(keep)
-            raise CugraphlabError("native launch: PyCapsule_SetContext failed")
-        self.fire = api.function_new(ctypes.addressof(method), capsule, __name__)
+        self.fire = make_builtin(body, lib.addresses["cgl_native_capsule_free"], state, name="fire",
+                                 doc=f"{call}: one launch, None on success, the typed error otherwise",
+                                 module=__name__, keep=(raiser, returns, tuple(buffers)))
         self.release_gil = bool(release_gil)
         self.call = call
         self._state = state

@@ -35,6 +35,7 @@ INTRODUCED = {
     "cuGraphClone": 10000, "cuGraphConditionalHandleCreate": 12030, "cuGraphCreate": 10000,
     "cuGraphDebugDotPrint": 11030, "cuGraphDestroy": 10000, "cuGraphEventRecordNodeGetEvent": 11010,
     "cuGraphEventWaitNodeGetEvent": 11010, "cuGraphExecDestroy": 10000, "cuGraphExecKernelNodeSetParams": 10010,
+    "cuGraphExecKernelNodeSetParams_v2": 12000,
     "cuGraphExecUpdate": 10020, "cuGraphExecUpdate_v2": 12000, "cuGraphGetEdges": 10000, "cuGraphGetEdges_v2": 12030,
     "cuGraphGetNodes": 10000, "cuGraphHostNodeGetParams": 10000, "cuGraphInstantiate": 10000,
     "cuGraphInstantiateWithFlags": 11040, "cuGraphInstantiateWithParams": 12000,
