@@ -16,16 +16,22 @@ untouched):
 Rows run in rounds, every row once per round, the order rotated from round to round (paired_stats.round_order), so
 two rows' samples of the same round form a pair.
 
-Then what K sizes cost to hold, in ``holding_repeats`` rounds (the two sets' order alternating): ``holding_batch``
-copies of each set are instantiated and uploaded and all held at once (the SWITCH set's copies, then the graphs',
-or the other way round), and each set's instantiate µs (``perf_counter_ns`` around cuGraphInstantiate, the K graphs
-summed, averaged over the copies) and device memory (the drop of cuMemGetInfo's free memory while its copies were
-made and uploaded, divided by the copies) are kept per round. cuMemGetInfo moves in steps of whole pages (2 MiB on
-the H200: round 3's first sample, 0 after) and the driver keeps what an executable used after it is destroyed, so
-one executable's memory is below what it can show: holding many copies at once divides the step by their number,
-and a set whose copies moved nothing is reported as below that resolution, not as 0 B. The driver reports no
-per-executable device memory (cuDeviceGetGraphMemAttribute counts only memory-node allocations). The goals on these
-costs are met only when the paired per-round difference is shown (bench.paired_diff). Before any timing, the IF/ELSE graph (both branches forced), every SWITCH index, the sizes, and the WHILE
+Then what K sizes cost to hold, the two sets' order alternating from round to round:
+
+- instantiate µs: ``holding_repeats`` rounds; in each, INSTANTIATE_COPIES copies of each set are instantiated
+  (``perf_counter_ns`` around cuGraphInstantiate, the K graphs summed, averaged over the copies), uploaded, held,
+  then freed;
+- device memory: MEMORY_ROUNDS rounds; in each, ``holding_batch`` more copies of each set are instantiated and
+  uploaded and kept until the end, and the drop of cuMemGetInfo's free memory over them, divided by the copies, is
+  the round's bytes per set. cuMemGetInfo moves in whole pages (2 MiB on the H200: round 3 saw one 2 MiB drop, then
+  0), far above one executable's use, and the driver may keep what a destroyed executable used; a total that only
+  grows and many copies per step answer both: the resolution is 2 MiB / ``holding_batch`` per set, and sets whose
+  free memory never moved are reported as below it ("not measurable"), never as 0 B. The driver reports no device
+  memory per executable (cuDeviceGetGraphMemAttribute counts memory-node allocations only).
+
+The goals on these costs are met only when the paired per-round difference is shown (bench.paired_diff).
+
+Before any timing, the IF/ELSE graph (both branches forced), every SWITCH index, the sizes, and the WHILE
 graph made by stream capture (into the body, and into the parent) are run once and checked, the captured ones also
 against the built topology.
 """
@@ -54,6 +60,8 @@ __all__ = ["SwitchRow", "ExecCost", "SwitchResult", "measure_switch", "timed_lau
 
 WHILE_ITERATIONS = 25  # body runs of the captured WHILE graphs' checks
 MEMORY_STEP = 2 << 20  # the step of cuMemGetInfo's free memory on the H200 (a page: 2 MiB), the resolution's base
+INSTANTIATE_COPIES = 8  # copies of each set instantiated per instantiate round (their mean is the round's value)
+MEMORY_ROUNDS = 8  # rounds of the memory measure, each adding ``holding_batch`` copies of each set
 
 
 @dataclass
@@ -300,53 +308,69 @@ def _hold_batch(group, batch: int, stream, dev) -> tuple[float, int, list]:
     return spent / 1e3 / batch, int(free0 - free1), execs
 
 
-def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 1) -> list[ExecCost]:
-    """Instantiate µs and free-memory drop of the sizes SWITCH against the K size graphs, ``batch`` copies of each
-    set held at once, the sets' order alternating from round to round (module doc)."""
+def _close_all(execs) -> None:
+    for e in execs:
+        e.close()
+
+
+def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 256,
+                   memory_rounds: int = MEMORY_ROUNDS) -> list[ExecCost]:
+    """Instantiate µs and device memory of the sizes SWITCH against the K size graphs (module doc).
+
+    Instantiate: ``repeats`` rounds, in each INSTANTIATE_COPIES copies of each set made and held, then freed, the
+    sets' order alternating. Memory: ``memory_rounds`` rounds, in each ``batch`` more copies of each set made and
+    uploaded and kept until the end (the held total only grows, so memory the driver kept from a freed executable
+    cannot hide a set's use), the drop of free memory over each set's copies recorded per round."""
     stream = kit.chain.stream
     switch_graph, info = kit.build_sizes_switch()
     graphs = [kit.build_size_graph(i)[0] for i in range(kit.count)]
     try:
         nodes = (_node_count(switch_graph, info["body_graphs"]), sum(_node_count(g) for g in graphs))
         sets = {"switch": [switch_graph], "graphs": graphs}
-        _warm = [_hold_batch(sets[name], 1, stream, dev)[2] for name in sets]  # first instantiates, pool growth
-        for execs in _warm:
-            for e in execs:
-                e.close()
-        samples = {"switch": ([], []), "graphs": ([], [])}
+        for name in sets:  # first instantiates: whatever the driver makes once per context
+            _close_all(_hold_batch(sets[name], 1, stream, dev)[2])
+        times = {name: [] for name in sets}
         for r in range(repeats):
             held = []
             try:
                 for name in round_order(list(sets), r):
-                    us, drop, execs = _hold_batch(sets[name], batch, stream, dev)
+                    us, _drop, execs = _hold_batch(sets[name], INSTANTIATE_COPIES, stream, dev)
                     held += execs
-                    samples[name][0].append(us)
-                    samples[name][1].append(drop)
+                    times[name].append(us)
             finally:
-                for e in held:
-                    e.close()
+                _close_all(held)
+        drops = {name: [] for name in sets}
+        held = []
+        try:
+            for r in range(memory_rounds):
+                for name in round_order(list(sets), r):
+                    _us, drop, execs = _hold_batch(sets[name], batch, stream, dev)
+                    held += execs
+                    drops[name].append(drop)
+        finally:
+            _close_all(held)
     finally:
         switch_graph.close()
         for g in graphs:
             g.close()
     clock = clocks("host_api")["host_api"]
-    return [ExecCost("one SWITCH graph", 1, nodes[0], summarize(samples["switch"][0], unit="us", clock=clock),
-                     samples["switch"][1], samples["switch"][0], batch),
-            ExecCost(f"{kit.count} graphs", kit.count, nodes[1],
-                     summarize(samples["graphs"][0], unit="us", clock=clock), samples["graphs"][1],
-                     samples["graphs"][0], batch)]
+    return [ExecCost("one SWITCH graph", 1, nodes[0], summarize(times["switch"], unit="us", clock=clock),
+                     drops["switch"], times["switch"], batch),
+            ExecCost(f"{kit.count} graphs", kit.count, nodes[1], summarize(times["graphs"], unit="us", clock=clock),
+                     drops["graphs"], times["graphs"], batch)]
 
 
 def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int = 2000, repeats: int = 15, *,
                    ops=DEFAULT_OPS, scalar: float = 2.0, seed: int | None = None, holding_repeats: int = 30,
-                   holding_batch: int = 64, sweep=DEFAULT_SWEEP, progress=None) -> SwitchResult:
+                   holding_batch: int = 256, sweep=DEFAULT_SWEEP, progress=None) -> SwitchResult:
     """Measure and check IF/ELSE and SWITCH nodes around the chain of ``ops`` on ``size`` float32 (module doc).
 
     ``branches``: K, the SWITCH's bodies (2..8); ``iters``: launches per timed loop; ``repeats``: rounds, every row
-    timed once per round in rotated order (at least 6 for a paired verdict); ``holding_repeats``: rounds of the
-    holding costs, ``holding_batch`` copies of each set held at once; ``sweep``: body counts of the identical-chains
-    SWITCHes (bench.switch_sweep; empty: none). Needs a CUDA 12.8+ driver (UnsupportedError, one line). Returns the
-    SwitchResult record (kind "cugraphlab.switch").
+    timed once per round in rotated order (at least 6 for a paired verdict); ``holding_repeats``: instantiate
+    rounds of the holding costs; ``holding_batch``: copies of each set added per memory round (MEMORY_ROUNDS
+    rounds, all held to the end: MEMORY_ROUNDS x holding_batch x (1 + K) executables); ``sweep``: body counts of
+    the identical-chains SWITCHes (bench.switch_sweep; empty: none). Needs a CUDA 12.8+ driver
+    (UnsupportedError, one line). Returns the SwitchResult record (kind "cugraphlab.switch").
     """
     from .environment import collect
 
@@ -411,7 +435,8 @@ def _measure(dev, chain, kit, same, ks, start, end, iters, repeats, holding_repe
                 progress(f"round {r + 1}/{repeats} {p.name}: {d:.2f} us/launch (device)")
     result = SwitchResult(
         config={"size": chain.n, "branches": k, "iters": iters, "repeats": repeats,
-                "holding_repeats": holding_repeats, "holding_batch": holding_batch, "ops": list(chain.ops),
+                "holding_repeats": holding_repeats, "holding_batch": holding_batch,
+                "instantiate_copies": INSTANTIATE_COPIES, "memory_rounds": MEMORY_ROUNDS, "ops": list(chain.ops),
                 "scalar": scalar, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
                 "sizes": list(kit.sizes), "variants": [v.describe() for v in kit.variants],
                 "variant_names": [v.name for v in kit.variants], "probe": kit.probe,

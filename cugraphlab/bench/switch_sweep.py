@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from ..core.errors import InvalidArgumentError
 from ..experiment.branches import MAX_BRANCHES, selected_body
 
-__all__ = ["Plan", "DEFAULT_SWEEP", "sweep_ks", "sweep_plans", "sweep_checks", "sweep_contrasts", "switch_of", "IF_REF", "IF_BY_SWITCH",
-           "MIXED_CHAIN_LAST"]
+__all__ = ["Plan", "DEFAULT_SWEEP", "sweep_ks", "sweep_plans", "sweep_checks", "sweep_contrasts", "switch_of",
+           "IF_REF", "IF_BY_SWITCH", "SWITCH_ONE_HOT", "MIXED_CHAIN_LAST"]
 
 DEFAULT_SWEEP = (1, 2, 3, 4, 8)
 IF_REF = "IF over chain #0 (cond_one_hot)"

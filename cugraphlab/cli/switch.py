@@ -27,10 +27,10 @@ def add_commands(sub, common) -> None:
                         "(1..8, default 1,2,3,4,8)")
     p.add_argument("--no-sweep", dest="sweep", action="store_const", const=[], help="no identical-chains sweep")
     p.add_argument("--holding-repeats", type=positive_int_arg, default=30,
-                   help="rounds of the holding costs (instantiate, device memory; default 30)")
-    p.add_argument("--holding-batch", type=positive_int_arg, default=64,
-                   help="copies of each set held at once per holding round: cuMemGetInfo's 2 MiB step over this "
-                        "is the memory resolution (1..1024, default 64)")
+                   help="instantiate rounds of the holding costs (default 30)")
+    p.add_argument("--holding-batch", type=positive_int_arg, default=256,
+                   help="copies of each set added per memory round, all held to the end: cuMemGetInfo's 2 MiB "
+                        "step over this is the memory resolution per set (1..1024, default 256)")
     p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     p.add_argument("--json", metavar="PATH", help="write the full record (kind cugraphlab.switch)")

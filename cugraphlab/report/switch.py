@@ -72,8 +72,9 @@ def render_switch(result) -> str:
             shown = _bytes(int(per[len(per) // 2])) if measurable and per else f"< {_bytes(int(h.memory_resolution))}"
             rows.append([h.name, h.execs, h.nodes, f"{h.instantiate_us.median:.1f}",
                          f"{h.instantiate_us.p5:.1f}-{h.instantiate_us.p95:.1f}", shown])
-        lines += [f"Holding {k} sizes ready ({c['holding_repeats']} rounds, {batch} cop{'y' if batch == 1 else 'ies'} of each set "
-                  f"held at once; per copy of the set):",
+        copies = f"{batch} cop{'y' if batch == 1 else 'ies'}"
+        lines += [f"Holding {k} sizes ready (instantiate: {c['holding_repeats']} rounds; memory: {copies} of each set "
+                  f"added per round, all held; per copy of the set):",
                   format_table(["set", "execs", "nodes", "instantiate us", "p5-p95", "device memory"], rows,
                                align="lrrrrr"), ""]
     notes = [f"device us: {result.clocks['device']}, per launch; host us: {result.clocks['host_call']} (the "

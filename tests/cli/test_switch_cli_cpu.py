@@ -40,7 +40,7 @@ def test_defaults(parser):
     a = parser.parse_args(["switch"])
     assert (a.size, a.branches, a.iters, a.repeats, a.device, a.seed, a.json, a.trace) == (
         1 << 20, 4, 2000, 15, 0, None, None, False)
-    assert (a.sweep, a.holding_repeats, a.holding_batch) == ([1, 2, 3, 4, 8], 30, 64)
+    assert (a.sweep, a.holding_repeats, a.holding_batch) == ([1, 2, 3, 4, 8], 30, 256)
     assert a.handler.__name__ == "cmd_switch"
 
 
