@@ -98,6 +98,13 @@ class ExecCost:
         return m[len(m) // 2] if m else 0
 
     @property
+    def memory_mean_per_set(self) -> float:
+        """Bytes per copy over all rounds: the total drop over every copy made (the held total only grows, so the
+        page steps of the rounds add up; one page of error in all, MEMORY_STEP / (rounds x batch) per copy)."""
+        copies = self.batch * len(self.memory_bytes)
+        return sum(self.memory_bytes) / copies if copies else 0.0
+
+    @property
     def memory_per_set(self) -> list[float]:
         """Bytes per copy of the set, per round (the round's drop over the copies held)."""
         return [b / self.batch for b in self.memory_bytes]
@@ -178,7 +185,7 @@ class SwitchResult(Record):
                                         "met": word == "met", "graphs": k}
             res = max(s.memory_resolution, g.memory_resolution)
             entry = {"switch_bytes": s.memory_median, "graphs_bytes": g.memory_median,
-                     "switch_per_set": _median(s.memory_per_set), "graphs_per_set": _median(g.memory_per_set),
+                     "switch_per_set": s.memory_mean_per_set, "graphs_per_set": g.memory_mean_per_set,
                      "batch": min(s.batch, g.batch), "resolution_bytes": res, "graphs": k}
             if not (s.memory_seen or g.memory_seen):
                 entry.update(difference=None, verdict="not measurable",
@@ -201,14 +208,6 @@ class SwitchResult(Record):
 
 def _copies(n: int) -> str:
     return f"{n} cop{'y' if n == 1 else 'ies'}"
-
-
-def _median(values) -> float:
-    v = sorted(values)
-    if not v:
-        return 0.0
-    m = len(v) // 2
-    return float(v[m]) if len(v) % 2 else (v[m - 1] + v[m]) / 2.0
 
 
 def timed_launches(exe, stream, iters: int, start, end) -> tuple[float, float]:

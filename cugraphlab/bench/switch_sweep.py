@@ -84,7 +84,7 @@ def sweep_plans(kit, same, ks) -> list[Plan]:
         bodies = tuple(range(k))
         for index in sorted({0, k - 1}):
             plans.append(_plan(switch_of(k, index), same, "switch_over", (bodies, "cond_switch"), index,
-                               f"cond_switch -> SWITCH ({k} identical chain bodies)", "SWITCH", bodies,
+                               f"cond_switch -> SWITCH ({k} identical chain bod{'y' if k == 1 else 'ies'})", "SWITCH", bodies,
                                "cond_switch"))
     plans.append(_plan(SWITCH_ONE_HOT, same, "switch_over", ((0, 1), "cond_one_hot"), 0,
                        "cond_one_hot (index 0: value 1) -> SWITCH (2 chain bodies)", "SWITCH", (0, 1),
@@ -129,7 +129,7 @@ def sweep_contrasts(ks, branches: int) -> list[tuple[str, str, str]]:
                 for k in ks if k > 1]
     out += [(f"position: SWITCH of {k}, index {k - 1} - index 0", switch_of(k, k - 1), switch_of(k, 0))
             for k in ks if k > 1]
-    out += [(f"SWITCH of {k} chains, index 0 - IF (cond_one_hot)", switch_of(k, 0), IF_REF) for k in ks]
+    out += [(f"{switch_of(k, 0)} - IF (cond_one_hot)", switch_of(k, 0), IF_REF) for k in ks]
     if 2 in ks:
         out.append(("decision kernel, SWITCH: cond_one_hot - cond_switch, body 1 of 2", SWITCH_ONE_HOT,
                     switch_of(2, 1)))

@@ -68,8 +68,7 @@ def render_switch(result) -> str:
         measurable = goals.get("sizes_memory", {}).get("measurable", True)
         rows = []
         for h in result.holding:
-            per = sorted(h.memory_per_set)
-            shown = _bytes(int(per[len(per) // 2])) if measurable and per else f"< {_bytes(int(h.memory_resolution))}"
+            shown = _bytes(int(round(h.memory_mean_per_set))) if measurable else f"< {_bytes(int(h.memory_resolution))}"
             rows.append([h.name, h.execs, h.nodes, f"{h.instantiate_us.median:.1f}",
                          f"{h.instantiate_us.p5:.1f}-{h.instantiate_us.p95:.1f}", shown])
         copies = f"{batch} cop{'y' if batch == 1 else 'ies'}"
@@ -80,8 +79,9 @@ def render_switch(result) -> str:
     notes = [f"device us: {result.clocks['device']}, per launch; host us: {result.clocks['host_call']} (the "
              f"enqueue loop alone; it waits only when the launch queue is full).",
              f"instantiate us: {result.clocks['host_api']}, the set summed, averaged over the copies held; device "
-             f"memory: free memory (cuMemGetInfo) before minus after the copies' instantiate + upload, over the "
-             f"copies, median (the driver reports no device memory per executable; cuMemGetInfo moves in pages).",
+             f"memory: free memory (cuMemGetInfo) before minus after the copies' instantiate + upload, summed over the "
+             f"rounds, over every copy made (the driver reports no device memory per executable; cuMemGetInfo moves "
+             f"in pages).",
              "Every timed loop ran on fresh random inputs with every output poisoned; after it, the chosen body's "
              "output had to be bit-exact and every other body's output untouched."]
     if "switch_vs_one_if" in goals:

@@ -89,6 +89,8 @@ def test_memory_per_copy_divides_by_the_copies_held():
     h = r.holding[0]
     h.memory_bytes, h.batch = [2 << 20, 4 << 20], 64
     assert h.memory_per_set == [32768.0, 65536.0] and h.memory_resolution == 32768.0 and h.memory_seen
+    assert h.memory_mean_per_set == (6 << 20) / 128  # every page drawn, over every copy made
+    assert "one SWITCH graph      1     21            41.0  40.1-41.9       49,152 B" in render_switch(r)
 
 
 def test_render_says_what_each_figure_is():
