@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..core.device import Device
-from ..core.errors import InvalidArgumentError, check, positive_int
+from ..core.errors import CudaError, InvalidArgumentError, check, positive_int
 from ..core.memory import validate_size
 from ..experiment.branches import MAX_BRANCHES, BranchGraphs, identical_chains
 from ..experiment.chain import Chain
@@ -89,7 +89,8 @@ class ExecCost:
     instantiate_us: Summary
     memory_bytes: list[int]  # free-memory drop per round (cuMemGetInfo before/after instantiate + upload), all copies
     instantiate_samples: list[float] = field(default_factory=list)  # µs per round, the set summed, per copy
-    batch: int = 1  # copies of the set held at once in each round
+    batch: int = 1  # copies of the set added per memory round (all held to the end)
+    note: str = ""  # why the memory rounds stopped early, if they did
 
     @property
     def memory_median(self) -> int:
@@ -339,12 +340,18 @@ def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 256,
             finally:
                 _close_all(held)
         drops = {name: [] for name in sets}
-        held = []
+        held, note = [], ""
         try:
             for r in range(memory_rounds):
-                for name in round_order(list(sets), r):
-                    _us, drop, execs = _hold_batch(sets[name], batch, stream, dev)
-                    held += execs
+                round_drops = {}
+                try:
+                    for name in round_order(list(sets), r):
+                        _us, round_drops[name], execs = _hold_batch(sets[name], batch, stream, dev)
+                        held += execs
+                except CudaError as e:  # the driver refused more executables: keep the rounds that completed
+                    note = f"memory rounds stopped after {r} of {memory_rounds}: {e}".splitlines()[0]
+                    break
+                for name, drop in round_drops.items():
                     drops[name].append(drop)
         finally:
             _close_all(held)
@@ -354,9 +361,9 @@ def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 256,
             g.close()
     clock = clocks("host_api")["host_api"]
     return [ExecCost("one SWITCH graph", 1, nodes[0], summarize(times["switch"], unit="us", clock=clock),
-                     drops["switch"], times["switch"], batch),
+                     drops["switch"], times["switch"], batch, note),
             ExecCost(f"{kit.count} graphs", kit.count, nodes[1], summarize(times["graphs"], unit="us", clock=clock),
-                     drops["graphs"], times["graphs"], batch)]
+                     drops["graphs"], times["graphs"], batch, note)]
 
 
 def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int = 2000, repeats: int = 15, *,

@@ -75,7 +75,8 @@ def render_switch(result) -> str:
         lines += [f"Holding {k} sizes ready (instantiate: {c['holding_repeats']} rounds; memory: {copies} of each set "
                   f"added per round, all held; per copy of the set):",
                   format_table(["set", "execs", "nodes", "instantiate us", "p5-p95", "device memory"], rows,
-                               align="lrrrrr"), ""]
+                               align="lrrrrr")]
+        lines += [f"({result.holding[0].note})", ""] if result.holding[0].note else [""]
     notes = [f"device us: {result.clocks['device']}, per launch; host us: {result.clocks['host_call']} (the "
              f"enqueue loop alone; it waits only when the launch queue is full).",
              f"instantiate us: {result.clocks['host_api']}, the set summed, averaged over the copies held; device "

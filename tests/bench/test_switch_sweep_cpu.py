@@ -144,3 +144,15 @@ def test_memory_below_a_page_is_not_measurable(monkeypatch, own_kernels):
     assert (m["verdict"], m["met"], m["measurable"]) == ("not measurable", False, False)
     assert "below 32 KiB per set" in m["reason"]
     assert "not measurable by cuMemGetInfo" in render_switch(r)
+
+
+def test_memory_rounds_stop_where_the_driver_refuses_more_executables(monkeypatch, own_kernels):
+    from fake_switch_costs import FakeCostDriver
+
+    fake = FakeCostDriver(max_execs=3 * 8 * 5 + 2)  # three rounds of 8 copies of both sets, then a refusal
+    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    (s, g), _made = _holding(fake, repeats=6, batch=8)
+    assert len(s.memory_bytes) == len(g.memory_bytes) == 3
+    assert s.note.startswith("memory rounds stopped after 3 of 8: ") and "CUDA_ERROR_OUT_OF_MEMORY" in s.note
+    assert fake.alive == set() and fake.in_use == 0  # the refused round's copies were freed too

@@ -7,11 +7,13 @@ holding costs and verdicts can be checked end to end without a GPU.
 - memory: the first cuGraphUpload of an executable uses ``bytes_per_node`` x its nodes; cuMemGetInfo answers free
   memory in whole pages of ``page`` bytes below the high-water mark of what was ever in use (the driver keeps what
   a destroyed executable used), which is how free memory moves on the H200.
+- ``max_execs``: executables alive at once beyond which cuGraphInstantiate answers CUDA_ERROR_OUT_OF_MEMORY.
 """
 from __future__ import annotations
 
 import math
 
+from cuda.bindings import driver as _real
 from fake_conditional import FakeConditionalDriver
 from fake_driver import OK
 
@@ -19,8 +21,11 @@ TOTAL = 1 << 37
 
 
 class FakeCostDriver(FakeConditionalDriver):
-    def __init__(self, us_per_node: float = 0.5, bytes_per_node: int = 1024, page: int = 2 << 20, **kw):
+    def __init__(self, us_per_node: float = 0.5, bytes_per_node: int = 1024, page: int = 2 << 20,
+                 max_execs: int | None = None, **kw):
         super().__init__(**kw)
+        self.max_execs = max_execs  # cuGraphInstantiate answers CUDA_ERROR_OUT_OF_MEMORY with this many alive
+        self.alive: set[int] = set()
         self.us_per_node, self.bytes_per_node, self.page = us_per_node, bytes_per_node, page
         self.exec_nodes: dict[int, int] = {}  # counted at instantiate: the graph may be destroyed after it
         self.uploaded: dict[int, int] = {}
@@ -33,7 +38,10 @@ class FakeCostDriver(FakeConditionalDriver):
         return len(self.graphs[graph]["nodes"]) + sum(self.nodes_of(b) for b in self.bodies_of.get(graph, []))
 
     def cuGraphInstantiate(self, graph, flags):
+        if self.max_execs is not None and len(self.alive) >= self.max_execs:
+            return (_real.CUresult.CUDA_ERROR_OUT_OF_MEMORY, None)
         r = super().cuGraphInstantiate(graph, flags)
+        self.alive.add(int(r[1]))
         self.exec_nodes[int(r[1])] = self.nodes_of(int(graph))
         self.instantiated += 1
         return r
@@ -47,6 +55,7 @@ class FakeCostDriver(FakeConditionalDriver):
         return (OK,)
 
     def cuGraphExecDestroy(self, h):
+        self.alive.discard(int(h))
         self.in_use -= self.uploaded.pop(int(h), 0)
         return super().cuGraphExecDestroy(h)
 
