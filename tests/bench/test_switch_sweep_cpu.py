@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import install, own_kernels  # noqa: E402,F401
+from switch_fixtures import own_kernels  # noqa: E402,F401
 
 from cugraphlab.bench.switch_sweep import (  # noqa: E402
     IF_BY_SWITCH,
