@@ -9,6 +9,14 @@ chooses which runs.
     K IF nodes:    KERNEL cond_one_hot(h[0..K), index) -> IF h[0] -> IF h[1] -> ... -> IF h[K-1]   (body i: variant i)
     K sizes:       KERNEL cond_switch(h, index) -> CONDITIONAL SWITCH (h, K bodies)
                    body k: the chain over the first n >> k elements of the same buffers
+    Any subset:    KERNEL cond_switch | cond_one_hot -> CONDITIONAL SWITCH (h, len(bodies))   (``build_switch``
+                   with ``bodies=`` and ``decide=``; with ``variants=identical_chains(ops, K)`` every body is the
+                   same chain, which separates the count of bodies and the position of the chosen one from the
+                   work a body does), and one IF node decided by either kernel (``build_if``)
+
+What each decision kernel writes into the handle (``condition_value``): cond_switch the index itself, cond_one_hot
+(over one handle) 1 when the index is 0 and 0 otherwise; an IF node runs its body when the value is non-zero, a
+SWITCH over bodies b[0..m) runs b[value] when value < m (``selected_body`` says which variant body that is).
 
 Every variant writes buffers of its own, so after a launch the chosen body's output must be bit-exact against NumPy
 and every other body's output must still hold the poison pattern: a check that knows which body ran, and that
@@ -39,7 +47,8 @@ from ..core._resource import Resource
 from .chain import Chain, chain_grid
 from .ops import FUSED_SIGNATURE, Verification, compare_bits, op_arguments, reference
 
-__all__ = ["ChainVariant", "chain_variants", "sizes_for", "predict_sign", "load_branch_kernels", "BranchCheck",
+__all__ = ["ChainVariant", "chain_variants", "identical_chains", "DECIDERS", "condition_value", "selected_body",
+           "sizes_for", "predict_sign", "load_branch_kernels", "BranchCheck",
            "BranchGraphs", "branch_graphs", "MAX_BRANCHES"]
 
 _DECIDE = LaunchConfig(1, 32)  # the one-thread decision kernels: one warp, thread 0 works
@@ -72,6 +81,41 @@ def chain_variants(ops, count: int) -> list[ChainVariant]:
         name, v_ops, fused = base[i % len(base)]
         out.append(ChainVariant(name if i < len(base) else f"{name} #{i // len(base) + 1}", v_ops, fused))
     return out
+
+
+def identical_chains(ops, count: int) -> list[ChainVariant]:
+    """``count`` variants that are all the chain ``ops`` (named "chain #0", ...): bodies that differ only by their
+    place in the node (each still writes buffers of its own, so the checks tell which ran)."""
+    ops = tuple(ops)
+    return [ChainVariant(f"chain #{i}", ops) for i in range(positive_int("branches", count, MAX_BRANCHES))]
+
+
+DECIDERS = ("cond_switch", "cond_one_hot")  # the decision kernels a SWITCH or a single IF node can be built with
+
+
+def condition_value(decide: str, index: int) -> int:
+    """The value ``decide`` writes into its (first) handle when the index in device memory is ``index``:
+    cond_switch the index, cond_one_hot (over one handle) 1 for index 0, else 0 (kernels/cond_switch.cu)."""
+    if decide == "cond_switch":
+        return int(index)
+    if decide == "cond_one_hot":
+        return 1 if index == 0 else 0
+    raise InvalidArgumentError(f"decide must be one of {', '.join(DECIDERS)}, got {decide!r}")
+
+
+def selected_body(node: str, bodies, decide: str, index: int) -> int | None:
+    """The variant body that runs when a ``node`` ("IF" or "SWITCH") over the variant bodies ``bodies`` (their
+    indices in the BranchGraphs, in node order; an IF node takes one) is decided by ``decide`` at ``index``;
+    None when none runs."""
+    value = condition_value(decide, index)
+    bodies = tuple(bodies)
+    if node == "IF":
+        if len(bodies) != 1:
+            raise InvalidArgumentError(f"an IF node here has one body, got {len(bodies)}")
+        return bodies[0] if value != 0 else None
+    if node == "SWITCH":
+        return bodies[value] if value < len(bodies) else None
+    raise InvalidArgumentError(f"node must be IF or SWITCH, got {node!r}")
 
 
 def sizes_for(n: int, count: int) -> list[int]:
@@ -141,15 +185,23 @@ class BranchGraphs(Resource):
     memory, one set of output buffers per chain variant, and every executable it made. ``build_*`` return
     (Graph, info) for inspection; ``run_*`` launch on fresh random inputs with every output poisoned and check.
     Needs a driver for CUDA 12.8 or newer (UnsupportedError, one line, otherwise).
+
+    ``variants``: the bodies' work (default ``chain_variants(chain.ops, branches)``); ``identical_chains`` gives K
+    copies of the chain. ``branches`` is then their number.
     """
 
-    def __init__(self, chain: Chain, branches: int = 4, *, kernels=None, probe: int = 32):
+    def __init__(self, chain: Chain, branches: int = 4, *, kernels=None, probe: int = 32, variants=None):
         self.chain = chain
         self.device = device = chain.device
         require_conditional_branches(device)
+        if variants is not None:
+            variants = list(variants)
+            if not variants or not all(isinstance(v, ChainVariant) for v in variants):
+                raise InvalidArgumentError("variants must be a non-empty list of ChainVariant")
+            branches = len(variants)
         self.count = positive_int("branches", branches, MAX_BRANCHES)
         self.probe = min(positive_int("probe", probe), chain.n)
-        self.variants = chain_variants(chain.ops, self.count)
+        self.variants = variants if variants is not None else chain_variants(chain.ops, self.count)
         self.sizes = sizes_for(chain.n, self.count)
         self._keep: list[PackedArgs] = []
         try:
@@ -236,18 +288,60 @@ class BranchGraphs(Resource):
 
         return self._build(make)
 
-    def build_switch(self) -> tuple[Graph, dict]:
-        """cond_switch -> SWITCH node with K bodies, body i = variant i; the index in device memory chooses."""
+    def build_switch(self, bodies=None, decide: str = "cond_switch") -> tuple[Graph, dict]:
+        """``decide`` -> SWITCH node over the variant bodies ``bodies`` (indices, in node order; default all K, body i
+        = variant i); the index in device memory chooses (``selected_body`` says which runs)."""
+        order = self._body_order(bodies)
+        values = self._decide_values(decide, 1)
+
         def make(graph):
             h = create_handle(graph.handle, self._ctx(), None)
-            setter = self._decide(graph, "cond_switch", ("u64", "ptr"), (int(h), self.index))
-            _node, bodies = add_conditional_bodies(graph.handle, [setter], "SWITCH", h, self._ctx(), self.count)
-            for body, b in zip(bodies, self.bodies):
-                self._fill(body, b.launches)
-            return self._info(graph, "SWITCH", bodies, [v.describe() for v in self.variants],
-                              "cond_switch: the condition is the index in device memory")
+            setter = self._decide(graph, decide, *values([h]))
+            _node, made = add_conditional_bodies(graph.handle, [setter], "SWITCH", h, self._ctx(), len(order))
+            for body, i in zip(made, order):
+                self._fill(body, self.bodies[i].launches)
+            return self._info(graph, "SWITCH", made, [f"variant {i}: {self.variants[i].describe()}" for i in order]
+                              if order != tuple(range(self.count)) else [v.describe() for v in self.variants],
+                              self._decide_text(decide, "SWITCH"))
 
         return self._build(make)
+
+    def build_if(self, body: int = 0, decide: str = "cond_one_hot") -> tuple[Graph, dict]:
+        """``decide`` -> one IF node whose body is variant ``body``: it runs when the value written is non-zero
+        (cond_one_hot: index 0; cond_switch: any index but 0). ``build_if(0, "cond_one_hot")`` is the graph of
+        ``build_if_sequence(1)``."""
+        (b,) = self._body_order((body,))
+        values = self._decide_values(decide, 1)
+
+        def make(graph):
+            h = create_handle(graph.handle, self._ctx(), None)
+            setter = self._decide(graph, decide, *values([h]))
+            _node, (made,) = add_conditional_bodies(graph.handle, [setter], "IF", h, self._ctx(), 1)
+            self._fill(made, self.bodies[b].launches)
+            return self._info(graph, "IF", [made], [f"IF: {self.variants[b].describe()}"],
+                              self._decide_text(decide, "IF"))
+
+        return self._build(make)
+
+    def _body_order(self, bodies) -> tuple[int, ...]:
+        order = tuple(range(self.count)) if bodies is None else tuple(bodies)
+        if not order or any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.count
+                            for i in order):
+            raise InvalidArgumentError(f"bodies must be variant indices 0..{self.count - 1}, got {bodies!r}")
+        return order
+
+    def _decide_values(self, decide: str, handles: int):
+        """(signature, values) of the decision kernel ``decide`` for a list of handles."""
+        condition_value(decide, 0)  # refuses an unknown kernel before any graph is made
+        if decide == "cond_switch":
+            return lambda hs: (("u64", "ptr"), (int(hs[0]), self.index))
+        return lambda hs: (("ptr", "u32", "ptr"), (self._handles_array(hs), len(hs), self.index))
+
+    @staticmethod
+    def _decide_text(decide: str, node: str) -> str:
+        if decide == "cond_switch":
+            return "cond_switch: the condition is the index in device memory"
+        return f"cond_one_hot: the condition is 1 when the index is 0, else 0 ({node})"
 
     def _handles_array(self, handles) -> object:
         arr = self.adopt(self.device.array(2 * len(handles), "uint32"))  # u64 handles as pairs of words
@@ -314,8 +408,10 @@ class BranchGraphs(Resource):
     # --- executables ------------------------------------------------------------------------------------------
     def exec_of(self, key: str, k: int | None = None) -> GraphExec:
         """The ready executable of ``key``: "if_else", "switch", "if_sequence", "if" (one IF node),
-        "sizes_switch", "plain", or "size" with ``k``."""
+        "sizes_switch", "plain", "size" with ``k`` (the size index), "switch_over" with ``k = (bodies, decide)``
+        (``build_switch(bodies, decide)``) or "if_by" with ``k = (body, decide)`` (``build_if(body, decide)``)."""
         builders = {"if_else": self.build_if_else, "switch": self.build_switch,
+                    "switch_over": lambda: self.build_switch(*k), "if_by": lambda: self.build_if(*k),
                     "if_sequence": self.build_if_sequence, "if": lambda: self.build_if_sequence(1),
                     "sizes_switch": self.build_sizes_switch, "plain": self.build_plain,
                     "size": lambda: self.build_size_graph(k)}
@@ -437,6 +533,14 @@ class BranchGraphs(Resource):
         self.fresh(index)
         self._launch_once(exe)
         return self.check_bodies("IF", 0 if index == 0 else None)
+
+    def run_exec(self, key: str, k, index: int, kind: str, expected: int | None) -> BranchCheck:
+        """One launch of ``exec_of(key, k)`` with ``index`` on fresh inputs: variant body ``expected`` ran alone,
+        bit-exact (none ran, every output untouched, for None); ``selected_body`` says which body that is."""
+        exe = self.exec_of(key, k)
+        self.fresh(index)
+        self._launch_once(exe)
+        return self.check_bodies(kind, expected)
 
     def run_size(self, k: int, via: str = "switch") -> BranchCheck:
         """The chain at sizes[k], by the sizes SWITCH (``via="switch"``) or by its own graph (``"graph"``)."""

@@ -39,8 +39,27 @@ def parser():
 def test_defaults(parser):
     a = parser.parse_args(["switch"])
     assert (a.size, a.branches, a.iters, a.repeats, a.device, a.seed, a.json, a.trace) == (
-        1 << 20, 4, 2000, 5, 0, None, None, False)
+        1 << 20, 4, 2000, 15, 0, None, None, False)
+    assert (a.sweep, a.holding_repeats, a.holding_batch) == ([1, 2, 3, 4, 8], 30, 256)
     assert a.handler.__name__ == "cmd_switch"
+
+
+def test_sweep_options(parser):
+    a = parser.parse_args(["switch", "--sweep", "1,4", "--holding-repeats", "9", "--holding-batch", "128"])
+    assert (a.sweep, a.holding_repeats, a.holding_batch) == ([1, 4], 9, 128)
+    assert parser.parse_args(["switch", "--no-sweep"]).sweep == []
+
+
+@pytest.mark.parametrize("argv, words", [(["--sweep", "1,9"], "--sweep counts must be 1..8"),
+                                         (["--holding-batch", "2000"], "--holding-batch must be 1..1024")])
+def test_sweep_refusals_come_before_the_gpu(parser, argv, words, monkeypatch):
+    def no_gpu(*a, **kw):
+        raise AssertionError("measured before refusing")
+
+    monkeypatch.setattr("cugraphlab.bench.switch.measure_switch", no_gpu)
+    a = parser.parse_args(["switch", *argv])
+    with pytest.raises(InvalidArgumentError, match=words.replace(".", r"\.")):
+        a.handler(a)
 
 
 def test_options(parser):

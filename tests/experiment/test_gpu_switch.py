@@ -149,7 +149,8 @@ def test_measure_switch_small(branches_ok):
     from cugraphlab.bench.switch import measure_switch
     from cugraphlab.report.switch import render_switch
 
-    r = measure_switch(branches_ok, size=4096, branches=4, iters=50, repeats=2, holding_repeats=3, seed=1)
+    r = measure_switch(branches_ok, size=4096, branches=4, iters=50, repeats=2, holding_repeats=3, holding_batch=4,
+                       sweep=(), seed=1)
     assert r.verified, [c["text"] for c in r.checks if not c["ok"]] + [x.name for x in r.rows if not x.verified]
     assert len(r.rows) == 2 + 5 + 5 + 8
     assert [h.execs for h in r.holding] == [1, 4]
