@@ -236,9 +236,10 @@ def measure_fused_shapes(device, result: FloorStudiesResult, *, kernels, n: int 
     from ..core.launch import LaunchConfig
     from ..experiment.chain import BLOCK, BLOCKS_PER_SM, Chain
     from ..experiment.cold_l2 import ColdFused, fused_bytes
-    from ..experiment.ops import FUSED_PER_GRAPH
+    from ..experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH
     from ..experiment.runners import Runner
 
+    ops = ops or DEFAULT_OPS
     nbytes = fused_bytes(n)
     with contextlib.ExitStack() as stack:
         device_us = _timer(device, stack)
