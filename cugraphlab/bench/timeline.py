@@ -86,9 +86,11 @@ def _stamps_complete(events: list[dict]) -> bool:
 
 
 def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
-                    modes=TIMELINE_MODES, probe: bool = False) -> TimelineResult:
+                    modes=TIMELINE_MODES, probe: bool = False,
+                    launch_config: LaunchConfig | None = None) -> TimelineResult:
     """Run ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) each way in ``modes`` with
-    stamping kernels; return every kernel's span."""
+    stamping kernels; return every kernel's span. ``launch_config``: the stamped kernels' shape (default: the chain's,
+    or one block of 32 threads for the probe), e.g. ``LaunchConfig(132, 256)`` to read the gaps at another grid."""
     ops = parse_ops(ops)
     n = validate_size(n)
     positive_int("timeline iterations", iters, maximum=10_000)
@@ -97,16 +99,16 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
             device.load_kernels(names=to_load, options=("-DCGL_STAMP",)) as stamped, \
             device.array(2 * iters * len(ops), "uint64") as stamps:
         per_iter = chain.op_args()
+        shape = launch_config or (LaunchConfig(1, 32) if probe else chain.config)
         count = iters * len(per_iter)
         launches: list[Launch] = []
         for i in range(iters):
             for j, (name, sig, args) in enumerate(per_iter):
                 slot = stamps.ptr + 16 * (i * len(per_iter) + j)
                 if probe:
-                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), LaunchConfig(1, 32),
-                                           chain.stream))
+                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), shape, chain.stream))
                 else:
-                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), chain.config,
+                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), shape,
                                            chain.stream))
         names = [("empty" if probe else name) for _ in range(iters) for name, _, _ in per_iter]
         fresh = np.zeros(2 * count, dtype=np.uint64)
@@ -159,7 +161,7 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
                 whole.close()
         what = f"empty kernel x {len(ops)} per iteration (probe)" if probe else chain.describe()
         config = {"size": n, "iters": iters, "ops": list(ops), "chain": what, "probe": probe,
-                  "grid": 1 if probe else chain.grid, "block": 32 if probe else chain.block, "kernels": count}
+                  "grid": shape.grid[0], "block": shape.block[0], "kernels": count}
         result = TimelineResult(config=config, modes=results, env=collect(device), clocks=clocks("globaltimer"))
         for m in results:
             result.keep_samples(f"{m.mode}: gap", m.gap_us.samples, clock="globaltimer")
