@@ -2,6 +2,10 @@
 # This round's H200 runs (one call each; the lent machine allows 10 minutes per call):
 #   bash benchmarks/h200_round5.sh probe OUT   cu13: GPU tests; the conditional command's pieces one by one under
 #                                              compute-sanitizer memcheck (benchmarks/conditional_sanitize_probe.py)
+#   bash benchmarks/h200_round5.sh a OUT       cu13: GPU tests; floor studies, the floor table first in a fresh
+#                                              process, exec update (native ways)
+#   bash benchmarks/h200_round5.sh b OUT       cu13: WHILE bodies (folded, PDL, every K), device loops, SWITCH; the
+#                                              sanitizers over conditional, devlaunch and switch
 # From the repo root with the package installed (pip install -e .). Everything lands in OUT/res.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,4 +29,29 @@ if [ "$phase" = probe ]; then
     san "probe_$s" python3 benchmarks/conditional_sanitize_probe.py "$s"; done
   san conditional_cmd $cgl conditional --size 4096 --iterations 20 --repeats 1
   cat "$r/sanitizer/SUMMARY.txt"
+elif [ "$phase" = a ]; then
+  t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
+  tail -3 "$out/gpu_tests.log"
+  t 170 python3 -X faulthandler benchmarks/floor_studies.py "$r/floor_studies" > "$r/floor_studies.out" 2>&1
+  t 90 python3 -X faulthandler benchmarks/floor.py --first graphs "$r/floor_first.json" > "$r/floor_first.log" 2>&1
+  t 90 python3 -X faulthandler benchmarks/exec_update.py "$r/exec_update" > "$r/exec_update.out" 2>&1
+elif [ "$phase" = b ]; then
+  t 130 python3 -X faulthandler benchmarks/while_fold.py "$r/while_fold" > "$r/while_fold.out" 2>&1
+  t 150 python3 -X faulthandler benchmarks/devlaunch.py "$r/devlaunch" > "$r/devlaunch.out" 2>&1
+  t 130 python3 -X faulthandler benchmarks/switch.py "$r/switch" > "$r/switch.out" 2>&1
+  mkdir -p "$r/sanitizer"
+  san conditional_cmd $cgl conditional --size 4096 --iterations 20 --repeats 1 --pdl --decide-every 10
+  san while_pdl python3 benchmarks/while_sanitize_probe.py pdl 1000003 30
+  san while_pdl_every python3 benchmarks/while_sanitize_probe.py pdl 4096 30 10
+  san switch $cgl switch --size 4096 --iters 20 --repeats 6 --no-sweep --holding-batch 4 --holding-repeats 2
+  san devlaunch $cgl devlaunch --size 4096 --iterations 50 --repeats 1
+  timeout 150 compute-sanitizer --tool racecheck $cgl conditional --size 4096 --iterations 10 --repeats 1 --pdl \
+    > "$r/sanitizer/racecheck_conditional.log" 2>&1
+  echo "racecheck conditional -> $? ($(grep -h 'SUMMARY' "$r/sanitizer/racecheck_conditional.log" | tail -1))" >> "$r/sanitizer/SUMMARY.txt"
+  for q in seq:while,while:5 seq:while,while:8 seq:while,while:20 seq:fold,fold:20 seq:while,fold:20; do
+    san "probe_${q//[:,]/_}" python3 benchmarks/conditional_sanitize_probe.py "${q%:*}" 4096 "${q##*:}"; done
+  san probe_measure python3 benchmarks/conditional_sanitize_probe.py measure
+  cat "$r/sanitizer/SUMMARY.txt"
 fi
+# The lent machine returns at most 8 files: everything under OUT/res travels as one archive.
+tar -czf "$out/res_$phase.tgz" -C "$out" res && rm -rf "$r"
