@@ -36,6 +36,9 @@ elif [ "$phase" = a ]; then
   t 90 python3 -X faulthandler benchmarks/floor.py --first graphs "$r/floor_first.json" > "$r/floor_first.log" 2>&1
   t 90 python3 -X faulthandler benchmarks/exec_update.py "$r/exec_update" > "$r/exec_update.out" 2>&1
 elif [ "$phase" = b ]; then
+  t 120 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests/experiment/test_gpu_switch.py \
+    tests/experiment/test_gpu_switch_sweep.py > "$r/gpu_tests_switch.log" 2>&1
+  tail -1 "$r/gpu_tests_switch.log"
   t 130 python3 -X faulthandler benchmarks/while_fold.py "$r/while_fold" > "$r/while_fold.out" 2>&1
   t 150 python3 -X faulthandler benchmarks/devlaunch.py "$r/devlaunch" > "$r/devlaunch.out" 2>&1
   t 130 python3 -X faulthandler benchmarks/switch.py "$r/switch" > "$r/switch.out" 2>&1

@@ -284,19 +284,25 @@ def _node_count(graph, bodies=()) -> int:
     return len(graph_nodes(graph)) + sum(len(graph_nodes(b)) for b in bodies)
 
 
-def _hold_batch(group, batch: int, stream, dev) -> tuple[float, int, list]:
-    """``batch`` copies of the graphs ``group`` instantiated and uploaded, all held: (instantiate µs per copy, the
-    graphs' times summed; the free-memory drop in bytes while they were made; the executables, for the caller to
-    close). cuGraphInstantiate, cuGraphUpload, cuMemGetInfo."""
+def _hold_batch(build, batch: int, stream, dev) -> tuple[float, int, list]:
+    """``batch`` copies of the graphs ``build()`` returns, each copy built fresh, instantiated and uploaded, all held:
+    (instantiate µs per copy, the graphs' times summed; the free-memory drop in bytes while they were made; the
+    executables, for the caller to close). Fresh graphs, because a graph holding a conditional node cannot be
+    instantiated again while an executable of it exists (CUDA_ERROR_NOT_SUPPORTED on the H200's 580 driver); the
+    plain graphs are rebuilt alike so both sets pay the same. Each graph is closed once instantiated (the executable
+    does not need it). cuGraphInstantiate, cuGraphUpload, cuMemGetInfo."""
     dev.synchronize()
     free0 = dev.memory_info()[0]
     execs, spent = [], 0
     try:
         for _ in range(batch):
-            for g in group:
-                t0 = time.perf_counter_ns()
-                execs.append(g.instantiate())
-                spent += time.perf_counter_ns() - t0
+            for g in build():
+                try:
+                    t0 = time.perf_counter_ns()
+                    execs.append(g.instantiate())
+                    spent += time.perf_counter_ns() - t0
+                finally:
+                    g.close()
         for e in execs:
             e.upload(stream)
         stream.synchronize()
@@ -326,7 +332,8 @@ def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 256,
     graphs = [kit.build_size_graph(i)[0] for i in range(kit.count)]
     try:
         nodes = (_node_count(switch_graph, info["body_graphs"]), sum(_node_count(g) for g in graphs))
-        sets = {"switch": [switch_graph], "graphs": graphs}
+        sets = {"switch": lambda: [kit.build_sizes_switch()[0]],
+                "graphs": lambda: [kit.build_size_graph(i)[0] for i in range(kit.count)]}
         for name in sets:  # first instantiates: whatever the driver makes once per context
             _close_all(_hold_batch(sets[name], 1, stream, dev)[2])
         times = {name: [] for name in sets}
