@@ -6,6 +6,9 @@
 #                                              process, exec update (native ways)
 #   bash benchmarks/h200_round5.sh b OUT       cu13: WHILE bodies (folded, PDL, every K), device loops, SWITCH; the
 #                                              sanitizers over conditional, devlaunch and switch
+#   bash benchmarks/h200_round5.sh c OUT       cu13: GPU tests at the final commit; memcheck over devlaunch (its
+#                                              warm-up now waits per loop); racecheck over every node lesson
+#   bash benchmarks/h200_round5.sh cu12 OUT    cuda-bindings 12.9 with NVRTC 12.9 (.carry/cu12): info, GPU tests
 # From the repo root with the package installed (pip install -e .). Everything lands in OUT/res.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +58,32 @@ elif [ "$phase" = b ]; then
     san "probe_${q//[:,]/_}" python3 benchmarks/conditional_sanitize_probe.py "${q%:*}" 4096 "${q##*:}"; done
   san probe_measure python3 benchmarks/conditional_sanitize_probe.py measure
   cat "$r/sanitizer/SUMMARY.txt"
+fi
+if [ "$phase" = c ]; then
+  t 240 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests.log" 2>&1
+  tail -1 "$out/gpu_tests.log"
+  mkdir -p "$r/sanitizer"
+  san devlaunch $cgl devlaunch --size 4096 --iterations 50 --repeats 1
+  rc() {  # rc NAME ARGS...: racecheck over one command
+    local name=$1; shift
+    timeout 120 compute-sanitizer --tool racecheck "$@" > "$r/sanitizer/racecheck_$name.log" 2>&1
+    echo "racecheck $name -> $? ($(grep -h 'SUMMARY' "$r/sanitizer/racecheck_$name.log" | tail -1))" >> "$r/sanitizer/SUMMARY.txt"
+  }
+  rc memnodes $cgl memnodes --size 4096 --iters 20 --repeats 1 --first-samples 1
+  rc nodes $cgl nodes --size 4096 --repeats 1 --iters 20 --calls 50
+  for m in host events child join memory; do rc "graph_$m" $cgl graph --mode $m --size 4096; done
+  rc switch $cgl switch --size 4096 --iters 10 --repeats 6 --no-sweep --holding-batch 4 --holding-repeats 2
+  cat "$r/sanitizer/SUMMARY.txt"
+elif [ "$phase" = cu12 ]; then
+  (
+    python3 -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cu12/cuda_bindings-12.9*.whl > "$r/pip_cu12.log" 2>&1
+    tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
+    export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+    export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    t 60 $cgl info > "$r/info_cu12.log" 2>&1
+    t 300 python3 -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests > "$out/gpu_tests_cu12.log" 2>&1
+    tail -1 "$out/gpu_tests_cu12.log"
+  )
 fi
 # The lent machine returns at most 8 files: everything under OUT/res travels as one archive.
 tar -czf "$out/res_$phase.tgz" -C "$out" res && rm -rf "$r"

@@ -22,9 +22,10 @@ import functools
 import platform
 import sys
 
+from ._resource import Resource
 from .errors import CugraphlabError, NoDeviceError, UnsupportedError, check
 
-__all__ = ["PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin", "raise_native_status", "PyApi",
+__all__ = ["BuiltinCall", "PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin", "raise_native_status", "PyApi",
            "libcuda_entry"]
 
 #: The status a C body hands its raiser when a closed call is fired (no CUresult is negative).
@@ -153,3 +154,25 @@ def libcuda_entry(name: str) -> int:
     except (OSError, AttributeError) as e:
         raise NoDeviceError(f"native call: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
                             "driver") from e
+
+
+class BuiltinCall(Resource):
+    """What every prepared native call shares (core.native_launch, graphs.native_update): ``fire``, the builtin
+    made by make_builtin, and the counters its C state keeps (``_state``: a ctypes struct with ``status`` and
+    ``failures``)."""
+
+    _state = None
+
+    @property
+    def status(self) -> int:
+        """The last status the driver returned that was not CUDA_SUCCESS (0: none yet; -1: fired after close)."""
+        return int(self._state.status)
+
+    @property
+    def failures(self) -> int:
+        """How many calls did not return CUDA_SUCCESS (closed fires included)."""
+        return int(self._state.failures)
+
+    def __call__(self) -> None:
+        """One call (``self.fire()``; a hot loop calls ``fire`` itself and saves this Python frame)."""
+        self.fire()

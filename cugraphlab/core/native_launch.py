@@ -43,9 +43,8 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from ._resource import Resource
 from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
-from .native_builtin import (CLOSED_STATUS, PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin,
+from .native_builtin import (CLOSED_STATUS, BuiltinCall, PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin,
                              python_api, raise_native_status)
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
@@ -243,7 +242,7 @@ def _dims(name: str, d) -> tuple[int, int, int]:
     return t
 
 
-class _NativeCall(Resource):
+class _NativeCall(BuiltinCall):
     """The common part: the struct, the PyMethodDef, the capsule and the builtin ``fire``."""
 
     _KIND = "kernel"
@@ -276,20 +275,6 @@ class _NativeCall(Resource):
         self.call = call
         self._state = state
         self._own(functools.partial(_shut, state))
-
-    @property
-    def status(self) -> int:
-        """The last status the driver returned that was not CUDA_SUCCESS (0: none yet; -1: fired after close)."""
-        return int(self._state.status)
-
-    @property
-    def failures(self) -> int:
-        """How many calls did not return CUDA_SUCCESS."""
-        return int(self._state.failures)
-
-    def __call__(self) -> None:
-        """One launch (``self.fire()``; a hot loop calls ``fire`` itself and saves this Python frame)."""
-        self.fire()
 
 
 class NativeLaunch(_NativeCall):

@@ -40,9 +40,8 @@ import ctypes
 import functools
 
 from ..core._calls import driver_module
-from ..core._resource import Resource
 from ..core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
-from ..core.native_builtin import (PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin, python_api,
+from ..core.native_builtin import (PY_API_C, BuiltinCall, PyApi, install_python_api, libcuda_entry, make_builtin, python_api,
                                    raise_native_status)
 from .handles import as_handle
 from .update import UPDATE_REASONS
@@ -322,7 +321,7 @@ def _shut(state: _State) -> None:
     state.open = 0
 
 
-class _NativeGraphCall(Resource):
+class _NativeGraphCall(BuiltinCall):
     """The common part: the struct, the builtin ``fire`` and the counters."""
 
     _CALL = "cuGraphExecUpdate"
@@ -348,23 +347,9 @@ class _NativeGraphCall(Resource):
         self._own(functools.partial(_shut, state))
 
     @property
-    def status(self) -> int:
-        """The last status the driver returned that was not CUDA_SUCCESS (0: none yet; -1: fired after close)."""
-        return int(self._state.status)
-
-    @property
     def calls(self) -> int:
         """How many driver calls ``fire`` made."""
         return int(self._state.calls)
-
-    @property
-    def failures(self) -> int:
-        """How many calls did not return CUDA_SUCCESS (closed fires included)."""
-        return int(self._state.failures)
-
-    def __call__(self) -> None:
-        """One call (``self.fire()``; a hot loop calls ``fire`` itself and saves this Python frame)."""
-        self.fire()
 
 
 class NativeExecUpdate(_NativeGraphCall):
