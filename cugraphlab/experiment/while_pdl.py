@@ -135,25 +135,24 @@ def fill_body(kit, body, launches, pdl: bool, how: str = "capture") -> None:
     programmatic ones were asked for."""
     if how not in BUILD_WAYS:
         raise InvalidArgumentError(f"how must be one of {', '.join(BUILD_WAYS)}, got {how!r}")
-    ctx = kit.device.context
     if not pdl:
-        if how == "capture":
-            require_capture_into()
-            with capture_into(kit.chain.stream, body):
-                for launch in launches:
-                    launch()
-        else:
-            add_launch_sequence(body, launches, ctx=ctx)
+        _fill(kit, body, launches, how, add_launch_sequence)
         return
     with refused_as(WHERE):
-        if how == "capture":
-            require_capture_into()
-            with capture_into(kit.chain.stream, body):
-                for launch in launches:
-                    launch()
-        else:
-            add_programmatic_sequence(body, launches, ctx=ctx)
+        _fill(kit, body, launches, how, add_programmatic_sequence)
     check_programmatic(body, len(launches) - 1)
+
+
+def _fill(kit, body, launches, how: str, add_nodes) -> None:
+    """Capture ``launches`` into ``body`` (the launches' own configs decide the edges) or add them with
+    ``add_nodes`` (plain or programmatic edges)."""
+    if how == "capture":
+        require_capture_into()
+        with capture_into(kit.chain.stream, body):
+            for launch in launches:
+                launch()
+    else:
+        add_nodes(body, launches, ctx=kit.device.context)
 
 
 def check_programmatic(body, want: int) -> None:
