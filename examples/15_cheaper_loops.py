@@ -16,8 +16,29 @@ Each row: one cuGraphLaunch (or one enqueue of the device loop) of N iterations 
 warm-up launch, on fresh inputs; then the run is checked (count and bits against NumPy).
 Run (with the package installed): python3 examples/15_cheaper_loops.py
 
-Expected output on the H200 (cu13 bindings, commit 93a2a8a, 2026-12-01; figures vary between runs and with where
+Expected output on the H200 (cu13 bindings, commit 972a264, 2026-12-01; figures vary between runs and with where
 the buffers land, the checks do not):
+    the folded WHILE body with PDL edges:
+    4 nodes, 3 edges (3 programmatic)
+      [0] KERNEL:add
+      [1] KERNEL:mul  <- 0 (programmatic)
+      [2] KERNEL:sub  <- 1 (programmatic)
+      [3] KERNEL:cond_relu  <- 2 (programmatic)
+
+    ok   1,048,576 floats  WHILE, decision separate                      13.07 us/iter  WHILE: body ran 1000x (expected 1000); graph: bit-exact (1,048,576 elements)
+    ok   1,048,576 floats  decision folded                               12.36 us/iter  WHILE folded: body ran 1000x (expected 1000); graph: bit-exact (1,048,576 elements)
+    ok   1,048,576 floats  folded, PDL edges                             12.18 us/iter  WHILE folded, PDL edges: body ran 1000x (expected 1000); graph: bit-exact (1,048,576 elements)
+    ok   1,048,576 floats  folded, PDL edges, every 10                    8.56 us/iter  WHILE folded, PDL edges, decision every 10 iterations: body ran 1000x (expected 1000); graph: bit-exact (1,048,576 elements)
+    ok   1,048,576 floats  unrolled graph x50 (no decision)               8.70 us/iter  graph: bit-exact (1,048,576 elements)
+    ok       1,024 floats  WHILE, decision separate                       8.02 us/iter  WHILE: body ran 1000x (expected 1000); graph: bit-exact (1,024 elements)
+    ok       1,024 floats  decision folded                                7.42 us/iter  WHILE folded: body ran 1000x (expected 1000); graph: bit-exact (1,024 elements)
+    ok       1,024 floats  folded, PDL edges                              6.44 us/iter  WHILE folded, PDL edges: body ran 1000x (expected 1000); graph: bit-exact (1,024 elements)
+    ok       1,024 floats  folded, PDL edges, every 10                    2.82 us/iter  WHILE folded, PDL edges, decision every 10 iterations: body ran 1000x (expected 1000); graph: bit-exact (1,024 elements)
+    ok       1,024 floats  unrolled graph x50 (no decision)               3.81 us/iter  graph: bit-exact (1,024 elements)
+    ok       1,024 floats  device loop, decision every iteration          8.88 us/iter  self loop: 1000 iteration(s) (expected 1000), 999 device launch(es); self loop: bit-exact (1,024 elements)
+    ok       1,024 floats  device loop, decision every 50                 3.88 us/iter  self loop, decision every 50 iterations: 1000 iteration(s) (expected 1000), 19 device launch(es); self loop, decision every 50 iterations: bit-exact (1,024 elements)
+
+    clock: CUDA events around one launch of 1,000 iterations, after a warm-up launch
 """
 import sys
 
