@@ -4,6 +4,9 @@ TO MEASURE items, every chain row checked bit-exact against NumPy, device time f
 1. placement     the same chain graph on 12 fresh Chains (same kernels and stream, fresh buffers), 1,024 and 2^20
                  floats, rotated interleaved rounds: per-chain medians, spread between chains against within one,
                  each chain's buffer addresses (bench.floor_placement). Runs first: the process is fresh.
+1b. placement_pdl  issue 18's device-bound goals over placements: plain, PDL and PDL-early graphs (and at 1,024
+                 graphs of 50 iterations) each on 8 fresh Chains, rotated rounds: the median placement against each
+                 goal (bench.floor_placement_pdl).
 2. boundary      graphs of 1, 10 and 50 unrolled iterations of one chain, interleaved: t(1) - t(50) and the boundary
                  beyond an edge, B - g, without stamps (bench.floor_shapes.measure_boundary).
 3. gap_grid      the empty kernel as 1 vs 4 chained nodes (per graph and unrolled x25) at five shapes; the chain's
@@ -38,6 +41,7 @@ OPS = ("add", "mul", "sub", "relu")
 #: Iterations and rounds per section: (full, --quick).
 PLAN = {
     "placement": ({"iters": 2000, "rounds": 15, "chains": 12}, {"iters": 200, "rounds": 3, "chains": 3}),
+    "placement_pdl": ({"iters": 2000, "rounds": 9, "chains": 8}, {"iters": 200, "rounds": 3, "chains": 2}),
     "boundary": ({"iters": 1000, "rounds": 15}, {"iters": 100, "rounds": 3}),
     "gap_grid": ({"empty_iters": 2000, "rounds": 11, "target_ms": 8.0, "timeline_iters": 10},
                  {"empty_iters": 200, "rounds": 3, "target_ms": 1.0, "timeline_iters": 3}),
@@ -60,11 +64,14 @@ def roofs(dev) -> dict:
 
 def run_section(name: str, dev, kernels, result: FloorStudiesResult, opts: dict, say) -> None:
     from cugraphlab.bench.floor_placement import measure_placement
+    from cugraphlab.bench.floor_placement_pdl import measure_placement_pdl
     from cugraphlab.bench.floor_shapes import measure_boundary, measure_fused_shapes, measure_gap_grid
     from cugraphlab.bench.l2_roof import measure_l2_read
 
     if name == "placement":
         measure_placement(dev, result, kernels=kernels, ops=OPS, say=say, **opts)
+    elif name == "placement_pdl":
+        measure_placement_pdl(dev, result, kernels=kernels, ops=OPS, say=say, **opts)
     elif name == "boundary":
         measure_boundary(dev, result, kernels=kernels, ops=OPS, say=say, **opts)
     elif name == "gap_grid":

@@ -19,7 +19,7 @@ from .stats import summarize
 __all__ = ["StudyRow", "FloorStudiesResult", "iters_for", "round_up", "rotated_rounds", "SECTIONS"]
 
 #: The studies in the order the script runs them (the placement study first: it wants a fresh process).
-SECTIONS = ("placement", "boundary", "gap_grid", "fused_shapes", "l2_read")
+SECTIONS = ("placement", "placement_pdl", "boundary", "gap_grid", "fused_shapes", "l2_read")
 
 
 @dataclass
