@@ -167,7 +167,7 @@ def test_every_refusal_is_one_typed_line_and_leaks_nothing(monkeypatch, own_kern
             msg = str(e.value)
             assert isinstance(e.value, UnsupportedError) and "\n" not in msg
             assert msg.startswith("programmatic edges in a WHILE node's body: refused by this driver (")
-            assert call in msg
+            assert call in msg.replace("cuGraphAddNode_v2:", "cuGraphAddNode:")  # cuda-bindings 12 names the _v2 form
             assert not fake.live("graph") and not fake.live("graph exec")
             assert kit.run_while(3, fold=True).kind == "WHILE folded"  # the plain folded body still builds
             if refuse != "downgrade":
