@@ -25,8 +25,8 @@ import sys
 from ._resource import Resource
 from .errors import CugraphlabError, NoDeviceError, UnsupportedError, check
 
-__all__ = ["BuiltinCall", "PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin", "raise_native_status", "PyApi",
-           "libcuda_entry"]
+__all__ = ["BuiltinCall", "NATIVE_C_PRELUDE", "PY_API_C", "CLOSED_STATUS", "install_python_api", "make_builtin",
+           "raise_native_status", "PyApi", "libcuda_entry"]
 
 #: The status a C body hands its raiser when a closed call is fired (no CUresult is negative).
 CLOSED_STATUS = -1
@@ -47,6 +47,46 @@ typedef struct {
 } cgl_py_api;
 
 static cgl_py_api api;
+"""
+
+
+#: What every native library's C source starts with: the two types it needs without Python.h or cuda.h, the Python
+#: C-API table, and the parts each prepared call's ``fire`` shares: the driver call with the GIL released around it
+#: when asked, the return (the result object, or the status counted and the raiser called), the capsule destructor.
+NATIVE_C_PRELUDE = r"""
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult;                 /* CUDA_SUCCESS is 0 */
+typedef struct _object PyObject;      /* opaque: only handed back to the interpreter */
+""" + PY_API_C + r"""
+/* r = call, with PyEval_SaveThread / RestoreThread around it when release_gil is nonzero. */
+#define CGL_DRIVER_CALL(release_gil, r, call)                                                    \
+    do {                                                                                         \
+        if (release_gil) { void *cgl_ts_ = api.save_thread(); r = (call); api.restore_thread(cgl_ts_); } \
+        else { r = (call); }                                                                     \
+    } while (0)
+
+/* fire()'s return: on CUDA_SUCCESS a new reference to result; else the status kept, the failure counted and
+   raiser(status) called (it raises: NULL with the exception set). */
+static PyObject *cgl_finish_call(PyObject *result, PyObject *raiser, int32_t *status, int64_t *failures, CUresult r)
+{
+    if (r == 0) {
+        api.incref(result);
+        return result;
+    }
+    *status = r;
+    *failures += 1;
+    return api.call_function(raiser, "i", (int)r);
+}
+
+/* A capsule destructor named NAME: drop the reference its context holds (the tuple keeping the struct alive). */
+#define CGL_CAPSULE_FREE(NAME)                                                  \
+    void NAME(PyObject *capsule)                                                \
+    {                                                                           \
+        PyObject *keep = (PyObject *)api.capsule_context(capsule);             \
+        if (keep != NULL) api.decref(keep);                                     \
+    }
 """
 
 

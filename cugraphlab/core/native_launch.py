@@ -44,8 +44,8 @@ import ctypes
 import functools
 
 from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
-from .native_builtin import (CLOSED_STATUS, BuiltinCall, PY_API_C, PyApi, install_python_api, libcuda_entry, make_builtin,
-                             python_api, raise_native_status)
+from .native_builtin import (CLOSED_STATUS, NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api,
+                             libcuda_entry, make_builtin, python_api, raise_native_status)
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
            "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
@@ -55,18 +55,13 @@ _ABI = 2
 #: The C side. Driver and Python types are declared here; every entry point arrives as a function pointer.
 NATIVE_LAUNCH_SOURCE = r"""
 /* cugraphlab native launch: one prepared cuLaunchKernel / cuGraphLaunch behind a CPython METH_NOARGS builtin. */
-#include <stddef.h>
-#include <stdint.h>
-
-typedef int CUresult;                 /* CUDA_SUCCESS is 0 */
-typedef struct _object PyObject;      /* opaque: only handed back to the interpreter */
-
+""" + NATIVE_C_PRELUDE + r"""
 typedef CUresult (*cgl_launch_kernel_fn)(void *f, unsigned int gridDimX, unsigned int gridDimY,
                                          unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                          unsigned int blockDimZ, unsigned int sharedMemBytes, void *hStream,
                                          void **kernelParams, void **extra);
 typedef CUresult (*cgl_graph_launch_fn)(void *hGraphExec, void *hStream);
-""" + PY_API_C + r"""
+
 /* One prepared launch. Field order and types mirror _State in core/native_launch.py (checked by size). */
 typedef struct {
     void *entry;          /* cuLaunchKernel or cuGraphLaunch */
@@ -92,13 +87,7 @@ void cgl_native_set_api(const cgl_py_api *a) { api = *a; }
 
 static PyObject *cgl_finish(cgl_native_launch *s, CUresult r)
 {
-    if (r == 0) {
-        api.incref(s->result);
-        return s->result;
-    }
-    s->status = r;
-    s->failures += 1;
-    return api.call_function(s->raiser, "i", (int)r);  /* raises: NULL with the exception set */
+    return cgl_finish_call(s->result, s->raiser, &s->status, &s->failures, r);
 }
 
 PyObject *cgl_native_fire(PyObject *self, PyObject *unused)
@@ -110,15 +99,9 @@ PyObject *cgl_native_fire(PyObject *self, PyObject *unused)
     if (s == NULL) return NULL;
     if (!s->open) return cgl_finish(s, -1);
     launch = (cgl_launch_kernel_fn)s->entry;
-    if (s->release_gil) {
-        void *ts = api.save_thread();
-        r = launch(s->function, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
-                   s->shared_bytes, s->stream, s->params, NULL);
-        api.restore_thread(ts);
-    } else {
-        r = launch(s->function, s->grid[0], s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2],
-                   s->shared_bytes, s->stream, s->params, NULL);
-    }
+    CGL_DRIVER_CALL(s->release_gil, r, launch(s->function, s->grid[0], s->grid[1], s->grid[2], s->block[0],
+                                              s->block[1], s->block[2], s->shared_bytes, s->stream, s->params,
+                                              NULL));
     return cgl_finish(s, r);
 }
 
@@ -131,22 +114,11 @@ PyObject *cgl_native_fire_graph(PyObject *self, PyObject *unused)
     if (s == NULL) return NULL;
     if (!s->open) return cgl_finish(s, -1);
     launch = (cgl_graph_launch_fn)s->entry;
-    if (s->release_gil) {
-        void *ts = api.save_thread();
-        r = launch(s->function, s->stream);
-        api.restore_thread(ts);
-    } else {
-        r = launch(s->function, s->stream);
-    }
+    CGL_DRIVER_CALL(s->release_gil, r, launch(s->function, s->stream));
     return cgl_finish(s, r);
 }
 
-/* The capsule's destructor: drop the reference its context holds (the tuple keeping the struct alive). */
-void cgl_native_capsule_free(PyObject *capsule)
-{
-    PyObject *keep = (PyObject *)api.capsule_context(capsule);
-    if (keep != NULL) api.decref(keep);
-}
+CGL_CAPSULE_FREE(cgl_native_capsule_free)
 """
 
 _VP = ctypes.c_void_p

@@ -41,8 +41,8 @@ import functools
 
 from ..core._calls import driver_module
 from ..core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
-from ..core.native_builtin import (PY_API_C, BuiltinCall, PyApi, install_python_api, libcuda_entry, make_builtin, python_api,
-                                   raise_native_status)
+from ..core.native_builtin import (NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api, libcuda_entry,
+                                   make_builtin, python_api, raise_native_status)
 from .handles import as_handle
 from .update import UPDATE_REASONS
 
@@ -56,12 +56,7 @@ UPDATE_FAILURE = 910
 NATIVE_UPDATE_SOURCE = r"""
 /* cugraphlab native update: one prepared cuGraphExecUpdate_v2 / cuGraphExecKernelNodeSetParams_v2 behind a CPython
    METH_NOARGS builtin. */
-#include <stddef.h>
-#include <stdint.h>
-
-typedef int CUresult;                 /* CUDA_SUCCESS is 0 */
-typedef struct _object PyObject;      /* opaque: only handed back to the interpreter */
-""" + PY_API_C + r"""
+""" + NATIVE_C_PRELUDE + r"""
 typedef struct {                      /* CUgraphExecUpdateResultInfo_v1 (cuda.h 12.x, 13.x) */
     int result;                       /* CUgraphExecUpdateResult */
     void *errorNode;                  /* CUgraphNode: the node blamed (the "to" node of a changed edge) */
@@ -125,13 +120,7 @@ void cgl_update_set_api(const cgl_py_api *a) { api = *a; }
 
 static PyObject *cgl_finish(cgl_native_update *s, CUresult r)
 {
-    if (r == 0) {
-        api.incref(s->result);
-        return s->result;
-    }
-    s->status = r;
-    s->failures += 1;
-    return api.call_function(s->raiser, "i", (int)r);  /* raises: NULL with the exception set */
+    return cgl_finish_call(s->result, s->raiser, &s->status, &s->failures, r);
 }
 
 PyObject *cgl_update_fire(PyObject *self, PyObject *unused)
@@ -147,13 +136,7 @@ PyObject *cgl_update_fire(PyObject *self, PyObject *unused)
     s->info.errorNode = NULL;
     s->info.errorFromNode = NULL;
     s->calls += 1;
-    if (s->release_gil) {
-        void *ts = api.save_thread();
-        r = update(s->exec, s->target, &s->info);
-        api.restore_thread(ts);
-    } else {
-        r = update(s->exec, s->target, &s->info);
-    }
+    CGL_DRIVER_CALL(s->release_gil, r, update(s->exec, s->target, &s->info));
     return cgl_finish(s, r);
 }
 
@@ -167,22 +150,11 @@ PyObject *cgl_set_params_fire(PyObject *self, PyObject *unused)
     if (!s->open) return cgl_finish(s, -1);
     set_params = (cgl_set_params_fn)s->entry;
     s->calls += 1;
-    if (s->release_gil) {
-        void *ts = api.save_thread();
-        r = set_params(s->exec, s->target, &s->params);
-        api.restore_thread(ts);
-    } else {
-        r = set_params(s->exec, s->target, &s->params);
-    }
+    CGL_DRIVER_CALL(s->release_gil, r, set_params(s->exec, s->target, &s->params));
     return cgl_finish(s, r);
 }
 
-/* The capsule's destructor: drop the reference its context holds (the tuple keeping the struct alive). */
-void cgl_update_capsule_free(PyObject *capsule)
-{
-    PyObject *keep = (PyObject *)api.capsule_context(capsule);
-    if (keep != NULL) api.decref(keep);
-}
+CGL_CAPSULE_FREE(cgl_update_capsule_free)
 """
 
 _VP = ctypes.c_void_p
