@@ -26,7 +26,7 @@ import numpy as np
 from .floor_studies import FloorStudiesResult, rotated_rounds
 
 __all__ = ["PAGE_BYTES", "page_offset", "format_address", "chain_buffers", "median_bounds", "placement_spread",
-           "measure_placement"]
+           "add_chain_row", "measure_placement"]
 
 #: Device memory is mapped in 2 MiB pages on this GPU's driver (cuMemGetAllocationGranularity's usual answer).
 PAGE_BYTES = 2 << 20
@@ -54,6 +54,17 @@ def chain_buffers(chain) -> dict[str, int]:
         out[name] = buf.ptr
     out["out_fused"] = chain.out_fused.ptr
     return out
+
+
+def add_chain_row(result: FloorStudiesResult, section: str, key: str, what: str, samples, of, *, size: int,
+                  verified: bool | None, **extra) -> dict[str, int]:
+    """The row of the chain ``of`` with its buffers' addresses (hex) and their offsets in a 2 MiB page; returns the
+    addresses."""
+    addrs = chain_buffers(of)
+    result.add(section, key, what, samples, size=size, verified=verified,
+               addresses={k: hex(v) for k, v in addrs.items()},
+               page_offsets={k: page_offset(v) for k, v in addrs.items()}, **extra)
+    return addrs
 
 
 def median_bounds(values: Sequence[float]) -> tuple[float, float]:
@@ -129,12 +140,8 @@ def measure_placement(device, result: FloorStudiesResult, *, kernels, sizes=(1 <
                 by_name[name], lambda k, c=by_name[name]: c.run("graph", k), iters, e0, e1))
             addresses = {}
             for i, (name, c) in enumerate(by_name.items()):
-                ok = c.verify("graph").ok
-                addrs = chain_buffers(c)
-                addresses[name] = addrs
-                result.add("placement", f"{name}_{n}", f"chain {i}: graph per iteration", samples[name], size=n,
-                           verified=ok, chain=i, addresses={k: hex(v) for k, v in addrs.items()},
-                           page_offsets={k: page_offset(v) for k, v in addrs.items()})
+                addresses[name] = add_chain_row(result, "placement", f"{name}_{n}", f"chain {i}: graph per iteration",
+                                                samples[name], c, size=n, verified=c.verify("graph").ok, chain=i)
             result.add("placement", f"solo_{n}", "chain 0 alone, before the other chains were made", solo, size=n,
                        verified=None, note="same graph as chain 0; verified with chain 0")
             spread = placement_spread([samples[name] for name in names])

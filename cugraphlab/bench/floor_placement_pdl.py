@@ -19,7 +19,7 @@ import contextlib
 
 import numpy as np
 
-from .floor_placement import chain_buffers, page_offset
+from .floor_placement import add_chain_row
 from .floor_studies import FloorStudiesResult, rotated_rounds
 
 __all__ = ["PDL_WAYS", "GOALS", "ways_for", "placement_verdict", "measure_placement_pdl"]
@@ -90,12 +90,8 @@ def measure_placement_pdl(device, result: FloorStudiesResult, *, kernels, sizes=
                         c.randomize()
                         c.poison()
                         c.run("graph", unroll, unroll)
-                        ok = c.check_result("graph").ok
-                        addrs = chain_buffers(c)
-                        result.add("placement_pdl", f"{name}_{n}", f"{what}, placement {i}, per iteration",
-                                   samples[name], size=n, verified=ok, way=key, chain=i,
-                                   addresses={k: hex(v) for k, v in addrs.items()},
-                                   page_offsets={k: page_offset(v) for k, v in addrs.items()})
+                        add_chain_row(result, "placement_pdl", f"{name}_{n}", f"{what}, placement {i}, per iteration",
+                                      samples[name], c, size=n, verified=c.check_result("graph").ok, way=key, chain=i)
                         medians.append(float(np.median(samples[name])))
                     v = verdicts[key] = placement_verdict(medians, GOALS.get((key, n)))
                     goal = "" if "goal" not in v else (
