@@ -16,26 +16,13 @@ cupti-python or libcupti is missing (one line).
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
-
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams):
-        self.streams = streams
-
-    def write(self, s):
-        for st in self.streams:
-            st.write(s)
-        return len(s)
-
-    def flush(self):
-        for st in self.streams:
-            st.flush()
+from cugraphlab.report.files import Tee
 
 
 def cupy_rows(device: int) -> list[dict]:
@@ -93,7 +80,7 @@ def main(argv=None) -> int:
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     log = open(out / "doctor_cupti.log", "w")
-    tee = _Tee(sys.stdout, log)
+    tee = Tee(sys.stdout, log)
     from cugraphlab.core.errors import UnsupportedError
     from cugraphlab.graphs.doctor_cupti import cupti_library
 

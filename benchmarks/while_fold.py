@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-import io
 import sys
 import time
 from contextlib import redirect_stdout
@@ -38,7 +37,7 @@ from cugraphlab.bench.conditional import WHILE_FOLDED, WHILE_PDL, every_name, me
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.conditional import conditional_graphs
 from cugraphlab.graphs.pdl_edges import ProgrammaticEdgesRefused
-from cugraphlab.report.files import write_json
+from cugraphlab.report.files import Tee, write_json
 from cugraphlab.report.graphs import render_conditional
 from cugraphlab.report.tables import format_table
 
@@ -145,17 +144,6 @@ def run(args, outdir: Path) -> int:
     return 0 if ok else 1
 
 
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams):
-        self.streams = streams
-
-    def write(self, s):
-        for st in self.streams:
-            st.write(s)
-            st.flush()
-        return len(s)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("outdir", help="folder for while_fold.json and while_fold.log")
@@ -164,7 +152,7 @@ def main() -> int:
     args = ap.parse_args()
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
-    with open(outdir / "while_fold.log", "w") as log, redirect_stdout(_Tee(sys.stdout, log)):
+    with open(outdir / "while_fold.log", "w") as log, redirect_stdout(Tee(sys.stdout, log)):
         return run(args, outdir)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["read_csv", "read_json", "to_jsonable", "write_csv", "write_json"]
+__all__ = ["Tee", "read_csv", "read_json", "to_jsonable", "write_csv", "write_json"]
 
 _INT_TEXT = re.compile(r"^[+-]?\d+$")
 _FLOAT_TEXT = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|nan)$")
@@ -144,3 +144,21 @@ def read_csv(path: str | os.PathLike) -> list[dict[str, Any]]:
     """
     with open(path, encoding="utf-8", newline="") as fh:
         return [{k: _parse_cell(v) for k, v in row.items()} for row in csv.DictReader(fh)]
+
+
+class Tee(io.TextIOBase):
+    """A text stream writing to every stream it was given, each flushed at once (a benchmark's log beside its
+    terminal output: ``with redirect_stdout(Tee(sys.stdout, log)): ...``)."""
+
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, s):
+        for st in self.streams:
+            st.write(s)
+            st.flush()
+        return len(s)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()
