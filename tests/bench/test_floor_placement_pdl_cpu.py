@@ -27,13 +27,9 @@ def test_the_verdict_is_the_median_placement():
 
 @pytest.fixture
 def shape_driver(monkeypatch):
-    from fake_shapes import ShapeFakeDriver
+    from fake_shapes import install_shape_driver
 
-    fake = ShapeFakeDriver(l2_bytes=4 << 20)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: ROOT / "kernels")
-    yield fake
+    yield install_shape_driver(monkeypatch, ROOT)
 
 
 def test_every_way_and_placement_is_a_row(shape_driver, monkeypatch):

@@ -14,14 +14,9 @@ OPS = ("add", "mul", "sub", "relu")
 
 @pytest.fixture
 def shape_driver(monkeypatch):
-    from fake_shapes import ShapeFakeDriver
+    from fake_shapes import install_shape_driver
 
-    fake = ShapeFakeDriver(l2_bytes=4 << 20)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    # this worktree's kernels/ (kernels/l2read.cu is new): the installed package may point at another checkout
-    monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: ROOT / "kernels")
-    yield fake
+    yield install_shape_driver(monkeypatch, ROOT)
 
 
 def _timeline(ops, iters):

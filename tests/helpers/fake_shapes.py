@@ -14,3 +14,13 @@ class ShapeFakeDriver(FloorFakeDriver):
     def cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         self.shapes.append((int(gx), int(bx)))
         return (OK,)
+
+
+def install_shape_driver(monkeypatch, root) -> ShapeFakeDriver:
+    """A ShapeFakeDriver (4 MiB of L2) in place of cuda.bindings' driver, a fresh device init, and ``root``'s kernels/
+    (kernels/l2read.cu is new: the installed package may point at another checkout)."""
+    fake = ShapeFakeDriver(l2_bytes=4 << 20)
+    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: root / "kernels")
+    return fake
