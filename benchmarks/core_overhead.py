@@ -25,8 +25,8 @@ from cuda.bindings import driver
 
 from cugraphlab import Chain, Device
 from cugraphlab.bench.run import run_experiment
-from cugraphlab.bench.stats import summarize
-from cugraphlab.bench.environment import collect
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.env import versions_line
 from cugraphlab.report.tables import format_table
 from cugraphlab.report.files import write_json

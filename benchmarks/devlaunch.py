@@ -32,7 +32,7 @@ import time
 import traceback
 
 from cugraphlab import Chain, Device
-from cugraphlab.bench.devlaunch import measure_devlaunch
+from cugraphlab.bench.graphs.devlaunch import measure_devlaunch
 from cugraphlab.core.errors import CudaError, InvalidArgumentError, UnsupportedError
 from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
 from cugraphlab.core.link import build_relocatable, find_cudadevrt, nvjitlink_version

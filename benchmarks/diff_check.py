@@ -32,8 +32,8 @@ from typing import ClassVar
 
 from cugraphlab import Device
 from cugraphlab.bench.diff import diff_records, parse_threshold, read_record_file
-from cugraphlab.bench.environment import collect
-from cugraphlab.bench.records import Record, clocks
+from cugraphlab.bench.records.environment import collect
+from cugraphlab.bench.records.record import Record, clocks
 from cugraphlab.core.errors import check
 from cugraphlab.report.diff import render_diff
 from cugraphlab.report.files import write_json

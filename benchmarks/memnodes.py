@@ -21,7 +21,7 @@ import sys
 import time
 
 from cugraphlab import Device
-from cugraphlab.bench.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, measure_memnodes
+from cugraphlab.bench.graphs.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, measure_memnodes
 from cugraphlab.experiment.memchain import MemChain
 from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
 from cugraphlab.report.files import write_json

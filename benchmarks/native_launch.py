@@ -122,7 +122,7 @@ def main(argv=None) -> int:
         lines.append(line)
         print(line, flush=True)
 
-    from cugraphlab.bench.paired import measure_paired
+    from cugraphlab.bench.paired.harness import measure_paired
     from cugraphlab.report.paired import render_paired
 
     t0 = time.perf_counter()

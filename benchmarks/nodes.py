@@ -16,7 +16,7 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.bench.nodes import measure_nodes
+from cugraphlab.bench.graphs.nodes import measure_nodes
 from cugraphlab.experiment import nodes as lessons
 from cugraphlab.report.files import write_json
 from cugraphlab.report.nodes import render_nodes

@@ -21,8 +21,8 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.bench.hold import DeviceHold
-from cugraphlab.bench.scaling import make_plan, measure_scaling
+from cugraphlab.bench.probes.hold import DeviceHold
+from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 from cugraphlab.report.files import write_csv
 from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import cugraphlab as cgl
-from cugraphlab.bench.switch import measure_switch
+from cugraphlab.bench.graphs.switch import measure_switch
 from cugraphlab.experiment.switch_views import SWITCH_VIEW_MODES, inspect_mode
 from cugraphlab.report.files import write_json
 from cugraphlab.report.graphs import render_graph

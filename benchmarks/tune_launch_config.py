@@ -13,8 +13,8 @@ import sys
 
 from cugraphlab import Chain, Device
 from cugraphlab.bench.run import time_mode
-from cugraphlab.bench.stats import summarize
-from cugraphlab.bench.environment import collect
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.tables import format_table
 from cugraphlab.report.files import write_json
 

@@ -33,7 +33,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import cugraphlab as cgl
-from cugraphlab.bench.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while, unrolled_name
+from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while, unrolled_name
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.conditional import conditional_graphs
 from cugraphlab.graphs.pdl_edges import ProgrammaticEdgesRefused

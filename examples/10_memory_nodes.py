@@ -75,7 +75,7 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab import MemChain, demonstrate_unfreed, topology_check
+from cugraphlab.experiment import MemChain, demonstrate_unfreed, topology_check
 from cugraphlab.graphs import graph_mem_footprint, trim_graph_mem
 
 ITERS = 2000

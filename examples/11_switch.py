@@ -48,7 +48,7 @@ runs, the checks do not):
 import sys
 
 import cugraphlab as cgl
-from cugraphlab import BranchGraphs, conditional_graphs
+from cugraphlab.experiment import BranchGraphs, conditional_graphs
 
 N = 100
 LAUNCHES = 1000

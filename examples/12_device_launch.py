@@ -34,7 +34,7 @@ runs, the checks do not):
 import sys
 
 import cugraphlab as cgl
-from cugraphlab import device_loop
+from cugraphlab.experiment import device_loop
 
 N = 1000
 UNROLL = 50

@@ -43,7 +43,7 @@ the buffers land, the checks do not):
 import sys
 
 import cugraphlab as cgl
-from cugraphlab import conditional_graphs, device_loop
+from cugraphlab.experiment import conditional_graphs, device_loop
 
 N = 1000  # iterations per loop: a multiple of 10 and of 50
 

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name
+# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name; benchmarks/ holds the
+# studies (``studies.floor`` ...), research outside the package that imports it like any script
 sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 
 @functools.lru_cache(maxsize=1)

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .records import CLOCKS
-from .stats import Summary, summarize
+from .records.record import CLOCKS
+from .stats.summary import Summary, summarize
 
 __all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "timed_loop", "Variant", "Timings", "interleave"]
 

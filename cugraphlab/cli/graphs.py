@@ -74,7 +74,7 @@ def cmd_graph(args) -> int:
 
 
 def cmd_update(args) -> int:
-    from ..bench.update import measure_update
+    from ..bench.graphs.update import measure_update
     from ..experiment.ops import parse_ops
     from ..report.graphs import render_update
 
@@ -86,7 +86,7 @@ def cmd_update(args) -> int:
 
 
 def cmd_conditional(args) -> int:
-    from ..bench.conditional import measure_while
+    from ..bench.graphs.conditional import measure_while
     from ..report.graphs import render_conditional
 
     result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,

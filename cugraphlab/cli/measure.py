@@ -55,7 +55,7 @@ def _plot_check(args) -> None:
 
 
 def cmd_latency(args) -> int:
-    from ..bench.latency import measure_latency
+    from ..bench.measure.latency import measure_latency
     from ..core.device import Device
     from ..experiment.ops import parse_ops
     from ..report.measure import render_latency
@@ -69,7 +69,7 @@ def cmd_latency(args) -> int:
 
 
 def cmd_timeline(args) -> int:
-    from ..bench.timeline import record_timeline
+    from ..bench.measure.timeline import record_timeline
     from ..core.device import Device
     from ..experiment.ops import parse_ops
     from ..report.measure import plot_timeline_files, render_timeline
@@ -85,7 +85,7 @@ def cmd_timeline(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from ..bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
+    from ..bench.measure.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
     from ..core.device import Device
     from ..report.measure import plot_sweep_files, render_sweep
     from ..report.progress import sweep_progress

@@ -39,7 +39,7 @@ def lessons_of(choice: str) -> tuple[str, ...]:
 
 
 def cmd_nodes(args) -> int:
-    from ..bench.nodes import measure_nodes
+    from ..bench.graphs.nodes import measure_nodes
     from ..report.nodes import render_nodes
 
     result = measure_nodes(args.device, args.size, args.repeats, lessons_to_run=lessons_of(args.lesson),

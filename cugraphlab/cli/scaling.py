@@ -65,14 +65,14 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
 
 def plan_from_args(args):
     """The checked plan (InvalidArgumentError on bad input, before any GPU work)."""
-    from ..bench.scaling import make_plan
+    from ..bench.scaling.sweep import make_plan
 
     return make_plan(args.lengths, args.widths, work=args.work, topologies=args.topology, quick=args.quick,
                      repeats=args.repeats, budget_s=args.budget, size=args.size, rounds=args.rounds)
 
 
 def cmd_scaling(args) -> int:
-    from ..bench.scaling import measure_scaling
+    from ..bench.scaling.sweep import measure_scaling
     from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
     plan = plan_from_args(args)

@@ -39,7 +39,7 @@ def add_commands(sub, common) -> None:
 
 def cmd_switch(args) -> int:
     """Measure, print the table, write the record if asked; 0 when every check passed, 1 otherwise."""
-    from ..bench.switch import measure_switch
+    from ..bench.graphs.switch import measure_switch
     from ..core.errors import InvalidArgumentError
     from ..experiment.branches import MAX_BRANCHES
     from ..report.switch import render_switch

@@ -107,7 +107,7 @@ show_figure(fig)
 # gaps between kernels inside a graph, and what one launch costs the host from Python and from C.
 
 # %% [record] the floor of the chain on the H200: busy time, gaps, host launch cost
-from cugraphlab.report.floor import render_floor
+from studies.floor.report import render_floor
 rec = h200_record("floor", "floor")
 if rec is not None:
     print(render_floor(rec))

@@ -27,7 +27,7 @@ d = driver_module()  # cuda.bindings.driver: the enums and structs (the calls go
 GPU, dev, DRIVER = False, None, (0, 0)
 try:
     dev = cgl.Device(0)  # cuInit, cuDeviceGet, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
-    DRIVER = cgl.driver_version()
+    DRIVER = cgl.core.driver_version()
     GPU = True
     print(f"GPU 0: {dev.describe()}; driver for CUDA {DRIVER[0]}.{DRIVER[1]}")
 except Exception as e:
@@ -72,11 +72,11 @@ COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --col
 
 def h200_record(name, *part):
     """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it)
-    rebuilt as its result object (cugraphlab.bench.rebuild), so the report functions draw it without a GPU;
+    rebuilt as its result object (cugraphlab.bench.records.kinds), so the report functions draw it without a GPU;
     ``part``: the keys leading to the record inside a benchmark file that holds several. From this checkout, else
     (on Colab) from GitHub; None, with one line saying why, where neither has it."""
     import json, pathlib, urllib.request
-    from cugraphlab.bench.rebuild import record_from_dict
+    from cugraphlab.bench.records.kinds import record_from_dict
     from cugraphlab.report.env import versions_line
     files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
     here = pathlib.Path.cwd()

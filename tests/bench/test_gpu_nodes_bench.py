@@ -10,7 +10,7 @@ pytestmark = pytest.mark.gpu
 
 
 def test_measure_nodes_small_is_bit_exact_in_every_lesson(device):
-    from cugraphlab.bench.nodes import LESSONS, measure_nodes
+    from cugraphlab.bench.graphs.nodes import LESSONS, measure_nodes
 
     messages = []
     r = measure_nodes(device, 1 << 14, repeats=2, iters=10, calls=40, seed=3, progress=messages.append)

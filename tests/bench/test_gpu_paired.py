@@ -31,7 +31,7 @@ def _bits_differ(out, expected, stream) -> int:
 
 
 def test_c_loop_launches_add_bit_exact(rig_parts):
-    from cugraphlab.bench.native import NativeFloor, bindings_loop
+    from cugraphlab.bench.native.loops import NativeFloor, bindings_loop
 
     dev, ks, s, launch, out, expected, _ = rig_parts
     floor = NativeFloor()
@@ -49,7 +49,7 @@ def test_c_loop_launches_add_bit_exact(rig_parts):
 
 
 def test_c_graph_loop_bit_exact(rig_parts):
-    from cugraphlab.bench.native import NativeFloor
+    from cugraphlab.bench.native.loops import NativeFloor
     from cugraphlab.graphs.capture import capture_launches
     from cugraphlab.graphs.exec import ready_exec
 
@@ -62,7 +62,7 @@ def test_c_graph_loop_bit_exact(rig_parts):
 
 
 def test_c_loop_raises_a_typed_error(rig_parts):
-    from cugraphlab.bench.native import NativeFloor
+    from cugraphlab.bench.native.loops import NativeFloor
     from cugraphlab.core.errors import CudaError
 
     dev, ks, s, launch, out, expected, _ = rig_parts
@@ -75,8 +75,8 @@ def test_c_loop_raises_a_typed_error(rig_parts):
 
 @pytest.mark.parametrize("release", ["mapped", "memset"])
 def test_held_stream_queues_then_runs(rig_parts, release):
-    from cugraphlab.bench.hold import DeviceHold
-    from cugraphlab.bench.native import NativeFloor
+    from cugraphlab.bench.probes.hold import DeviceHold
+    from cugraphlab.bench.native.loops import NativeFloor
 
     dev, ks, s, launch, out, expected, _ = rig_parts
     with DeviceHold(dev, ks, s, release=release, timeout_ms=5000) as holder:
@@ -99,7 +99,7 @@ def _queued_not_run(out, dev) -> bool:
 
 
 def test_clock_probe_reads_the_sm_clock(rig_parts):
-    from cugraphlab.bench.sm_clock import SmClockProbe, rated_clock_mhz
+    from cugraphlab.bench.probes.sm_clock import SmClockProbe, rated_clock_mhz
 
     dev, ks, s, *_ = rig_parts
     probe = SmClockProbe(dev, ks, s)
@@ -130,11 +130,11 @@ def _in_child(code: str) -> dict:
 
 
 def test_paired_measures_every_own_way():
-    from cugraphlab.bench.paired import PairedResult
+    from cugraphlab.bench.paired.harness import PairedResult
     from cugraphlab.report.paired import render_paired
 
     d = _in_child(
-        "import json; from cugraphlab.bench.paired import measure_paired; "
+        "import json; from cugraphlab.bench.paired.harness import measure_paired; "
         "r = measure_paired(0, size=1024, contexts=2, rounds=2, max_rounds=3, launches=500, held_launches=128, "
         "warmup=50); print(json.dumps(r.to_dict()))")
     PairedResult.check(d)
@@ -160,7 +160,7 @@ def test_paired_measures_every_own_way():
 
 
 def test_paired_in_created_contexts_and_graph_mode():
-    from cugraphlab.bench.paired import measure_paired
+    from cugraphlab.bench.paired.harness import measure_paired
 
     rec = measure_paired(0, contexts=1, rounds=2, max_rounds=2, launches=300, held_launches=64, warmup=20,
                          context_kind="spin", ways=["bindings", "cugraphlab", "c"], release="memset")
@@ -174,7 +174,7 @@ def test_paired_in_created_contexts_and_graph_mode():
 def test_fresh_primary_contexts_are_fresh():
     """In a process where nothing else holds the primary context, each paired context is a new one."""
     d = _in_child(
-        "import json; from cugraphlab.bench.paired import measure_paired; "
+        "import json; from cugraphlab.bench.paired.harness import measure_paired; "
         "r = measure_paired(0, contexts=2, rounds=1, max_rounds=1, launches=100, held_launches=0, warmup=5, "
         "ways=['bindings', 'c']); print(json.dumps(r.to_dict()))")
     assert [c["fresh"] for c in d["contexts"]] == [True, True]

@@ -40,7 +40,7 @@ def _ctl(params):
 
 
 def test_a_hold_is_released_and_reads_the_device_clock(setup):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
     state = {}
@@ -72,7 +72,7 @@ def test_a_hold_is_released_and_reads_the_device_clock(setup):
 
 
 def test_a_timed_out_hold_is_flagged(setup):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
 
@@ -87,7 +87,7 @@ def test_a_timed_out_hold_is_flagged(setup):
 
 
 def test_a_hold_that_never_starts_is_an_error_and_is_released(setup):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
     with DeviceHold(dev, ks, s, start_deadline_s=0.05) as hold:
@@ -110,7 +110,7 @@ def test_hold_kernel_source_compiles_for_several_archs():
 def test_the_kernel_waits_on_the_mapped_flag_and_held_reports_how_it_ended(setup):
     """mapped: the kernel's third argument is the low word of ctl[0], which the host sets to let go; ``held()``
     holds around any code and reports the release and the spin time."""
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
     seen = []
@@ -135,7 +135,7 @@ def test_the_kernel_waits_on_the_mapped_flag_and_held_reports_how_it_ended(setup
 def test_memset_release_writes_a_device_flag_on_another_stream(setup, monkeypatch):
     """memset: the flag is a device word, cleared on the held stream before the kernel and set on ANOTHER stream
     to let go (both streams drained after)."""
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
     memsets, syncs, args = [], [], []
@@ -170,7 +170,7 @@ def test_memset_release_writes_a_device_flag_on_another_stream(setup, monkeypatc
 
 
 def test_bad_settings_are_refused(setup):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     fake, dev, ks, s = setup
     with pytest.raises(InvalidArgumentError, match="release must be one of mapped, memset"):

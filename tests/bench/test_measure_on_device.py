@@ -5,9 +5,9 @@ import math
 
 import pytest
 
-from cugraphlab.bench.latency import measure_latency
-from cugraphlab.bench.sweep import run_sweep
-from cugraphlab.bench.timeline import TIMELINE_MODES, record_timeline
+from cugraphlab.bench.measure.latency import measure_latency
+from cugraphlab.bench.measure.sweep import run_sweep
+from cugraphlab.bench.measure.timeline import TIMELINE_MODES, record_timeline
 
 pytestmark = pytest.mark.gpu
 

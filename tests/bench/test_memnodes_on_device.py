@@ -8,7 +8,7 @@ pytestmark = pytest.mark.gpu
 
 
 def test_measure_memnodes_verifies_and_reports(device):
-    from cugraphlab.bench.memnodes import MEM_ROWS, PRE_ROW, measure_memnodes
+    from cugraphlab.bench.graphs.memnodes import MEM_ROWS, PRE_ROW, measure_memnodes
     from cugraphlab.experiment.memchain import MEMCHAIN_SHAPES
     from cugraphlab.report.memnodes import render_memnodes
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc
 
 
 def _floor(fake, tmp_path):
-    from cugraphlab.bench.native_graph import InstantiateFloor
+    from cugraphlab.bench.native.instantiate import InstantiateFloor
 
     return InstantiateFloor(entry=fake.entry, cache=Cache(tmp_path))
 

@@ -56,7 +56,7 @@ class _Rig:
 @needs_cc
 @pytest.mark.parametrize("name, nogil", [("cugraphlab_native", False), ("cugraphlab_native_nogil", True)])
 def test_native_ways_fire_the_rigs_launch(fake, name, nogil):
-    from cugraphlab.bench.paired_ways import _BUILDERS, NATIVE_WAYS, OWN_WAYS, WAYS
+    from cugraphlab.bench.paired.ways import _BUILDERS, NATIVE_WAYS, OWN_WAYS, WAYS
 
     assert name in WAYS and name in OWN_WAYS and name in NATIVE_WAYS
     rig = _Rig()
@@ -75,7 +75,7 @@ def test_native_ways_fire_the_rigs_launch(fake, name, nogil):
 
 @needs_cc
 def test_native_graph_way(fake):
-    from cugraphlab.bench.paired_ways import _BUILDERS, GRAPH_WAYS
+    from cugraphlab.bench.paired.ways import _BUILDERS, GRAPH_WAYS
 
     assert "cugraphlab_native" in GRAPH_WAYS and "cugraphlab_native_nogil" not in GRAPH_WAYS
     rig = _Rig("graph")
@@ -84,7 +84,7 @@ def test_native_graph_way(fake):
 
 
 def test_without_a_compiler_the_native_ways_are_skipped_with_the_reason(monkeypatch):
-    from cugraphlab.bench.paired_ways import build_ways
+    from cugraphlab.bench.paired.ways import build_ways
     from cugraphlab.core import native_launch
 
     monkeypatch.setenv("CC", "no-such-compiler-cgl")
@@ -98,7 +98,7 @@ def test_without_a_compiler_the_native_ways_are_skipped_with_the_reason(monkeypa
 
 
 def test_validate_ways_knows_the_native_ways():
-    from cugraphlab.bench.paired_ways import validate_ways
+    from cugraphlab.bench.paired.ways import validate_ways
 
     assert validate_ways("cugraphlab_native,cugraphlab_native_nogil") == [
         "bindings", "cugraphlab_native", "cugraphlab_native_nogil"]
@@ -121,9 +121,9 @@ def test_latency_has_native_rows_on_the_c_floors_entry_point(floor_driver, fake,
     from fake_floor import FakeNativeFloor
 
     from cugraphlab import Device
-    from cugraphlab.bench.latency import measure_latency
+    from cugraphlab.bench.measure.latency import measure_latency
 
-    monkeypatch.setattr("cugraphlab.bench.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     floor = FakeNativeFloor(ns_per_call=1_500)
     floor.entry = {"cuLaunchKernel": fake.launch}
     with Device(0) as dev:
@@ -138,9 +138,9 @@ def test_latency_native_rows_say_why_without_an_entry_point(floor_driver, monkey
     from fake_floor import FakeNativeFloor
 
     from cugraphlab import Device
-    from cugraphlab.bench.latency import measure_latency
+    from cugraphlab.bench.measure.latency import measure_latency
 
-    monkeypatch.setattr("cugraphlab.bench.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     with Device(0) as dev:
         r = measure_latency(dev, n=4096, time_cap_s=0.01, native_factory=lambda: FakeNativeFloor())
     assert r.row("native_launch_empty").us is None and "entry point" in r.row("native_adds_launch").note

@@ -49,7 +49,7 @@ class FakeEntry:
 
 @pytest.fixture
 def floor_with(tmp_path):
-    from cugraphlab.bench.native import NativeFloor
+    from cugraphlab.bench.native.loops import NativeFloor
 
     def make(fake):
         return NativeFloor(entry=fake.entry, cache=Cache(tmp_path))
@@ -122,7 +122,7 @@ def test_programmatic_launches_are_refused(floor_with, fake_driver):
 
 
 def test_the_library_is_cached(tmp_path):
-    from cugraphlab.bench.native import NativeFloor
+    from cugraphlab.bench.native.loops import NativeFloor
 
     fake = FakeEntry()
     a = NativeFloor(entry=fake.entry, cache=Cache(tmp_path))

@@ -15,7 +15,7 @@ def fake(monkeypatch):
 
 def test_every_kernel_params_the_nodes_bench_passes_is_alive(fake):
     from cugraphlab import Device
-    from cugraphlab.bench.nodes import measure_nodes
+    from cugraphlab.bench.graphs.nodes import measure_nodes
 
     messages = []
     with Device(0) as dev:

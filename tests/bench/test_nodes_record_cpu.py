@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from cugraphlab.bench.nodes import NodesResult
-from cugraphlab.bench.records import clocks
+from cugraphlab.bench.graphs.nodes import NodesResult
+from cugraphlab.bench.records.record import clocks
 from cugraphlab.experiment.ops import compare_bits
 from cugraphlab.report.nodes import render_nodes
 
@@ -61,7 +61,7 @@ def test_measure_nodes_runs_end_to_end_on_the_fake_driver(monkeypatch):
     from fake_nodes import install
 
     from cugraphlab import Device
-    from cugraphlab.bench.nodes import measure_nodes
+    from cugraphlab.bench.graphs.nodes import measure_nodes
 
     install(monkeypatch)
     with Device(0) as dev:

@@ -11,7 +11,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: 
 
 from helpers.paired_fakes import FakeClock, FakeRig, fake_ways  # noqa: E402
 
-from cugraphlab.bench.paired import PairedResult, result_from_run, run_paired  # noqa: E402
+from cugraphlab.bench.paired.harness import PairedResult, result_from_run, run_paired  # noqa: E402
 from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError  # noqa: E402
 
 MODES = (3.6, 5.5, 3.7, 5.4)  # µs: each fresh context lands in one host mode
@@ -141,7 +141,7 @@ def test_a_failing_way_closes_the_rig_and_raises():
         def broken(n):
             raise RuntimeError("cuLaunchKernel failed")
 
-        from cugraphlab.bench.paired_ways import PairedWay
+        from cugraphlab.bench.paired.ways import PairedWay
 
         return ways + [PairedWay("cugraphlab", broken)], skipped
 

@@ -18,7 +18,7 @@ def hold_kernels(device):
 
 
 def test_a_small_sweep_runs_counts_nodes_and_holds(device):
-    from cugraphlab.bench.scaling import make_plan, measure_scaling
+    from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 
     plan = make_plan([1, 4, 16, 64], [1, 4], work="empty", repeats=3, budget_s=3)
     r = measure_scaling(device, plan)
@@ -71,14 +71,14 @@ def test_chain_variants_are_bit_exact(device):
 
 
 def test_the_chain_sweep_verifies_every_point(device):
-    from cugraphlab.bench.scaling import make_plan, measure_scaling
+    from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 
     r = measure_scaling(device, make_plan([1, 4], [2], work="chain", repeats=3, budget_s=2, size=4099), seed=3)
     assert all(p["verified"] is True and p["mismatches"] == 0 for p in r.points) and r.verified
 
 
 def test_held_launches_are_timed_and_released(device, hold_kernels):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
     from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 
     with ScalingWorkload(device, "empty", kernels=hold_kernels) as w, \
@@ -101,7 +101,7 @@ def test_held_launches_are_timed_and_released(device, hold_kernels):
 
 
 def test_the_hold_lets_go_by_itself(device, hold_kernels):
-    from cugraphlab.bench.hold import DeviceHold
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     with device.create_stream() as s, DeviceHold(device, hold_kernels, s, timeout_ms=20) as hold:
         hold.engage()
@@ -113,7 +113,7 @@ def test_the_hold_lets_go_by_itself(device, hold_kernels):
 
 
 def test_the_c_instantiate_loop_makes_real_executables(device, hold_kernels):
-    from cugraphlab.bench.native_graph import InstantiateFloor
+    from cugraphlab.bench.native.instantiate import InstantiateFloor
     from cugraphlab.core._calls import cu
     from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 

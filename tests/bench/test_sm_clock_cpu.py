@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from cugraphlab.bench.sm_clock import clock_low, mhz_from
+from cugraphlab.bench.probes.sm_clock import clock_low, mhz_from
 
 
 def test_mhz_from_cycles_and_nanoseconds():

@@ -8,7 +8,7 @@ from switch_fixtures import cond_driver, own_kernels  # noqa: F401
 
 def test_measure_switch_runs_to_the_end_without_cuGraphNodeGetParams(cond_driver):
     from cugraphlab import Device
-    from cugraphlab.bench.switch import measure_switch
+    from cugraphlab.bench.graphs.switch import measure_switch
 
     asked = []
 

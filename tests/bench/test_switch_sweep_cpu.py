@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
 from switch_fixtures import own_kernels  # noqa: E402,F401
 
-from cugraphlab.bench.switch_sweep import (  # noqa: E402
+from cugraphlab.bench.graphs.switch_sweep import (  # noqa: E402
     IF_BY_SWITCH,
     IF_REF,
     SWITCH_ONE_HOT,
@@ -49,7 +49,7 @@ def test_sweep_counts_and_contrast_names():
 
 
 def _measure(dev, **kw):
-    from cugraphlab.bench.switch import measure_switch
+    from cugraphlab.bench.graphs.switch import measure_switch
 
     args = dict(size=4096, branches=4, iters=3, repeats=7, holding_repeats=6, holding_batch=64, sweep=(1, 2, 4),
                 seed=1)
@@ -105,7 +105,7 @@ def test_no_sweep_makes_no_sweep_rows(cost_driver):
 
 def _holding(fake, **kw):
     from cugraphlab import Chain, Device
-    from cugraphlab.bench.switch import _holding_costs
+    from cugraphlab.bench.graphs.switch import _holding_costs
     from cugraphlab.experiment.branches import BranchGraphs
 
     with Device(0) as dev, Chain(dev, n=4096) as chain, BranchGraphs(chain, 4) as kit:
@@ -115,7 +115,7 @@ def _holding(fake, **kw):
 
 
 def test_holding_costs_hold_many_copies_and_free_them_all(cost_driver):
-    from cugraphlab.bench.switch import INSTANTIATE_COPIES, MEMORY_ROUNDS
+    from cugraphlab.bench.graphs.switch import INSTANTIATE_COPIES, MEMORY_ROUNDS
 
     (s, g), made = _holding(cost_driver, repeats=6, batch=64)
     assert made == (1 + 4) * (1 + 6 * INSTANTIATE_COPIES + MEMORY_ROUNDS * 64)

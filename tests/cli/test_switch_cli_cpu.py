@@ -56,7 +56,7 @@ def test_sweep_refusals_come_before_the_gpu(parser, argv, words, monkeypatch):
     def no_gpu(*a, **kw):
         raise AssertionError("measured before refusing")
 
-    monkeypatch.setattr("cugraphlab.bench.switch.measure_switch", no_gpu)
+    monkeypatch.setattr("cugraphlab.bench.graphs.switch.measure_switch", no_gpu)
     a = parser.parse_args(["switch", *argv])
     with pytest.raises(InvalidArgumentError, match=words.replace(".", r"\.")):
         a.handler(a)
@@ -82,7 +82,7 @@ def test_branches_out_of_range_refused_before_the_gpu(parser, branches, monkeypa
     def no_gpu(*a, **k):
         raise AssertionError("the GPU was touched")
 
-    monkeypatch.setattr("cugraphlab.bench.switch.measure_switch", no_gpu)
+    monkeypatch.setattr("cugraphlab.bench.graphs.switch.measure_switch", no_gpu)
     a = parser.parse_args(["switch", "--branches", str(branches)])
     with pytest.raises(InvalidArgumentError, match="--branches must be 2..8"):
         a.handler(a)

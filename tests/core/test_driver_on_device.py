@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cugraphlab import Chain, Device, NoDeviceError, capture, device_count
+from cugraphlab import Chain, Device, NoDeviceError, capture
+from cugraphlab.core import device_count
 from cugraphlab.core._calls import tracing
 
 pytestmark = pytest.mark.gpu

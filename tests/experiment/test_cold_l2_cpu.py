@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cugraphlab.bench.copy_roof import CopyBandwidth
+from cugraphlab.bench.probes.copy_roof import CopyBandwidth
 from cugraphlab.bench.run import COLD_MODE, roof_entry
-from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.experiment.cold_l2 import ColdFused, fused_bytes, sets_for
 from cugraphlab.report.run import roof_lines

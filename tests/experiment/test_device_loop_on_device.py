@@ -56,7 +56,7 @@ def test_threshold_loops_stop_where_numpy_says(loop, shape):
 
 
 def test_stamped_loop_timeline(loop):
-    from cugraphlab.bench.devlaunch import timeline_segments
+    from cugraphlab.bench.graphs.devlaunch import timeline_segments
 
     loop.clear_slots()
     chk = loop.run_loop("self", 100, stamped=True)

@@ -68,7 +68,7 @@ def test_block_counter_is_reset_by_the_last_block(loop):
 
 
 def test_folded_timeline(loop):
-    from cugraphlab.bench.devlaunch import timeline_segments
+    from cugraphlab.bench.graphs.devlaunch import timeline_segments
 
     loop.clear_slots()
     chk = loop.run_loop("folded", 100, stamped=True)

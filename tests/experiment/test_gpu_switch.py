@@ -146,7 +146,7 @@ def test_graph_modes(branches_ok):
 
 
 def test_measure_switch_small(branches_ok):
-    from cugraphlab.bench.switch import measure_switch
+    from cugraphlab.bench.graphs.switch import measure_switch
     from cugraphlab.report.switch import render_switch
 
     r = measure_switch(branches_ok, size=4096, branches=4, iters=50, repeats=2, holding_repeats=3, holding_batch=4,

@@ -66,7 +66,7 @@ def test_mixed_switch_with_the_chain_last(branches_ok, kernels, n):
 
 
 def test_measure_switch_sweep_small(branches_ok):
-    from cugraphlab.bench.switch import measure_switch
+    from cugraphlab.bench.graphs.switch import measure_switch
     from cugraphlab.report.switch import render_switch
 
     r = measure_switch(branches_ok, size=4096, branches=4, iters=50, repeats=6, holding_repeats=6,

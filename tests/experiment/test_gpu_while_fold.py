@@ -58,7 +58,7 @@ def test_folded_output_differs_from_poison_and_from_a_wrong_chain(cond_ok, kerne
 
 
 def test_measure_while_times_both_bodies_and_the_unrolled_graph(cond_ok):
-    from cugraphlab.bench.conditional import WHILE_FOLDED, measure_while, unrolled_name
+    from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, measure_while, unrolled_name
 
     r = measure_while(cond_ok, size=4096, iterations=50, repeats=2, unroll=10, seed=3)
     names = [v.name for v in r.variants]
@@ -70,7 +70,7 @@ def test_measure_while_times_both_bodies_and_the_unrolled_graph(cond_ok):
 
 
 def test_no_folded_variant_for_a_chain_without_relu(cond_ok):
-    from cugraphlab.bench.conditional import WHILE_FOLDED, measure_while
+    from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, measure_while
 
     r = measure_while(cond_ok, size=1024, iterations=20, repeats=1, ops=("add", "mul", "sub"), seed=4)
     assert WHILE_FOLDED not in [v.name for v in r.variants] and r.verified

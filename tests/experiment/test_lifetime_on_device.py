@@ -14,7 +14,8 @@ MIB = 1 << 20
 
 
 def _make(device, what):
-    from cugraphlab import Chain, ChainGraph, ForkJoin, PdlChain, conditional_graphs
+    from cugraphlab import Chain
+    from cugraphlab.experiment import ChainGraph, ForkJoin, PdlChain, conditional_graphs
 
     if what == "chain":
         chain = Chain(device, n=N)

@@ -53,14 +53,14 @@ def test_folded_body_has_four_kernel_nodes_with_cond_relu_last(cond_driver, fold
 
 def test_folded_launch_is_relu_with_the_handle_state_and_limit(cond_driver):
     from cugraphlab import Chain, Device
-    from cugraphlab.experiment.conditional import FOLD_KERNEL, conditional_graphs
+    from cugraphlab.experiment.conditional import WHILE_FOLD_KERNEL, conditional_graphs
 
     with Device(0) as dev, Chain(dev, n=1000) as chain:
         kit = conditional_graphs(chain)
         launches = kit.folded_launches(0xABC, 17)
         assert launches[:3] == chain.launches[:3]
         fold, relu = launches[-1], chain.launches[-1]
-        assert fold.kernel is kit.kernels[FOLD_KERNEL] and fold.config == relu.config
+        assert fold.kernel is kit.kernels[WHILE_FOLD_KERNEL] and fold.config == relu.config
         assert fold.args.signature == ("ptr", "ptr", "u64", "u64", "ptr", "u64")
         out, src, n = relu.args._keep
         assert fold.args._keep == [out, src, n, 0xABC, kit.state, 17]
@@ -98,7 +98,7 @@ def test_cond_relu_compiles_with_and_without_the_cuda_headers(with_headers):
 
 
 def test_measure_while_checks_unroll_before_the_gpu():  # raised before a Device is opened
-    from cugraphlab.bench.conditional import measure_while
+    from cugraphlab.bench.graphs.conditional import measure_while
     from cugraphlab.core.errors import InvalidArgumentError
 
     with pytest.raises(InvalidArgumentError, match="unroll"):

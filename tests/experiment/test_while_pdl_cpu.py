@@ -273,7 +273,7 @@ def test_plain_cond_relu_has_no_griddepcontrol_and_stamp_builds():
 
 # --- the rows, the CLI, the probe ------------------------------------------------------------------------------
 def test_measure_while_checks_decide_every_before_the_gpu():
-    from cugraphlab.bench.conditional import measure_while
+    from cugraphlab.bench.graphs.conditional import measure_while
     from cugraphlab.core.errors import InvalidArgumentError
 
     for bad in (7, 1, -2):
@@ -282,7 +282,7 @@ def test_measure_while_checks_decide_every_before_the_gpu():
 
 
 def test_row_names():
-    from cugraphlab.bench.conditional import WHILE_PDL, every_name
+    from cugraphlab.bench.graphs.conditional import WHILE_PDL, every_name
 
     assert WHILE_PDL == "WHILE, folded, PDL edges"
     assert every_name(10, True) == "WHILE, folded, PDL edges, decision every 10 iterations"

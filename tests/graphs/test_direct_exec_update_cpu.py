@@ -85,7 +85,7 @@ def test_no_libcuda_is_unsupported(monkeypatch):
 
 
 def test_the_ctypes_path_is_one_of_the_measured_paths():
-    from cugraphlab.bench.update import CTYPES_PATH, UPDATE_PATHS
+    from cugraphlab.bench.graphs.update import CTYPES_PATH, UPDATE_PATHS
     from cugraphlab.report.graphs import UPDATE_PATH_CALLS
 
     assert CTYPES_PATH == "exec_update (ctypes)"

@@ -10,7 +10,7 @@ from cugraphlab.experiment.build import build_chain_graph, build_chain_graph_nod
 from cugraphlab.graphs.inspect import same_topology
 from cugraphlab.experiment.forkjoin import ForkJoin
 from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
-from cugraphlab.bench.update import measure_update_costs
+from cugraphlab.bench.graphs.update import measure_update_costs
 from cugraphlab.graphs.inspect import graph_view, render_text, write_dot
 from cugraphlab.report.graphs import render_svg
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from cugraphlab.bench.records import load_record
-from cugraphlab.bench.stats import summarize
-from cugraphlab.bench.switch import ExecCost, SwitchResult, SwitchRow
+from cugraphlab.bench.records.record import check_record
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.graphs.switch import ExecCost, SwitchResult, SwitchRow
 from cugraphlab.report.switch import render_switch
 
 
@@ -41,7 +41,7 @@ def _result(switch_us=5.1, if_us=5.3, ok=True, rounds=3):
 
 def test_record_round_trips_as_json():
     d = json.loads(json.dumps(_result().to_dict(), allow_nan=False))
-    assert load_record(d, kind="cugraphlab.switch", schema=1) is d
+    assert check_record(d, kind="cugraphlab.switch", schema=1) is d
     assert d["verified"] is True and d["samples"]["IF node | device"]["values"] == pytest.approx([5.3, 5.31, 5.32])
     assert d["rows"][0]["device_us"]["median"] == 5.31 and d["holding"][1]["execs"] == 4
     # 3 rounds cannot show a difference (a sign test needs 6): not "met", whatever the medians say

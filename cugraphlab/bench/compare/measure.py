@@ -155,7 +155,7 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
     intervals). Stacks are interleaved across processes (round 1: A B C, round 2: A B C, ...), never A A B B.
     Raises ``InvalidArgumentError`` on bad input before any worker starts.
     """
-    from ..environment import collect
+    from ..records.environment import collect
     from .worker import stack_job
 
     cfg = validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s)
@@ -232,7 +232,7 @@ def _one_job(target, cfg: dict, name: str, variant: str, env, n: int, r: int, ro
 
 def _driver_release():
     try:
-        from ..environment import driver_release
+        from ..records.environment import driver_release
 
         return driver_release()
     except Exception:
