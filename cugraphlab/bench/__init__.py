@@ -31,6 +31,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "measure.latency": ("LatencyResult", "measure_latency"),
     "measure.timeline": ("TimelineResult", "record_timeline"),
     "measure.sweep": ("SweepResult", "run_sweep"),
+    "measure.result": ("MeasureResult",),
     "graphs.update": ("UpdateCosts", "measure_update_costs"),
     "graphs.conditional": ("WhileResult", "measure_while"),
     "graphs.nodes": ("NodesResult", "measure_nodes"),
