@@ -232,20 +232,27 @@ def measure_spec(spec: dict, options: dict) -> dict:
     traceback is printed and the parent can say what went wrong in one line."""
     try:
         part, env, config = run_spec(spec, options)
-    except InvalidArgumentError as e:
-        return {"error": str(e), "usage": True}
-    except CugraphlabError as e:
-        return {"error": str(e), "usage": False}
     except Exception as e:
-        return {"error": f"{type(e).__name__}: {e}", "usage": False}
+        kind = next((c.__name__ for c in _REPLAYED if isinstance(e, c)), "")
+        text = str(e) if isinstance(e, CugraphlabError) else f"{type(e).__name__}: {e}"
+        return {"error": text, "class": kind}
     return {"part": part, "env": env, "config": config}
 
 
-def _raise_worker_error(reply: dict, index: int):
-    from ...core.errors import CugraphlabError as _Failed
+def _replayed():
+    from ...core.errors import NoDeviceError, UnsupportedError
 
+    return (NoDeviceError, InvalidArgumentError, UnsupportedError, CugraphlabError)
+
+
+_REPLAYED = _replayed()
+
+
+def _raise_worker_error(reply: dict, index: int):
+    """The worker's error raised here as the same kind of cugraphlab error (so the CLI exits as it would have)."""
     message = f"process {index + 1}: {reply['error']}" if index else reply["error"]
-    raise (InvalidArgumentError if reply.get("usage") else _Failed)(message)
+    cls = next((c for c in _REPLAYED if c.__name__ == reply.get("class")), CugraphlabError)
+    raise cls(message)
 
 
 def gather(replies: list[dict], options: dict, notes: list[str]):
