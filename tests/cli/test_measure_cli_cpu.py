@@ -155,3 +155,12 @@ def test_the_help_says_how_to_name_the_work(capsys):
     for text in ("path/to/file.py:function", "saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n",
                  "--compare-to old.json --fail-on slower", "exit: 0 measured"):
         assert text in textwrap.dedent(out)
+
+
+def test_processes_without_a_gpu_say_so_in_one_line(files, capsys):
+    from conftest import gpu_unavailable_reason
+
+    if gpu_unavailable_reason() is None:
+        pytest.skip("a GPU is here: the workers would measure")
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--processes", "2")
+    assert code == 2 and "no usable GPU" in one_line(err)

@@ -83,15 +83,15 @@ def _choose(work, ways) -> tuple[str, ...]:
 
 
 def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options: dict,
-                 progress: Callable[[str], None] | None = None, describe: str | None = None,
-                 keep: list | None = None) -> tuple[dict, Any, dict]:
+                 progress: Callable[[str], None] | None = None,
+                 describe: str | None = None) -> tuple[dict, Any, dict]:
     """Measure ``work`` in this process: (its raw part, the Device, the config) (module docstring)."""
     from ..records.environment import collect
     from .sampler import sample_ways
 
     owned: list = []
     built: list = []
-    w = None
+    w = args = kwargs = None
     try:
         dev, timing_stream, view, kind = _place(work, device, stream, owned)
         setup, check, prepare = (_resolve(f, what) for f, what in ((setup, "setup"), (check, "check"),
@@ -141,14 +141,14 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                     pass
         if w is not None:
             w.close()
-        if keep is not None:
-            keep.extend(owned)
-        else:
-            for thing in reversed(owned):
-                try:
-                    thing.close()
-                except Exception:
-                    pass
+        # the setup's state (the user's buffers) goes before the device it lives on
+        w = args = kwargs = None  # noqa: F841
+        built.clear()
+        for thing in reversed(owned):
+            try:
+                thing.close()
+            except Exception:
+                pass
 
 
 def _sampling(options: dict) -> dict:
@@ -193,21 +193,25 @@ def spec_for(work, *, setup=None, check=None, prepare=None, stream=None, device=
             "device": device or 0}
 
 
-def run_spec(spec: dict, options: dict, progress=None, keep: list | None = None) -> tuple[dict, Any, dict]:
-    """Build the work a spec names and measure it here: (part, device, config)."""
+def run_spec(spec: dict, options: dict, progress=None, device=None) -> tuple[dict, Any, dict]:
+    """Build the work a spec names and measure it here: (part, env, config). ``device``: an open Device to use
+    (a worker that serves many requests keeps one); default: the spec's ordinal, opened and closed here."""
     if spec.get("cu"):
-        return _run_cu(spec, options, progress)
+        return _run_cu(spec, options, progress, device)
     work = load_target(spec["target"], "function")
     return measure_part(work, setup=spec.get("setup"), check=spec.get("check"), prepare=spec.get("prepare"),
-                        stream=spec.get("stream"), device=spec.get("device"), options=options, progress=progress,
-                        keep=keep)
+                        stream=spec.get("stream"), device=device if device is not None else spec.get("device"),
+                        options=options, progress=progress)
 
 
-def _run_cu(spec: dict, options: dict, progress=None):
+def _run_cu(spec: dict, options: dict, progress=None, device=None):
+    import contextlib
+
     from ...core.device import Device
     from .cu_kernel import CuKernel
 
-    with Device(spec.get("device") or 0) as dev, dev.create_stream() as stream:
+    opened = Device(spec.get("device") or 0) if device is None else contextlib.nullcontext(device)
+    with opened as dev, dev.create_stream() as stream:
         cu = CuKernel.build(dev, stream, spec["cu"], kernel=spec.get("kernel"), size=spec["size"],
                             args=spec.get("args"), block=spec.get("block") or 256, grid=spec.get("grid"))
         try:
@@ -226,12 +230,12 @@ def _run_cu(spec: dict, options: dict, progress=None):
             cu.close()
 
 
-def measure_spec(spec: dict, options: dict) -> dict:
+def measure_spec(spec: dict, options: dict, device=None) -> dict:
     """The worker's body (a top-level function: spawn sends it by name): measure what ``spec`` names and return
     ``{"part", "env", "config"}``, or ``{"error": message, "usage": bool}`` instead of raising, so that no
     traceback is printed and the parent can say what went wrong in one line."""
     try:
-        part, env, config = run_spec(spec, options)
+        part, env, config = run_spec(spec, options, device=device)
     except Exception as e:
         kind = next((c.__name__ for c in _REPLAYED if isinstance(e, c)), "")
         text = str(e) if isinstance(e, CugraphlabError) else f"{type(e).__name__}: {e}"
