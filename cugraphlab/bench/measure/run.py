@@ -32,6 +32,25 @@ from .work import WAYS, CallableWork, LaunchWork, GraphWork, as_work, call_user
 __all__ = ["measure_here", "measure_processes", "measure_spec", "run_spec", "spec_for", "measure_part"]
 
 
+_ENV: dict = {}
+
+
+def _environment(dev) -> dict:
+    """``records.environment.collect(dev)``, once per device and process (it asks git and nvidia-smi, which take
+    a good part of a second; a worker measuring many tests asks once), with this measurement's timestamp."""
+    import datetime
+
+    from ...core._calls import driver_module
+    from ..records.environment import collect
+
+    key = (id(driver_module()), getattr(dev, "ordinal", None))  # a test's fake driver is not the GPU
+    if key not in _ENV:
+        _ENV[key] = collect(dev) if dev is not None else collect()
+    env = dict(_ENV[key])
+    env["timestamp"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return env
+
+
 def _resolve(fn, what: str):
     return load_target(fn, what) if isinstance(fn, str) else fn
 
@@ -86,7 +105,6 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                  progress: Callable[[str], None] | None = None,
                  describe: str | None = None) -> tuple[dict, Any, dict]:
     """Measure ``work`` in this process: (its raw part, the Device, the config) (module docstring)."""
-    from ..records.environment import collect
     from .sampler import sample_ways
 
     owned: list = []
@@ -130,8 +148,7 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks}
         config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "l2": options.get("l2", "warm"),
                   "capture_mode": mode, "stream": kind, "calls": options.get("calls") or "auto"}
-        env = collect(dev) if dev is not None else collect()
-        return part, env, config
+        return part, _environment(dev), config
     finally:
         for b in reversed(built):
             if b.close is not None:
