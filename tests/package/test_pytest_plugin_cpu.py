@@ -2,12 +2,26 @@
 fake driver, in the test's process and in worker processes of the session (the process as the unit)."""
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+# pytester runs the inner sessions in this process and afterwards drops every module they imported first: a module
+# of cugraphlab (or of multiprocessing) imported there for the first time would come back as a second copy for
+# the tests that run after these, beside the first copy that other modules hold. So everything the inner sessions
+# use is imported here, before them.
+for _name in ("cugraphlab.cli", "cugraphlab.bench.measure.run", "cugraphlab.bench.measure.pool",
+              "cugraphlab.bench.measure.sampler", "cugraphlab.bench.measure.cu_kernel", "cugraphlab.bench.diff",
+              "cugraphlab.bench.probes.sm_clock", "cugraphlab.bench.native.loops", "cugraphlab.core.native_launch",
+              "cugraphlab.testing.store", "cugraphlab.report.measure", "cugraphlab.report.files",
+              "cugraphlab.experiment.runners", "cugraphlab.graphs.doctor", "cugraphlab.bench.records.environment",
+              "multiprocessing.connection", "multiprocessing.popen_spawn_posix", "multiprocessing.spawn",
+              "multiprocessing.synchronize", "multiprocessing.queues"):
+    importlib.import_module(_name)
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 
@@ -26,6 +40,10 @@ def pytest_configure(config):
     from pool_targets import fake_measure_spec
     plugin._State.target = fake_measure_spec
     plugin._State.device = None
+
+def pytest_unconfigure(config):
+    from cugraphlab.testing import plugin
+    plugin._State.target, plugin._State.device = None, 0
 '''
 
 TESTS = '''
