@@ -169,7 +169,9 @@ def parse_threshold(text: Any) -> float:
         v = float(s[:-1].strip() if pct else s)
     except ValueError:
         raise InvalidArgumentError(f"threshold must be a fraction (0.05) or a percentage (5%), got {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
+    if not math.isfinite(v):
+        raise InvalidArgumentError(f"threshold must be a finite fraction (0.05) or percentage (5%), got {text!r}")
+    if v <= 0:
         raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
     if pct:
         v /= 100.0

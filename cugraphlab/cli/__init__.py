@@ -40,17 +40,27 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, except that options no parser knows are refused by the command they were given to
+        (``cugraphlab run: unrecognized arguments: --foo``), not by the top parser."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(self, "_commands", {}).get(getattr(parsed, "command", None), self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--trace", action="store_true",
                         help="print every driver and NVRTC call made (arguments, result, duration) to stderr")
     p = _Parser(prog="cugraphlab",
-                                description="What a kernel launch costs from Python, and what a CUDA graph saves.")
+                description="What a kernel launch costs from Python, and what a CUDA graph saves.")
     p.add_argument("--version", action="version", version=f"cugraphlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for family in FAMILIES:
         importlib.import_module(f"{__name__}.{family}").add_commands(sub, common)
+    p._commands = sub.choices  # command name -> its parser, for parse_args' unrecognized arguments
     return p
 
 

@@ -31,8 +31,8 @@ def init() -> None:
             raise
         except Exception as e:  # cuda.pathfinder raises when libcuda.so cannot be found at all
             raise NoDeviceError(
-                f"no NVIDIA driver found ({type(e).__name__}): this command needs a machine with an NVIDIA GPU "
-                "and its driver; compile-only work (`cugraphlab compile`) runs without one"
+                "no NVIDIA driver found (libcuda.so.1 could not be loaded): this command needs a machine with an "
+                "NVIDIA GPU and its driver; compile-only work (`cugraphlab compile`) runs without one"
             ) from e
         status = result[0]
         if status != 0:
