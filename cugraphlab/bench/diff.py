@@ -117,11 +117,11 @@ class DiffResult(Record):
     compared_kind: str
     compared_schema: int
     sources: dict = field(default_factory=dict)
-    rows: list = field(default_factory=list)
+    rows: list[DiffRow] = field(default_factory=list)  # typed, so that load_record rebuilds them as DiffRows
     only_a: list = field(default_factory=list)
     only_b: list = field(default_factory=list)
-    environment: list = field(default_factory=list)
-    config_changes: list = field(default_factory=list)
+    environment: list[EnvRow] = field(default_factory=list)
+    config_changes: list[EnvRow] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -4,8 +4,8 @@ to a renderer (report), prints, and returns an exit code.
 One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
 (latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes),
 memnodes (graph memory nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row
-by row), devlaunch (device graph launch), doctor (which call broke a capture), scaling (what a graph costs as it
-grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:
+by row), show (a saved record printed and drawn, no GPU), devlaunch (device graph launch), doctor (which call broke a
+capture), scaling (what a graph costs as it grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:
 
 - 0: measured, and every check passed;
 - 1: the driver failed on good input, or a result did not match NumPy;
@@ -30,8 +30,8 @@ EXIT_FAILED = 1  # the driver failed on good input, or a check failed
 EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
-FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "devlaunch",
-            "doctor", "scaling")
+FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "show",
+            "devlaunch", "doctor", "scaling")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -68,6 +68,17 @@ def _say(command: str, text: str) -> None:
     print(f"cugraphlab {command}: {text}", file=sys.stderr)
 
 
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush does not fail on the closed pipe again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -98,6 +109,9 @@ def main(argv=None) -> int:
         where = f" {e.filename}" if getattr(e, "filename", None) else ""
         _say(command, f"could not write{where}: {e.strerror or e}")
         return EXIT_USAGE
+    except BrokenPipeError:  # `cugraphlab show X | head`: the reader left; say nothing more to it
+        _quiet_stdout()
+        return 141
     except KeyboardInterrupt:
         _say(command, "interrupted")
         return 130
