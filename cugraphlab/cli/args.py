@@ -113,11 +113,12 @@ def seconds_arg(text: str) -> float:
 def seconds_or_zero_arg(text: str) -> float:
     """Like ``seconds_arg``, and 0 allowed (meaning: skip this part)."""
     try:
-        if float(text) == 0:
-            return 0.0
+        v = float(text)
     except ValueError:
-        pass
-    return seconds_arg(text)
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(f"must be 0 (skip it) or a finite number of seconds > 0, got {text!r}")
+    return v
 
 
 def finite_arg(text: str) -> float:
