@@ -170,7 +170,8 @@ def parse_threshold(text: Any) -> float:
     except ValueError:
         raise InvalidArgumentError(f"threshold must be a fraction (0.05) or a percentage (5%), got {text!r}") from None
     if not math.isfinite(v):
-        raise InvalidArgumentError(f"threshold must be a finite fraction (0.05) or percentage (5%), got {text!r}")
+        raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
+                                   f"like 5%), got {text!r}")
     if v <= 0:
         raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
     if pct:
