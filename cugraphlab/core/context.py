@@ -16,7 +16,7 @@ primitive). CUDA Driver API, "Context Management" and "Primary Context Managemen
 from __future__ import annotations
 
 from ._calls import ctx_create, cu, driver_module
-from .device import Device, device_count, init
+from .device import Device, device_count, init, register_device
 from .errors import InvalidArgumentError, NoDeviceError
 
 __all__ = ["CreatedContext", "SCHED_FLAGS", "sched_flag", "primary_context_active"]
@@ -67,6 +67,7 @@ class CreatedContext(Device):
         except BaseException:
             self.close()
             raise
+        register_device(self)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.describe()

@@ -6,12 +6,14 @@ This is the only module that knows how cuda.bindings reports a missing driver (a
 from __future__ import annotations
 
 import threading
+import weakref
 
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
 
-__all__ = ["init", "device_count", "driver_version", "compute_capability_of", "Device"]
+__all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
+           "current_device", "Device"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -72,6 +74,56 @@ def compute_capability_of(ordinal: int = 0) -> tuple[int, int]:
             cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), dev))
 
 
+def _current_context_and_device():
+    """(CUcontext, CUdevice) current on this thread, or None: no driver, cuInit not run, or no context current.
+    Never raises and never calls cuInit (asking must not initialise the driver)."""
+    try:
+        r = driver_fn("cuCtxGetCurrent")()
+        if r[0] != 0 or r[1] is None or not int(r[1]):
+            return None
+        dev = driver_fn("cuCtxGetDevice")()
+        if dev[0] != 0:
+            return None
+        return r[1], dev[1]
+    except Exception:  # no driver library (cuda.pathfinder raises), or no bindings for it
+        return None
+
+
+def current_compute_capability() -> tuple[int, int] | None:
+    """(major, minor) of the device whose context is current on this thread, or None when no context is current
+    (nothing made yet, or no GPU). Driver API: cuCtxGetCurrent, cuCtxGetDevice, cuDeviceGetAttribute."""
+    found = _current_context_and_device()
+    if found is None:
+        return None
+    try:
+        return (cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MAJOR"), found[1]),
+                cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), found[1]))
+    except Exception:
+        return None
+
+
+#: Devices (and CreatedContexts) made in this process, weakly, to find an open one whose context is current.
+_made_devices: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def register_device(dev) -> None:
+    """Remember ``dev`` (weakly) for ``current_device``."""
+    _made_devices.add(dev)
+
+
+def current_device():
+    """The open cugraphlab ``Device`` whose context is current on this thread, or None (none made, or the current
+    context is someone else's). Wrapped streams and arrays default to it."""
+    found = _current_context_and_device()
+    if found is None:
+        return None
+    ctx = int(found[0])
+    for dev in list(_made_devices):
+        if not dev.closed and int(getattr(dev, "context", 0) or 0) == ctx:
+            return dev
+    return None
+
+
 class Device(Resource):
     """One CUDA device with its primary context made current on this thread.
 
@@ -102,6 +154,7 @@ class Device(Resource):
         except BaseException:
             self.close()
             raise
+        register_device(self)
 
     def _read_properties(self) -> None:
         """Name, compute capability, SM count and memory of ``self.handle`` (a CUdevice), read once when made."""
@@ -165,8 +218,9 @@ class Device(Resource):
 
         return Event(self, timing)
 
-    def load_module(self, image: bytes):
-        """A cubin or PTX image loaded into this device's context (cuModuleLoadData)."""
+    def load_module(self, image):
+        """A cubin or PTX image (bytes, or the ``Compiled`` of compile_source, whose arch is checked against this
+        device first) loaded into this device's context (cuModuleLoadData)."""
         from .module import Module
 
         return Module(self, image)
