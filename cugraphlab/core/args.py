@@ -56,6 +56,7 @@ import numpy as np
 
 from .errors import InvalidArgumentError
 from .interop import foreign_array, has_array_protocol, pointer_device, type_name
+from .memory import DeviceArray
 
 __all__ = ["PackedArgs", "Struct", "RawBits", "ArgKind", "ARG_KINDS", "ARG_FORMATS", "SLOT_BYTES", "f16_bits",
            "bf16_bits", "struct_layout"]
@@ -204,29 +205,48 @@ def struct_layout(dtype) -> tuple[int, int]:
     return dt.itemsize, _c_align(dt)
 
 
+def _copy_fields(dst: np.ndarray, src) -> None:
+    """Copy ``src``'s fields into the zeroed record ``dst`` one by one, so padding bytes stay zero."""
+    for name in dst.dtype.names:
+        if dst.dtype.fields[name][0].names:
+            _copy_fields(dst[name], src[name])
+        else:
+            dst[name] = src[name]
+
+
 def _struct_scalar(value, dt: np.dtype | None):
-    """A NumPy structured scalar (np.void) of ``dt`` (or of its own dtype) from a scalar, 1-element array, tuple or
-    dict."""
+    """A NumPy structured scalar (np.void) of ``dt`` (or of the value's own dtype), padding zeroed, from a
+    structured scalar, a 1-element structured array, a tuple of fields or a dict by field name."""
     if isinstance(value, np.ndarray) and value.dtype.fields is not None:
         if value.size != 1:
             raise InvalidArgumentError(f"a struct argument is one record, got an array of {value.size}")
-        value = value.reshape(()).copy()[()]
+        value = value.reshape(())[()]
     if isinstance(value, np.void) and value.dtype.fields is not None:
         if dt is not None and value.dtype != dt:
             raise InvalidArgumentError(f"struct of dtype {value.dtype}, but the signature says {dt}")
-        return value
+        rec = np.zeros((), value.dtype)
+        _copy_fields(rec, value)
+        return rec[()]
     if dt is None:
         raise InvalidArgumentError("a 'struct' argument is a NumPy structured scalar or Struct(bytes, align), got "
                                    f"{type_name(value)}")
+    rec = np.zeros((), dt)
     try:
         if isinstance(value, dict):
-            rec = np.zeros((), dt)
+            unknown = set(value) - set(dt.names)
+            if unknown:
+                raise KeyError(f"no field {sorted(unknown)[0]!r} in {dt}")
             for k, v in value.items():
                 rec[k] = v
-            return rec[()]
-        return np.array(tuple(value), dt)[()]
+        else:
+            fields = tuple(value)
+            if len(fields) != len(dt.names):
+                raise ValueError(f"{len(fields)} values for {len(dt.names)} fields")
+            for name, v in zip(dt.names, fields):
+                rec[name] = v
     except (TypeError, ValueError, KeyError) as e:
         raise InvalidArgumentError(f"cannot make a {dt} struct of {value!r}: {e}") from None
+    return rec[()]
 
 
 # --- one parameter ---------------------------------------------------------------------------------------------------
@@ -340,8 +360,6 @@ def _device_label(device) -> str:
 
 def _pointer(value, device, label: str) -> tuple[int, object]:
     """(address, object to keep) for a ``ptr`` argument; InvalidArgumentError naming ``label`` otherwise."""
-    from .memory import DeviceArray  # memory imports neither args nor launch: no circle
-
     if isinstance(value, bool):
         raise InvalidArgumentError(f"{label}: a pointer argument cannot be a bool")
     if isinstance(value, numbers.Integral):

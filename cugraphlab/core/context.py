@@ -16,7 +16,8 @@ primitive). CUDA Driver API, "Context Management" and "Primary Context Managemen
 from __future__ import annotations
 
 from ._calls import ctx_create, cu, driver_module
-from .device import Device, device_count, init, register_device
+from .current import register_device
+from .device import Device, device_count, init
 from .errors import InvalidArgumentError, NoDeviceError
 
 __all__ = ["CreatedContext", "SCHED_FLAGS", "sched_flag", "primary_context_active"]

@@ -6,11 +6,11 @@ This is the only module that knows how cuda.bindings reports a missing driver (a
 from __future__ import annotations
 
 import threading
-import weakref
 
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
+from .current import current_compute_capability, current_device, register_device
 
 __all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
            "current_device", "Device"]
@@ -72,56 +72,6 @@ def compute_capability_of(ordinal: int = 0) -> tuple[int, int]:
     dev = cu("cuDeviceGet", ordinal)
     return (cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MAJOR"), dev),
             cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), dev))
-
-
-def _current_context_and_device():
-    """(CUcontext, CUdevice) current on this thread, or None: no driver, cuInit not run, or no context current.
-    Never raises and never calls cuInit (asking must not initialise the driver)."""
-    try:
-        r = driver_fn("cuCtxGetCurrent")()
-        if r[0] != 0 or r[1] is None or not int(r[1]):
-            return None
-        dev = driver_fn("cuCtxGetDevice")()
-        if dev[0] != 0:
-            return None
-        return r[1], dev[1]
-    except Exception:  # no driver library (cuda.pathfinder raises), or no bindings for it
-        return None
-
-
-def current_compute_capability() -> tuple[int, int] | None:
-    """(major, minor) of the device whose context is current on this thread, or None when no context is current
-    (nothing made yet, or no GPU). Driver API: cuCtxGetCurrent, cuCtxGetDevice, cuDeviceGetAttribute."""
-    found = _current_context_and_device()
-    if found is None:
-        return None
-    try:
-        return (cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MAJOR"), found[1]),
-                cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), found[1]))
-    except Exception:
-        return None
-
-
-#: Devices (and CreatedContexts) made in this process, weakly, to find an open one whose context is current.
-_made_devices: "weakref.WeakSet" = weakref.WeakSet()
-
-
-def register_device(dev) -> None:
-    """Remember ``dev`` (weakly) for ``current_device``."""
-    _made_devices.add(dev)
-
-
-def current_device():
-    """The open cugraphlab ``Device`` whose context is current on this thread, or None (none made, or the current
-    context is someone else's). Wrapped streams and arrays default to it."""
-    found = _current_context_and_device()
-    if found is None:
-        return None
-    ctx = int(found[0])
-    for dev in list(_made_devices):
-        if not dev.closed and int(getattr(dev, "context", 0) or 0) == ctx:
-            return dev
-    return None
 
 
 class Device(Resource):

@@ -21,24 +21,16 @@ from dataclasses import dataclass
 from ._calls import driver_fn, driver_module
 from .args import ARG_FORMATS, SLOT_BYTES, PackedArgs
 from .errors import InvalidArgumentError, check
-from .stream import Stream
+from .stream import as_stream
 
 __all__ = ["PackedArgs", "LaunchConfig", "Launch", "grid_for", "dims", "SLOT_BYTES", "ARG_FORMATS",
-           "BLOCKS_PER_SM", "as_stream"]
+           "BLOCKS_PER_SM"]
 
 #: Default cap of ``grid_for``: 8 resident blocks per SM. With the package's 256-thread blocks that is 2,048
 #: threads per SM, the most an SM of sm_80/sm_90 holds at once: one full wave, the grid-stride loop does the rest.
 #: It is the chain's shape (experiment.chain.BLOCKS_PER_SM), measured the fastest of 15 on the H200
 #: (benchmarks/tune_launch_config.py; docs/studies/floor.md).
 BLOCKS_PER_SM = 8
-
-
-def as_stream(stream):
-    """``stream`` as a cugraphlab Stream: itself, or a non-owning ``Stream.wrap`` of a CuPy, PyTorch or cuda.core
-    stream or an int handle; None stays None."""
-    if stream is None:
-        return None
-    return stream if isinstance(stream, Stream) else Stream.wrap(stream)
 
 
 def grid_for(n_items: int, block: int, sm_count: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._calls import cu, driver_module
+from .current import current_device
 from .errors import CudaError, DeviceMemoryError, InvalidArgumentError, positive_int
 from .interop import KDL_CUDA, foreign_array, pointer_device, to_dlpack, type_name
 from ._resource import Resource
@@ -88,11 +89,12 @@ class DeviceArray(Resource):
         if fa.dtype is None:
             raise InvalidArgumentError(f"{what}: its element type has no NumPy dtype (item size {fa.itemsize})")
         if device is None:
-            from .device import current_device
-
             device = current_device()
         if device is not None and fa.ptr:
-            ordinal = fa.device if fa.device is not None else pointer_device(fa.ptr)
+            try:
+                ordinal = fa.device if fa.device is not None else pointer_device(fa.ptr)
+            except InvalidArgumentError as e:
+                raise InvalidArgumentError(f"{what}: {e}") from None
             if ordinal is not None and ordinal != device.ordinal:
                 raise InvalidArgumentError(f"{what}: the memory is on CUDA device {ordinal}, not on device "
                                            f"{device.ordinal}")

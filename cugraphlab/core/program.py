@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from .._version import __version__
 from ._calls import nv, nvrtc_fn
+from .current import current_compute_capability
 from .cache import Cache, default_cache
 from .errors import CompileError, InvalidArgumentError, UnsupportedError, check_nvrtc
 
@@ -169,8 +170,6 @@ def default_arch() -> tuple[str, str, str]:
     """(arch, kind, note) for a compile that names no arch: the arch of the device whose context is current on this
     thread (cuCtxGetCurrent, cuCtxGetDevice, cuDeviceGetAttribute), by ``resolve_arch``'s rules; with no context
     current (no Device made yet, or no GPU at all), the newest arch NVRTC knows, and a note that says so."""
-    from .device import current_compute_capability
-
     cc = current_compute_capability()
     if cc is not None:
         arch, kind = resolve_arch(None, cc)

@@ -14,13 +14,15 @@ cuEventSynchronize, cuEventElapsedTime, cuEventDestroy (CUDA Driver API, "Stream
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 from ._calls import cu, driver_module
+from .current import current_device
 from ._resource import Resource
 from .interop import stream_handle, type_name
 
-__all__ = ["Stream", "Event"]
+__all__ = ["Stream", "Event", "as_stream"]
 
 
 class Stream(Resource):
@@ -51,15 +53,13 @@ class Stream(Resource):
         or an int CUstream handle (0 is the legacy default stream: work there serializes with every blocking
         stream of the context). A cugraphlab Stream is returned as it is.
         ``device``: the Device the stream belongs to (graphs captured on it are made for that device); default:
-        the open Device whose context is current on this thread, if any (``core.device.current_device``).
+        the open Device whose context is current on this thread, if any (``core.current.current_device``).
         Raises InvalidArgumentError (one line naming the type) for anything else.
         """
         if isinstance(obj, Stream):
             return obj
         handle = stream_handle(obj)
         if device is None:
-            from .device import current_device
-
             device = current_device()
         self = cls.__new__(cls)
         self.device = device
@@ -126,5 +126,17 @@ class Event(Resource):
         return cu("cuEventElapsedTime", self.handle, end.handle)
 
 
-def _stream_of(stream) -> Stream:
-    return stream if isinstance(stream, Stream) else Stream.wrap(stream)
+def as_stream(stream):
+    """``stream`` ready for a driver call: a cugraphlab Stream as it is; another library's stream or an int handle
+    wrapped (``Stream.wrap``, not owned); an object of this package's own shape (with a ``handle`` and no stream
+    protocol, as tests and internal stand-ins make) as it is; None stays None."""
+    if stream is None or isinstance(stream, Stream):
+        return stream
+    if isinstance(stream, numbers.Integral) or any(hasattr(stream, a) for a in ("__cuda_stream__", "cuda_stream", "ptr")):
+        return Stream.wrap(stream)
+    if hasattr(stream, "handle"):
+        return stream
+    return Stream.wrap(stream)  # raises the one-line error naming what it got
+
+
+_stream_of = as_stream
