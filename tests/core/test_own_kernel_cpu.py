@@ -121,7 +121,7 @@ def test_prepare_without_a_stream_then_bind(drv, dev):
 
     m, k = _saxpy(dev)
     y, x = dev.array(256), dev.array(256)
-    unbound = k.prepare(("ptr", "ptr", "f32", "u64"), (y, x, 2.0, 256), (1, 256))
+    unbound = k.prepare(("ptr", "ptr", "ptr", "f32", "u64"), (y, x, x, 2.0, 256), (1, 256))
     assert isinstance(unbound, Launch) and not unbound.bound and unbound.call_args is None
     assert "unbound" in repr(unbound)
     with pytest.raises(InvalidArgumentError, match=r"prepared without a stream .* launch\.on\(stream\)"):
@@ -141,7 +141,8 @@ def test_prepare_without_a_stream_then_bind(drv, dev):
 def test_an_unbound_launch_makes_a_kernel_node(drv, dev):
     m, k = _saxpy(dev)
     y, x = dev.array(256), dev.array(256)
-    unbound = k.prepare(("ptr", "ptr", "f32", "u64"), (y, x, 2.0, 256), (1, 256), names=("y", "x", "a", "n"))
+    unbound = k.prepare(("ptr", "ptr", "ptr", "f32", "u64"), (y, x, x, 2.0, 256), (1, 256),
+                        names=("out", "x", "y", "a", "n"))
     from cugraphlab.graphs.build import kernel_node_params  # what a graph node needs: no stream
 
     p = kernel_node_params(unbound)
@@ -153,8 +154,8 @@ def test_prepare_checks_each_argument_against_the_kernels_device(drv, dev):
 
     m, k = _saxpy(dev)
     with pytest.raises(InvalidArgumentError, match=r"saxpy args\[1\] \(x\): a numpy.ndarray is host memory"):
-        k.prepare(("ptr", "ptr", "f32", "u64"), (dev.array(4), np.ones(4, np.float32), 2.0, 4), (1, 32),
-                  names=("y", "x", "a", "n"))
+        k.prepare(("ptr", "ptr", "ptr", "f32", "u64"), (dev.array(4), np.ones(4, np.float32), dev.array(4), 2.0, 4),
+                  (1, 32), names=("out", "x", "y", "a", "n"))
 
 
 def test_a_programmatic_launch_is_bound_later_too(drv, dev):
@@ -162,7 +163,8 @@ def test_a_programmatic_launch_is_bound_later_too(drv, dev):
 
     m, k = _saxpy(dev)
     y = dev.array(4)
-    unbound = k.prepare(("ptr", "ptr", "f32", "u64"), (y, y, 1.0, 4), LaunchConfig(1, 32, programmatic=True))
+    unbound = k.prepare(("ptr", "ptr", "ptr", "f32", "u64"), (y, y, y, 1.0, 4),
+                        LaunchConfig(1, 32, programmatic=True))
     assert unbound.call_args is None and unbound.api == "cuLaunchKernelEx"
     with dev.create_stream() as s:
         bound = unbound.on(s)
