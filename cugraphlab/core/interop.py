@@ -97,8 +97,12 @@ class ForeignArray:
 def has_array_protocol(obj) -> bool:
     """Whether ``obj`` offers ``__cuda_array_interface__`` or ``__dlpack__`` (without evaluating either)."""
     t = type(obj)
-    return hasattr(t, "__cuda_array_interface__") or hasattr(obj, "__cuda_array_interface__") or hasattr(
-        obj, "__dlpack__")
+    if hasattr(t, "__cuda_array_interface__") or hasattr(t, "__dlpack__"):
+        return True
+    try:
+        return hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack__")
+    except Exception:  # an interface that raises on reading: foreign_array says why
+        return True
 
 
 def _c_contiguous(shape, strides, itemsize: int) -> bool:
@@ -133,9 +137,10 @@ def _from_cai(obj, cai: dict, what: str) -> ForeignArray:
                                    "argument")
     try:
         dtype = np.dtype(typestr)
-    except TypeError:
-        dtype = None
-    itemsize = dtype.itemsize if dtype is not None else int(typestr[2:] or 0) if typestr[2:].isdigit() else 0
+        itemsize = dtype.itemsize
+    except TypeError:  # a type NumPy lacks (e.g. "<V2" is fine, a bfloat16 spelled otherwise is not)
+        dtype, digits = None, str(typestr)[2:]
+        itemsize = int(digits) if digits.isdigit() else 0
     strides = cai.get("strides")
     stream = cai.get("stream") if version >= 3 else None
     if stream is not None:

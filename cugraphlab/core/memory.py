@@ -19,6 +19,7 @@ from .current import current_device
 from .errors import CudaError, DeviceMemoryError, InvalidArgumentError, positive_int
 from .interop import KDL_CUDA, foreign_array, pointer_device, to_dlpack, type_name
 from ._resource import Resource
+from .stream import as_stream
 
 __all__ = ["DeviceArray", "POISON_BITS", "validate_size"]
 
@@ -149,7 +150,7 @@ class DeviceArray(Resource):
         if stream is None:
             cu("cuCtxSynchronize")  # work on other streams that uses this memory must be done first
             return driver_module().CU_STREAM_PER_THREAD
-        return stream.handle
+        return as_stream(stream).handle  # a Stream, or a CuPy / PyTorch / cuda.core stream
 
     def copy_from(self, host: np.ndarray, stream=None) -> None:
         """Copy a NumPy array of the same dtype and size into device memory; returns when the copy is done."""
