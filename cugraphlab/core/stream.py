@@ -132,7 +132,8 @@ def as_stream(stream):
     protocol, as tests and internal stand-ins make) as it is; None stays None."""
     if stream is None or isinstance(stream, Stream):
         return stream
-    if isinstance(stream, numbers.Integral) or any(hasattr(stream, a) for a in ("__cuda_stream__", "cuda_stream", "ptr")):
+    protocols = ("__cuda_stream__", "cuda_stream", "ptr")
+    if isinstance(stream, numbers.Integral) or any(hasattr(stream, a) for a in protocols):
         return Stream.wrap(stream)
     if hasattr(stream, "handle"):
         return stream

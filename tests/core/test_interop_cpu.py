@@ -156,7 +156,7 @@ def test_wrap_refuses_host_other_devices_and_strided_views(drv, dev):
         DeviceArray.wrap(CaiArray(0x6000_0000, shape=(2, 2), strides=(4, 8)), device=None)
 
 
-# --- DLPack out ---------------------------------------------------------------------------------------------------------
+# --- DLPack out ----------------------------------------------------------------------------------------------------
 def _read_capsule(capsule):
     api = interop._capsules()
     name = api.get_name(capsule)
