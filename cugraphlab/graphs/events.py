@@ -83,4 +83,4 @@ def segment_us(events) -> list[float]:
     """Device microseconds between consecutive events (cuEventElapsedTime, which the driver gives in ms with about
     0.5 µs resolution), once the last one has completed."""
     events[-1].synchronize()
-    return [a.elapsed_ms(b) * 1e3 for a, b in zip(events, events[1:])]
+    return [a.elapsed_us(b) for a, b in zip(events, events[1:])]

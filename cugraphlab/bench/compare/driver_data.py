@@ -63,7 +63,7 @@ class DriverData(Way):
         return src.to_numpy(stream=self.stream)
 
     def elapsed_ms(self):
-        return self.start.elapsed_ms(self.end)
+        return self.start.elapsed_us(self.end) / 1e3  # the Way protocol speaks ms, as every stack's events do
 
     def op_values(self):
         """(kernel name, argument kinds, argument values) per op, wired like Chain.op_args()
