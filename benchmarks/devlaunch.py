@@ -2,7 +2,7 @@
 
 1. The build: kernels/devlaunch.cu through NVRTC (-rdc=true -dlto) and nvJitLink with libcudadevrt.a (where found,
    the cubin's size and the seconds, cold and from the cache).
-2. The checks the GPU tests make (tests/experiment/test_device_loop_on_device.py, test_gpu_device_loop_folded.py):
+2. The checks the GPU tests make (tests/experiment/test_device_loop_gpu.py, test_device_loop_folded_gpu.py):
    fire-and-forget, tail and sibling launches, counted self, scheduler and folded loops (1, 2 and 1000 iterations),
    the decision every 50 iterations (50, 100, 1000; 1001 refused), feedback loops (the chain applied 25 and 100
    times), threshold loops, the folded loops again at 1,024, 2^20 and 1,000,003 floats (many blocks, the scalar

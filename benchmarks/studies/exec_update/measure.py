@@ -135,9 +135,9 @@ def python_ways(exe, graphs, direct_factory=None) -> dict[str, Callable[[int], i
 
     def one_shot(k):
         for i in range(k):
-            ok, result, _node, reason = try_exec_update(exe, graphs[i & 1])
-            if not ok:
-                raise CugraphlabError(f"cuGraphExecUpdate refused: {result} ({reason})")
+            report = try_exec_update(exe, graphs[i & 1])
+            if report.refused:
+                raise CugraphlabError(f"cuGraphExecUpdate refused: {report.result} ({report.reason})")
 
     ways: dict[str, Callable[[int], int]] = {"bindings": _perf_block(bindings), "bindings, each call timed": each_timed}
     try:
