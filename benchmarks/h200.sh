@@ -111,7 +111,7 @@ phase_sanitize() {  # compute-sanitizer: memcheck and racecheck over the graph c
   if [ "$dry" = 0 ] && ! command -v compute-sanitizer > /dev/null; then
     echo "sanitize: skipped (compute-sanitizer is not on PATH)" | tee -a "$steps"; return 0; fi
   mkdir -p "$r/sanitizer"
-  san memcheck native_launch $PY -m pytest -q -m gpu -p no:cacheprovider tests/core/test_gpu_native_launch.py
+  san memcheck native_launch $PY -m pytest -q -m gpu -p no:cacheprovider tests/core/test_native_launch_gpu.py
   san memcheck conditional $cgl conditional --size 4096 --iterations 20 --repeats 1 --pdl --decide-every 10
   san memcheck devlaunch $cgl devlaunch --size 4096 --iterations 50 --repeats 1
   san memcheck switch $cgl switch --size 4096 --iters 20 --repeats 6 --no-sweep --holding-batch 4 --holding-repeats 2
