@@ -158,7 +158,7 @@ phase_launch_modes() {  # where the launch-cost modes come from, a child process
 }
 
 phase_graph_api() {  # the lesson benchmarks: nodes, memory nodes, SWITCH, WHILE bodies, device loops
-  t 60 nodes $PY -X faulthandler benchmarks/nodes.py "$r/nodes.json" > "$r/nodes.log" 2>&1
+  t 90 nodes $PY -X faulthandler benchmarks/nodes.py "$r/nodes.json" > "$r/nodes.log" 2>&1
   t 90 memnodes $PY -X faulthandler benchmarks/memnodes.py "$r/memnodes.json" > "$r/memnodes.log" 2>&1
   t 130 switch $PY -X faulthandler benchmarks/switch.py "$r/switch" > "$r/switch.out" 2>&1
   t 130 while_fold $PY -X faulthandler benchmarks/while_fold.py "$r/while_fold" > "$r/while_fold.out" 2>&1
