@@ -7,8 +7,8 @@
    the decision every 50 iterations (50, 100, 1000; 1001 refused), feedback loops (the chain applied 25 and 100
    times), threshold loops, the folded loops again at 1,024, 2^20 and 1,000,003 floats (many blocks, the scalar
    tail); a device launch from outside a graph must come back as a cudaError_t.
-3. ``bench.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency, timeline), its
-   report, then a short table last.
+3. ``bench.graphs.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency,
+   timeline), its report, then a short table last.
 
 Usage: python benchmarks/devlaunch.py OUT [--repeats 5] [--iterations 1000] [--watchdog 140]
 OUT: a folder (made if missing; it gets devlaunch.json and devlaunch.log, a copy of stdout and stderr) or a file
