@@ -87,12 +87,16 @@ def _stream_kind(mode: int) -> str | None:
 
 
 def _target(path: Path) -> tuple[Path, os.stat_result | None]:
-    """The path written to (a symlink followed to its target, even a dangling one) and its stat (None: absent)."""
-    real = Path(os.path.realpath(path)) if path.is_symlink() else path
+    """The path written to and its stat (None: absent). A regular file behind a symlink is its target (even a
+    dangling link's, created); anything else is opened through the name given, so that a shell's ``/dev/fd/63``
+    (a link the kernel resolves, whose text ``pipe:[...]`` names no file) still reaches its pipe."""
     try:
-        return real, os.stat(real)
+        st = os.stat(path)  # follows every link
     except (FileNotFoundError, NotADirectoryError):  # absent, or under a file (refused by check_output)
-        return real, None
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return path, st
+    return (Path(os.path.realpath(path)) if path.is_symlink() else path), st
 
 
 def check_output(path: str | os.PathLike) -> str:

@@ -87,6 +87,22 @@ def test_a_fifo_is_written_through(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="needs /dev/fd (a shell's >(...) path)")
+def test_a_process_substitution_path_reaches_its_pipe():
+    """``--json >(jq .)`` hands the command /dev/fd/63, a link whose text (``pipe:[...]``) names no file."""
+    r, w = os.pipe()
+    try:
+        assert check_output(f"/dev/fd/{w}") == "write through"
+        write_json(f"/dev/fd/{w}", {"to": "jq"})
+        os.close(w)
+        w = None
+        assert json.loads(os.read(r, 1 << 16)) == {"to": "jq"}
+    finally:
+        os.close(r)
+        if w is not None:
+            os.close(w)
+
+
 def test_a_character_device_is_written_through_never_replaced():
     assert check_output(os.devnull) == "write through"  # asked first: a regular-file write would replace it as root
     write_text(os.devnull, "nothing\n")
