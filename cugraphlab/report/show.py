@@ -78,6 +78,8 @@ RENDERERS: dict[str, Callable[[Any, list], str]] = {
     "cugraphlab.doctor": _doctor,
     "cugraphlab.diff": _simple("diff:render_diff"),
     "cugraphlab.paired": _simple("paired:render_paired"),
+    # issue 25's `cugraphlab measure` (bench/measure/result.py, report/measure_work.py: on the measure branch)
+    "cugraphlab.measure": _simple("measure_work:render_measure"),
 }
 
 #: kind -> function(record, stem) -> the figure files written, for the kinds whose command draws
