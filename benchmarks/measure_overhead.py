@@ -2,7 +2,7 @@
 
 Run from the repository root on a GPU machine with a C compiler (about 20 s on an H200):
 
-    python benchmarks/measure_overhead.py [--rounds 24] [--calls 500] [--json OUT.json]
+    python benchmarks/measure_overhead.py [OUT_DIR] [--rounds 24] [--calls 500] [--json OUT.json]
 
 The work: saxpy (benchmarks/measure_demo/saxpy.cu) on 1,024 floats, a launch the host pays for and the GPU does
 not notice. Two pairs, each in ``--rounds`` rounds that alternate which side goes first; every side of a round is
@@ -17,7 +17,8 @@ the median of 15 samples of ``--calls`` calls each, the stream drained before ea
 
 Per pair: the median of the per-round differences (measure - reference) with a 95% bootstrap interval and the
 sign test (``bench.stats.paired_diff``); the goal is met when the whole interval lies at or below the goal. Prints
-the figures; ``--json`` writes them with the rounds and the environment.
+the figures; OUT_DIR/measure_overhead.json (or ``--json``) gets them with the rounds and the environment. Exit 0
+when both goals are met, 1 otherwise.
 """
 from __future__ import annotations
 
@@ -68,6 +69,7 @@ def _pair(name: str, measured: list[float], reference: list[float]) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", nargs="?", type=Path, help="folder for measure_overhead.json")
     p.add_argument("--rounds", type=int, default=24)
     p.add_argument("--calls", type=int, default=500)
     p.add_argument("--json", metavar="PATH")
@@ -124,11 +126,12 @@ def main(argv=None) -> int:
         print(f"  {what[k][0]}: {pr['measure_us']:.3f} us; {what[k][1]}: {pr['reference_us']:.3f} us; measure adds "
               f"{a['median']:+.3f} us [{a['lo']:+.3f}, {a['hi']:+.3f}] ({a['above']} of {a['n']} rounds above 0, "
               f"sign test p = {a['p_sign']:.2g}); goal <= {pr['goal_us']} us: {pr['verdict']} ({pr['reason']})")
-    if args.json:
+    path = args.json or (args.out / "measure_overhead.json" if args.out else None)
+    if path:
         from cugraphlab.report.files import write_json
 
-        write_json(args.json, result)
-        print(f"written to {args.json}")
+        write_json(path, result)
+        print(f"written to {path}")
     return 0 if all(pr["verdict"] == "met" for pr in result["pairs"].values()) else 1
 
 

@@ -36,9 +36,8 @@ extern "C" __global__ void saxpy(float* out, const float* x, const float* y, flo
 }
 '''
 N = 1 << 20
-arch, kind = cgl.core.resolve_arch(None, dev.compute_capability)  # this GPU's sm_XY, cubin
-compiled = cgl.compile_source(SAXPY, "saxpy", arch=arch, kind=kind)  # NVRTC, --fmad=false: NumPy's rounding
-module = dev.load_module(compiled.image)
+compiled = cgl.compile_source(SAXPY, "saxpy")  # NVRTC: this GPU's arch, cubin, --fmad=false (NumPy's rounding)
+module = dev.load_module(compiled)
 stream = dev.create_stream()
 x, y, out = dev.array(N), dev.array(N), dev.array(N)
 a = np.float32(2.5)

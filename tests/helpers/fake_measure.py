@@ -17,6 +17,18 @@ class MeasureFakeDriver(CaptureFakeDriver):
         self.stamps: dict[int, int] = {}
         self.launches = 0
 
+    current = None  # the context current on this thread (compile_source's default arch asks for it)
+
+    def cuCtxSetCurrent(self, ctx):
+        self.current = ctx
+        return (OK,)
+
+    def cuCtxGetCurrent(self):
+        return (OK, self.current if self.current is not None else 0)
+
+    def cuCtxGetDevice(self):
+        return (OK, 0)
+
     def cuEventRecord(self, event, stream):
         r = super().cuEventRecord(event, stream)
         self.stamps[int(event)] = time.perf_counter_ns()

@@ -56,7 +56,8 @@ def _resolve(fn, what: str):
 
 
 def _place(work, device, stream, owned: list):
-    """(device, timing stream, the view a callable gets, kind name) for ``work``."""
+    """(work, device, timing stream, the view a callable gets, kind name) for ``work``: launches prepared without
+    a stream are bound here (``Launch.on``) to the stream given, or to one made here."""
     from ...core.device import Device
     from ...core.launch import Launch
     from ...graphs.exec import Graph, GraphExec
@@ -64,9 +65,16 @@ def _place(work, device, stream, owned: list):
 
     launches = work if isinstance(work, (list, tuple)) else (work,)
     if launches and all(isinstance(w, Launch) for w in launches):
-        s = launches[0].stream
-        return getattr(s, "device", None), s, None, "cugraphlab"
-    if isinstance(work, (Graph, GraphExec)):
+        if all(l.stream is not None for l in launches):
+            s = launches[0].stream
+            if stream is not None and stream is not s:
+                raise InvalidArgumentError("a Launch bound to a stream is timed on it: leave stream= out (or "
+                                           "prepare it without a stream)")
+            return work, getattr(s, "device", None), s, None, "cugraphlab"
+        if any(l.stream is not None for l in launches):
+            raise InvalidArgumentError("some launches are bound to a stream and some are not: bind them all")
+        dev = launches[0].kernel.module.device
+    elif isinstance(work, (Graph, GraphExec)):
         dev = work.device
     elif isinstance(device, Device):
         dev = device
@@ -82,8 +90,15 @@ def _place(work, device, stream, owned: list):
         kind = stream or "cugraphlab"
         s = dev.create_stream()
         owned.append(s)
-        return dev, s, view_for(kind, s), kind
-    return dev, borrow(stream, dev), stream, kind_of(stream)
+        view = view_for(kind, s)
+    else:
+        s, view, kind = borrow(stream, dev), stream, kind_of(stream)
+        if s is not stream:
+            owned.append(s)  # the wrapper lets go of the other library's stream; nothing is destroyed
+    if launches and all(isinstance(w, Launch) for w in launches):
+        bound = [l.on(s) for l in launches]
+        return (bound[0] if isinstance(work, Launch) else bound), dev, s, None, "cugraphlab"
+    return work, dev, s, view, kind
 
 
 def _choose(work, ways) -> tuple[str, ...]:
@@ -111,7 +126,7 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
     built: list = []
     w = args = kwargs = None
     try:
-        dev, timing_stream, view, kind = _place(work, device, stream, owned)
+        work, dev, timing_stream, view, kind = _place(work, device, stream, owned)
         setup, check, prepare = (_resolve(f, what) for f, what in ((setup, "setup"), (check, "check"),
                                                                      (prepare, "prepare")))
         args, kwargs = call_setup(setup, view if view is not None else timing_stream)

@@ -11,44 +11,18 @@ the callable may speak another library's language: ``stream=`` picks which view 
     "handle"      the CUstream's address as an int                      any API taking a raw handle
 
 A stream object given instead of a kind (a CuPy, PyTorch or cuda.core stream, or a cugraphlab one) is used as it
-is: the callable gets that object, and ``measure`` times on the same CUstream, borrowed (never destroyed here).
-
-Note for the coordinator: ``handle_of`` and ``BorrowedStream`` stand in for ``core.Stream.wrap`` and the stream
-protocol (``__cuda_stream__``) that core is getting; once they land, ``borrow`` becomes ``Stream.wrap(obj, device)``.
+is: the callable gets that object, and ``measure`` times on the same CUstream, borrowed (``core.Stream.wrap``:
+never destroyed here).
 """
 from __future__ import annotations
 
 import numbers
 
-from ...core._calls import cu, driver_module
 from ...core.errors import InvalidArgumentError, UnsupportedError
 
-__all__ = ["STREAM_KINDS", "handle_of", "BorrowedStream", "borrow", "view_for", "kind_of"]
+__all__ = ["STREAM_KINDS", "borrow", "view_for", "kind_of"]
 
 STREAM_KINDS = ("cugraphlab", "cupy", "torch", "cuda.core", "handle")
-
-
-def handle_of(obj) -> int:
-    """The CUstream address of ``obj``: a cugraphlab Stream (``.handle``), anything with ``__cuda_stream__``
-    (cuda.core, CuPy 13+, PyTorch 2.x), a ``torch.cuda.Stream`` (``.cuda_stream``), a ``cupy.cuda.Stream``
-    (``.ptr``), or an int. InvalidArgumentError (one line naming the type) for anything else."""
-    if isinstance(obj, bool):
-        raise InvalidArgumentError("a stream cannot be a bool")
-    if isinstance(obj, numbers.Integral):
-        return int(obj)
-    proto = getattr(obj, "__cuda_stream__", None)
-    if callable(proto):
-        version, handle = proto()
-        return int(handle)
-    for attr in ("cuda_stream", "ptr"):
-        value = getattr(obj, attr, None)
-        if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-            return int(value)
-    handle = getattr(obj, "handle", None)
-    if handle is not None:
-        return int(handle)
-    raise InvalidArgumentError(f"not a stream: {type(obj).__module__}.{type(obj).__qualname__} has no "
-                               f"__cuda_stream__, .cuda_stream, .ptr or .handle")
 
 
 def kind_of(obj) -> str:
@@ -64,31 +38,11 @@ def kind_of(obj) -> str:
     return "cugraphlab"
 
 
-class BorrowedStream:
-    """Another library's CUstream, shaped like a cugraphlab Stream for the timer and the capture (``handle``,
-    ``device``, ``synchronize``); never destroyed here. ``obj`` is kept alive while this is."""
-
-    owned = False
-
-    def __init__(self, obj, device):
-        self.obj = obj
-        self.device = device
-        self.handle = driver_module().CUstream(handle_of(obj))
-
-    def synchronize(self) -> None:
-        cu("cuStreamSynchronize", self.handle)
-
-    def __repr__(self) -> str:
-        return f"<BorrowedStream {hex(int(self.handle))} of {type(self.obj).__name__}>"
-
-
 def borrow(obj, device):
-    """``obj`` as a stream the timer can use: a cugraphlab Stream as it is, anything else borrowed."""
+    """``obj`` (any stream ``core.Stream.wrap`` takes) as a cugraphlab Stream of ``device``, not owned."""
     from ...core.stream import Stream
 
-    if isinstance(obj, Stream):
-        return obj
-    return BorrowedStream(obj, device)
+    return Stream.wrap(obj, device)
 
 
 def view_for(kind: str, stream):
@@ -97,7 +51,7 @@ def view_for(kind: str, stream):
     if kind not in STREAM_KINDS:
         raise InvalidArgumentError(f"stream must be one of {', '.join(STREAM_KINDS)} or a stream object, "
                                    f"got {kind!r}")
-    handle = int(stream.handle)
+    handle = stream.handle_int
     ordinal = getattr(stream.device, "ordinal", 0)
     if kind == "cugraphlab":
         return stream

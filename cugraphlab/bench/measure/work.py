@@ -250,9 +250,11 @@ class LaunchWork:
         streams = {id(getattr(l, "stream", None)) for l in self.launches}
         first = getattr(self.launches[0], "stream", None)
         if first is None or len(streams) != 1:
-            raise InvalidArgumentError("the launches must all be bound to one stream (Kernel.prepare(..., stream))")
+            raise InvalidArgumentError("the launches must all be bound to one stream (Kernel.prepare(..., stream) "
+                                       "or launch.on(stream)), or all unbound with measure(..., stream=...)")
         if stream is not None and stream is not first:
-            raise InvalidArgumentError("a Launch is timed on the stream it was prepared for: leave stream= out")
+            raise InvalidArgumentError("a Launch bound to a stream is timed on it: leave stream= out (or prepare it "
+                                       "without a stream)")
         self.stream = first
         self.device = first.device
 

@@ -112,7 +112,7 @@ def test_a_work_that_raises_is_one_line_naming_the_exception_and_the_line(dev):
         raise ValueError("the buffers are not set up")
 
     with pytest.raises(WorkRaised, match=r"broken\(stream\) raised ValueError: the buffers are not set up "
-                                         r"\(at test_measure_work_cpu.py:\d+ in broken\)") as e:
+                                         r"\(at test_measure_work.py:\d+ in broken\)") as e:
         cgl.measure(broken, device=dev, **QUICK)
     assert isinstance(e.value.__cause__, ValueError) and "\n" not in str(e.value)
 
@@ -142,7 +142,7 @@ def test_a_capture_that_fails_gives_the_doctors_diagnosis_and_eager_is_still_mea
     assert r["eager"].measured and not r["graph"].measured and r.capture_failed
     first = r["graph"].diagnosis["findings"][0]
     assert first["kind"] == "sync" and first["call"] == "cuStreamSynchronize"
-    assert "test_measure_work_cpu.py" in first["where"] and "Fix:" in r["graph"].note
+    assert "test_measure_work.py" in first["where"] and "Fix:" in r["graph"].note
     from cugraphlab.report.measure_work import render_measure
 
     text = render_measure(r)
@@ -223,3 +223,18 @@ def test_the_sm_clock_probe_runs_after_each_round(dev):
     r = cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, "sm_clock": True})
     assert r.sm_clock["note"] == "" and r.sm_clock["rated_mhz"] == pytest.approx(0.001)  # the fake's 1 kHz
     assert r.sm_clock["clock"].startswith("clock64")
+
+
+def test_a_launch_prepared_without_a_stream_is_bound_to_the_one_given_or_made(dev):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    with dev.create_stream() as s:
+        bound = fake_kernel(dev, s)
+        unbound = bound.kernel.prepare(("ptr", "u64"), (bound.keep[1], 1024), (4, 256))
+        r = cgl.measure(unbound, stream=s, ways=("eager", "graph"), **QUICK)
+        assert r["graph"].measured and r.config["kind"] == "launches"
+        r = cgl.measure([unbound, unbound], ways=("eager",), **QUICK)  # a stream made for it
+        assert r["eager"].measured and "2 launches" in r.work
+        with dev.create_stream() as other, pytest.raises(InvalidArgumentError, match="leave stream= out"):
+            cgl.measure(bound, stream=other, **QUICK)
