@@ -238,3 +238,32 @@ def test_a_launch_prepared_without_a_stream_is_bound_to_the_one_given_or_made(de
         assert r["eager"].measured and "2 launches" in r.work
         with dev.create_stream() as other, pytest.raises(InvalidArgumentError, match="leave stream= out"):
             cgl.measure(bound, stream=other, **QUICK)
+
+
+def test_a_work_that_raises_later_in_the_timed_loops_is_one_line_too(dev):
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure import WorkRaised
+
+    fn, buf = memset_work(dev)
+    calls = []
+
+    def flaky(stream):
+        calls.append(1)
+        if len(calls) > 40:
+            raise RuntimeError("out of patience")
+        fn(stream)
+
+    with pytest.raises(WorkRaised, match=r"the work, in the timed loops, raised RuntimeError: out of patience"):
+        cgl.measure(flaky, device=dev, ways=("eager",), **QUICK)
+
+
+def test_sampling_settings_are_checked(dev):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, "min_samples": 10, "max_samples": 7})
+    assert r["eager"].wall.n == 7  # min_samples cannot exceed max_samples
+    for bad in (dict(max_samples=0), dict(calls=0), dict(time_budget_s=0), dict(target_spread=-1)):
+        with pytest.raises(InvalidArgumentError):
+            cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, **bad})

@@ -143,10 +143,11 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         for name in chosen:
             built.append(w.build(name, mode=mode))
         runnable = [b for b in built if b.run is not None]
-        samples = sample_ways(runnable, dev, timing_stream, calls=options.get("calls"), l2=options.get("l2", "warm"),
-                              min_samples=options["min_samples"], max_samples=options["max_samples"],
-                              target_spread=options["target_spread"], time_budget_s=options["time_budget_s"],
-                              sm_clock=options.get("sm_clock", True), progress=progress)
+        samples = call_user("the work, in the timed loops,", sample_ways, runnable, dev, timing_stream,
+                            calls=options.get("calls"), l2=options.get("l2", "warm"),
+                            min_samples=options["min_samples"], max_samples=options["max_samples"],
+                            target_spread=options["target_spread"], time_budget_s=options["time_budget_s"],
+                            sm_clock=options.get("sm_clock", True), progress=progress)
         checks = {}
         if check is not None:
             for b in runnable:

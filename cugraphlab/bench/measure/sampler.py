@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ...core.errors import InvalidArgumentError
+from ...core.errors import InvalidArgumentError, positive_int
 from ..stats.paired_stats import round_order, stop_reason
 from ..stats.summary import median_ci_halfwidth
 from ..timing import timed_loop
@@ -92,7 +92,7 @@ def _probe(device, stream, samples: Samples):
     try:
         kernels = device.load_kernels(names=["clockprobe"])
     except Exception as e:
-        samples.sm_note = f"SM clock not read: {type(e).__name__}: {e}"
+        samples.sm_note = f"not read: {type(e).__name__}: {e}"
         return None, None
     return SmClockProbe(device, kernels, stream, cycles=PROBE_CYCLES), kernels
 
@@ -112,6 +112,14 @@ def sample_ways(ways: list, device, stream, *, calls: int | None = None, l2: str
     docstring). ``calls``: per sample (default: calibrated; 1 with ``l2="cold"``). Returns Samples."""
     if l2 not in L2_MODES:
         raise InvalidArgumentError(f"l2 must be 'warm' or 'cold', got {l2!r}")
+    max_samples = positive_int("max_samples", max_samples)
+    min_samples = min(positive_int("min_samples", min_samples), max_samples)
+    if calls is not None:
+        calls = positive_int("calls", calls)
+    if isinstance(target_spread, bool) or not isinstance(target_spread, (int, float)) or not target_spread >= 0:
+        raise InvalidArgumentError(f"target_spread must be a fraction >= 0, got {target_spread!r}")
+    if isinstance(time_budget_s, bool) or not isinstance(time_budget_s, (int, float)) or not time_budget_s > 0:
+        raise InvalidArgumentError(f"time_budget_s must be a number of seconds > 0, got {time_budget_s!r}")
     if not ways:
         raise InvalidArgumentError("nothing to time: no way of this work can be measured here")
     out = Samples(values={w.name: {"host": [], "wall": [], "device": []} for w in ways})
@@ -119,7 +127,7 @@ def sample_ways(ways: list, device, stream, *, calls: int | None = None, l2: str
     flush = _Flush(device, stream) if l2 == "cold" else None
     probe, kernels = _probe(device, stream, out) if sm_clock else (None, None)
     if not sm_clock:
-        out.sm_note = "SM clock not read (sm_clock=False)"
+        out.sm_note = "not read (sm_clock=False)"
     try:
         for w in ways:  # warm every way (and let a failing one fail before anything is timed)
             w.run(2)
@@ -143,7 +151,7 @@ def sample_ways(ways: list, device, stream, *, calls: int | None = None, l2: str
                 try:
                     out.mhz.append(probe.read())
                 except Exception as e:
-                    out.sm_note = f"SM clock not read: {type(e).__name__}: {e}"
+                    out.sm_note = f"not read: {type(e).__name__}: {e}"
                     probe = None
             noises = {n: median_ci_halfwidth(out.values[n]["wall"]) for n in names}
             reason = stop_reason(noises, target_spread, out.rounds, min_samples, max_samples,
