@@ -31,8 +31,9 @@ examples:
   cugraphlab measure step.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
 
 ways: eager (each call from Python), graph (captured once through the capture doctor, one cuGraphLaunch per call),
-native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop). Per call, in µs: host
-(what the calls cost the launching thread), wall (until the GPU is done), device (CUDA events).
+native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop), and the reference (the
+bare launch of an empty kernel, in the same rounds). Per call, in µs: host (what the calls cost the launching
+thread), wall (until the GPU is done), device (CUDA events); x ref: host over the reference's, round by round.
 exit: 0 measured (and checked), 1 a check failed or --fail-on matched, 2 bad input or a capture that failed."""
 
 
@@ -67,6 +68,9 @@ def add_measure(sub, common) -> None:
                      help="cold: the L2 flushed before every call (one call per sample)")
     how.add_argument("--time-budget", type=float, default=5.0, metavar="S",
                      help="seconds of sampling per process at most (default 5)")
+    how.add_argument("--no-reference", action="store_true",
+                     help="leave out the reference (the bare launch of an empty kernel timed in the same rounds, which "
+                          "x ref divides by)")
     how.add_argument("--capture-mode", choices=("thread_local", "global", "relaxed"), default="thread_local",
                      help="the capture's mode (default thread_local)")
     add_device(how)
@@ -120,7 +124,8 @@ def _options(args) -> dict:
     ways = None if not args.ways else tuple(w.strip() for w in args.ways.split(",") if w.strip())
     if not args.time_budget > 0:
         raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
-    return {"ways": ways, "l2": args.l2, "calls": None, "sm_clock": True, "capture_mode": args.capture_mode,
+    return {"ways": ways, "l2": args.l2, "calls": None, "sm_clock": True, "reference": not args.no_reference,
+            "capture_mode": args.capture_mode,
             "min_samples": 10, "max_samples": 200, "target_spread": 0.01, "time_budget_s": args.time_budget}
 
 

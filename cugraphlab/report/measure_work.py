@@ -27,11 +27,13 @@ def render_measure_table(result) -> str:
     for w in result.ways:
         if not w.measured:
             note = w.note if len(w.note) < 70 else w.note[:67] + "..."
-            rows.append([w.way, "-", "-", "-", "-", w.check or "", note])
+            rows.append([w.way, "-", "-", "-", "-", "-", w.check or "", note])
             continue
-        rows.append([w.way, _cell(w.host), _cell(w.wall), _interval(w), _cell(w.device), w.check or "", w.what])
-    return format_table(["way", "host us/call", "wall us/call", "[95%] wall", "device us/call", "check", "what"],
-                        rows, align="lrrrrll")
+        rel = getattr(w, "relative", None)
+        rows.append([w.way, _cell(w.host), _cell(w.wall), _interval(w), _cell(w.device),
+                     "-" if rel is None else f"{rel.median:.3f}", w.check or "", w.what])
+    return format_table(["way", "host us/call", "wall us/call", "[95%] wall", "device us/call", "x ref", "check",
+                         "what"], rows, align="lrrrrrll")
 
 
 def graph_line(result) -> str | None:
@@ -109,6 +111,10 @@ def render_measure(result, comparison: Any = None) -> str:
     lines.append(_sm_line(result.sm_clock))
     lines.append(_sampling_line(result))
     lines += [f"note: {n}" for n in result.process_notes]
+    if any(getattr(w, "relative", None) is not None for w in result.ways):
+        lines.append("x ref: host µs per call over the reference's, round by round (paired): the call's cost in bare "
+                     "launches of an empty kernel; it repeats between processes where host µs moves with the "
+                     "process's launch-cost mode.")
     clocks = result.clocks or {}
     lines.append("clocks: " + "; ".join(f"{name} = {clocks[key]}" for name, key in
                                         (("host", "host_call"), ("wall", "wall"), ("device", "device"))

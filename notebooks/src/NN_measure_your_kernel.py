@@ -73,7 +73,9 @@ print(render_measure(r))
 # %% [markdown]
 # **Reading it.** *host* is what the thread pays per call; when the GPU is slower than the host, a full launch
 # queue makes the host wait inside the call, and host approaches wall. *native* takes the binding out (a
-# prepared call from C behind a Python builtin), *floor* takes Python out too: what is left is the driver. The graph
+# prepared call from C behind a Python builtin), *floor* takes Python out too: what is left is the driver.
+# *reference* is a bare launch of an empty kernel timed in the same rounds, and *x ref* each way's host cost in
+# those launches: the figure that repeats from one process to the next. The graph
 # line says what capture + instantiate + upload cost once, and after how many calls the cheaper replays have paid
 # for them. `r["graph"].wall.median`, `r.break_even`, `r.to_dict()` hold every figure.
 

@@ -29,19 +29,25 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
 
     with dev.create_stream() as s:
         r = cgl.measure(fake_kernel(dev, s), **QUICK)
-    assert [w.way for w in r.ways] == ["eager", "graph", "native", "floor"]
+    assert [w.way for w in r.ways] == ["eager", "graph", "native", "floor", "reference"]
     for name in ("eager", "graph"):
         w = r[name]
-        assert w.measured and w.host.n == w.wall.n == w.device.n >= 6
-        assert set(w.intervals) == {"host", "wall", "device"}
+        assert w.measured and w.host.n == w.wall.n == w.device.n == w.relative.n >= 6
+        assert set(w.intervals) == {"host", "wall", "device", "relative"}
+        assert w.relative.unit == "time ratio"
     for name in ("native", "floor"):  # no libcuda here: the reason instead of a figure
         assert not r[name].measured and r[name].note.startswith("not measured:")
     assert r.graph_costs["nodes"] == 1 and len(r.graph_costs["capture_us"]["values"]) == 3
     assert r.break_even["setup_us"] == pytest.approx(r.graph_costs["setup_us"])
     assert r.stop_reason in ("spread", "max_samples", "time_cap")
     assert r.config["kind"] == "launches" and r.config["calls"] == "auto"
-    assert sorted(r.samples) == sorted(f"{w}: {c}" for w in ("eager", "graph") for c in ("host", "wall", "device"))
+    assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference")
+                                        for c in ("host", "wall", "device")] + ["eager: host / reference",
+                                                                                "graph: host / reference"])
     assert r.samples["eager: host"]["clock"] == "host_call"
+    ratios = [a / b for a, b in zip(r.samples["eager: host"]["values"], r.samples["reference: host"]["values"])]
+    assert r.samples["eager: host / reference"]["values"] == pytest.approx(ratios)  # paired, round by round
+    assert r["reference"].relative is None
 
 
 def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way(dev):
@@ -57,8 +63,8 @@ def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way
     r = cgl.measure(work, device=dev, stream="handle", check=lambda: checked.append(1),
                     prepare=lambda: prepared.append(1), **QUICK)
     assert all(isinstance(s, int) for s in seen)
-    assert [w.way for w in r.ways] == ["eager", "graph"]
-    assert [w.check for w in r.ways] == ["passed", "passed"] and r.verified is True
+    assert [w.way for w in r.ways] == ["eager", "graph", "reference"]
+    assert [w.check for w in r.ways] == ["passed", "passed", None] and r.verified is True
     assert len(checked) == len(prepared) == 2
     buf.close()
 
@@ -199,7 +205,7 @@ def test_the_record_round_trips_and_diff_finds_it_the_same_as_itself(dev):
     back = cgl.load_record(d)
     assert back["eager"].wall.median == r["eager"].wall.median
     diff = cgl.diff_records(d, d)  # the fake's host-clock samples are noisy: judged, never SLOWER or FASTER
-    assert len(diff.rows) == 6 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
+    assert len(diff.rows) == 11 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
 
 
 def test_processes_pool_samples_with_the_process_as_the_group(dev):
@@ -267,3 +273,14 @@ def test_sampling_settings_are_checked(dev):
     for bad in (dict(max_samples=0), dict(calls=0), dict(time_budget_s=0), dict(target_spread=-1)):
         with pytest.raises(InvalidArgumentError):
             cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, **bad})
+
+
+def test_many_processes_are_thinned_within_each_so_every_value_keeps_its_process():
+    from cugraphlab.bench.measure.result import build_result
+    from cugraphlab.bench.records.record import MAX_SAMPLES
+
+    parts = [{"work": "w", "ways": [{"name": "eager", "what": ""}], "calls": 1,
+              "values": {"eager": {c: [float(i)] * 500 for c in ("host", "wall", "device")}}} for i in range(8)]
+    row = build_result(parts, config={}, env={}).samples["eager: wall"]
+    assert len(row["values"]) == len(row["groups"]) <= MAX_SAMPLES
+    assert sorted(set(row["groups"])) == list(range(8)) and row["values"] == [float(g) for g in row["groups"]]

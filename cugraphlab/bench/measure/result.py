@@ -7,8 +7,10 @@ One process or several: each process's raw outcome (a plain dict, ``part``: what
 are set per process (docs/studies/launch-cost-modes.md), and two processes are two observations of it, however
 many samples each took.
 
-Rows kept for ``diff``: ``"WAY: host"``, ``"WAY: wall"``, ``"WAY: device"`` for every way measured. The capture
-and instantiate samples stay in ``graph_costs`` (a few per process: too few to judge, and not per-call figures).
+Rows kept for ``diff``: ``"WAY: host"``, ``"WAY: wall"``, ``"WAY: device"`` for every way measured, and with the
+reference (the bare launch of an empty kernel timed in the same rounds) ``"WAY: host / reference"``, unit "time
+ratio": the per-round ratio, paired, so that a process's launch-cost mode divides out. The capture and instantiate
+samples stay in ``graph_costs`` (a few per process: too few to judge, and not per-call figures).
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ..records.record import CLOCKS, Record, clocks
+from ..records.record import CLOCKS, MAX_SAMPLES, Record, bounded, clocks
 from ..stats.paired_stats import hierarchical_bootstrap
 from ..stats.summary import Summary, summarize
 
@@ -29,15 +31,18 @@ MEASURE_CLOCKS = ("host", "wall", "device")
 
 @dataclass
 class WayResult:
-    """One way: its three figures (µs per call; None where it was not measured, ``note`` says why), their
-    intervals (clock -> ``{"median", "lo", "hi", "n", "groups", "level"}``, processes as the unit when there were
-    several), a failed capture's ``diagnosis`` (the doctor's), and ``check``: "passed", "FAILED: ..." or None."""
+    """One way: its three figures (µs per call; None where it was not measured, ``note`` says why), ``relative``
+    (its host cost over the reference's, round by round: the call's cost in bare launches of an empty kernel; None
+    without a reference), their intervals (clock -> ``{"median", "lo", "hi", "n", "groups", "level"}``, processes
+    as the unit when there were several), a failed capture's ``diagnosis`` (the doctor's), and ``check``:
+    "passed", "FAILED: ..." or None."""
 
     way: str
     what: str
     host: Summary | None = None
     wall: Summary | None = None
     device: Summary | None = None
+    relative: Summary | None = None
     intervals: dict = field(default_factory=dict)
     note: str = ""
     diagnosis: dict | None = None
@@ -112,10 +117,10 @@ class MeasureResult(Record):
         return {"break_even": self.break_even, "verified": self.verified}
 
     def _html_table(self):
-        headers = ["way", "host µs/call", "wall µs/call", "device µs/call", "check", "note"]
+        headers = ["way", "host µs/call", "wall µs/call", "device µs/call", "x ref", "check", "note"]
         rows = []
         for w in self.ways:
-            cells = [f"{s.median:.3f}" if s is not None else "" for s in (w.host, w.wall, w.device)]
+            cells = [f"{s.median:.3f}" if s is not None else "" for s in (w.host, w.wall, w.device, w.relative)]
             rows.append([w.way, *cells, w.check or "", w.note])
         return headers, rows
 
@@ -126,12 +131,23 @@ def _interval(groups: list[list[float]]) -> dict | None:
 
 
 def _pooled(parts: list[dict], way: str, clock: str) -> tuple[list[float], list[int]]:
+    """Every process's samples of one row, pooled, and the process of each; thinned evenly within each process
+    when together they exceed what a record keeps (``records.MAX_SAMPLES``), so that no value loses its group."""
+    per = [[float(x) for x in p.get("values", {}).get(way, {}).get(clock, [])] for p in parts]
+    if sum(map(len, per)) > MAX_SAMPLES:
+        per = [bounded(v, max(1, MAX_SAMPLES // len(per))) for v in per]
     values, groups = [], []
-    for i, p in enumerate(parts):
-        v = p.get("values", {}).get(way, {}).get(clock, [])
-        values += [float(x) for x in v]
+    for i, v in enumerate(per):
+        values += v
         groups += [i] * len(v)
     return values, groups
+
+
+def _ratios(part: dict, way: str) -> list[float]:
+    """host(way) / host(reference), round by round, in one process (the rounds are the samples' order)."""
+    values = part.get("values", {})
+    a, b = values.get(way, {}).get("host", []), values.get("reference", {}).get("host", [])
+    return [x / y for x, y in zip(a, b) if y > 0]
 
 
 def _costs(parts: list[dict]) -> dict:
@@ -172,6 +188,20 @@ def _stop_reason(parts: list[dict]) -> str:
     return "fixed"
 
 
+def _keep_relative(result, w: WayResult, per_process: list[list[float]], grouped: bool, reason: str) -> None:
+    if sum(map(len, per_process)) > MAX_SAMPLES:
+        per_process = [bounded(v, max(1, MAX_SAMPLES // len(per_process))) for v in per_process]
+    values = [v for p in per_process for v in p]
+    if not values:
+        return
+    w.relative = summarize(values, unit="time ratio", clock=CLOCKS["host_call"], stop_reason=reason)
+    w.intervals["relative"] = _interval(per_process)
+    label = f"{w.way}: host / reference"
+    result.keep_samples(label, values, unit="time ratio", clock="host_call")
+    if grouped:
+        result.samples[label]["groups"] = [i for i, p in enumerate(per_process) for _ in p]
+
+
 def build_result(parts: list[dict], *, config: dict, env: dict, sampling: dict | None = None,
                  notes: list[str] | None = None) -> MeasureResult:
     """One MeasureResult from the raw outcome of each process (``parts``, in process order). ``config``: what
@@ -206,5 +236,7 @@ def build_result(parts: list[dict], *, config: dict, env: dict, sampling: dict |
             result.keep_samples(label, values, unit="us", clock=CLOCK_OF[clock])
             if grouped and len(result.samples[label]["values"]) == len(values):
                 result.samples[label]["groups"] = groups
+        if name != "reference" and w.host is not None:
+            _keep_relative(result, w, [_ratios(p, name) for p in parts], grouped, reason)
         result.ways.append(w)
     return result

@@ -142,6 +142,10 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 w.check_stream(mode=mode)
         for name in chosen:
             built.append(w.build(name, mode=mode))
+        if options.get("reference", True):
+            from .work import reference_way
+
+            built.append(reference_way(dev, timing_stream))
         runnable = [b for b in built if b.run is not None]
         samples = call_user("the work, in the timed loops,", sample_ways, runnable, dev, timing_stream,
                             calls=options.get("calls"), l2=options.get("l2", "warm"),
@@ -151,6 +155,8 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         checks = {}
         if check is not None:
             for b in runnable:
+                if b.name == "reference":
+                    continue
                 if prepare is not None:
                     call_user("prepare", prepare, *args, **kwargs)
                 b.run(1)
@@ -163,7 +169,8 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 "sm_note": samples.sm_note, "stop_reason": samples.stop_reason, "calls": samples.calls,
                 "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks}
         config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "l2": options.get("l2", "warm"),
-                  "capture_mode": mode, "stream": kind, "calls": options.get("calls") or "auto"}
+                  "capture_mode": mode, "stream": kind, "calls": options.get("calls") or "auto",
+                  "reference": bool(options.get("reference", True))}
         return part, _environment(dev), config
     finally:
         for b in reversed(built):

@@ -12,7 +12,8 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
             ways: tuple[str, ...] | None = None, check: Callable | str | None = None,
             prepare: Callable | str | None = None, l2: str = "warm", processes: int | None = None,
             calls: int | None = None, min_samples: int = 10, max_samples: int = 200, target_spread: float = 0.01,
-            time_budget_s: float = 5.0, sm_clock: bool = True, capture_mode: str = "thread_local",
+            time_budget_s: float = 5.0, sm_clock: bool = True, reference: bool = True,
+            capture_mode: str = "thread_local",
             timeout_s: float | None = None, progress: Callable[[str], None] | None = None):
     """Time ``work`` every way it can run: eagerly from Python, as a CUDA graph, natively from C.
 
@@ -42,7 +43,10 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
       top-level function); intervals then take the process as the unit. ``calls``: calls per sample (default:
       about 1 ms of the first way). ``min_samples``/``max_samples``/``target_spread``/``time_budget_s``: sampling
       stops once every way's median is known within ``target_spread`` (~95% interval), at ``max_samples``, or at
-      the time budget (per process). ``sm_clock``: read the SM clock after each round. ``capture_mode``: the
+      the time budget (per process). ``sm_clock``: read the SM clock after each round. ``reference``: time the
+      bare launch of an empty kernel in the same rounds, and give each way its host cost in those launches
+      (``x ref``, rows ``"WAY: host / reference"``): a paired figure that repeats between processes where the
+      absolute one moves with the process's launch-cost mode. ``capture_mode``: the
       capture's CUstreamCaptureMode ("thread_local", "global", "relaxed"). ``timeout_s``: per worker process.
 
     Returns a ``MeasureResult`` (a Record of kind ``cugraphlab.measure``: ``result["eager"].host.median``,
@@ -55,7 +59,7 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
     sampling = dict(min_samples=min_samples, max_samples=max_samples, target_spread=target_spread,
                     time_budget_s=time_budget_s)
     options = dict(ways=tuple(ways) if ways is not None else None, l2=l2, calls=calls, sm_clock=sm_clock,
-                   capture_mode=capture_mode, **sampling)
+                   reference=bool(reference), capture_mode=capture_mode, **sampling)
     if processes is not None and processes != 1:
         return measure_processes(work, setup=setup, check=check, prepare=prepare, stream=stream, device=device,
                                  processes=processes, options=options, timeout_s=timeout_s, progress=progress)

@@ -31,7 +31,7 @@ from typing import Callable
 from ...core.errors import CugraphlabError, InvalidArgumentError
 
 __all__ = ["Way", "WorkRaised", "StreamIgnoredError", "LaunchWork", "CallableWork", "GraphWork", "as_work",
-           "explained_capture", "capture_way", "call_user", "user_error", "WAYS"]
+           "explained_capture", "capture_way", "reference_way", "call_user", "user_error", "WAYS"]
 
 #: Every way's name and what it times (shown in the table and kept in the record).
 WAYS = {
@@ -39,6 +39,8 @@ WAYS = {
     "graph": "the work captured once, one cuGraphLaunch per call from Python",
     "native": "the same driver call made from C behind a Python builtin (no binding between)",
     "floor": "the same driver call in a C loop (no Python at all): the floor",
+    "reference": "cuLaunchKernel of an empty kernel through the bare binding, in the same rounds: what x ref "
+                 "divides by",
 }
 CAPTURE_COST_REPEATS = 3
 
@@ -117,6 +119,24 @@ class Way:
     diagnosis: dict | None = None
     costs: dict = field(default_factory=dict)
     close: Callable[[], None] | None = None
+
+
+def reference_way(device, stream) -> Way:
+    """The reference measured beside every way, in the same rounds: the package's empty kernel launched through
+    the bare binding (``bench.native.loops.bindings_loop``). A way's host µs per call over the reference's, round
+    by round, is its cost in bare launches: a figure that repeats between processes, where the absolute one moves
+    with the process's launch-cost mode (docs/studies/launch-cost-modes.md)."""
+    try:
+        from ...core.launch import LaunchConfig
+        from ..native.loops import bindings_loop
+
+        kernels = device.load_kernels(names=["empty"])
+    except Exception as e:
+        return _unavailable("reference", e)
+    launch = kernels["empty"].prepare((), (), LaunchConfig(1, 32), stream)
+    loop = bindings_loop(launch)
+    loop.keep = launch  # type: ignore[attr-defined]
+    return Way("reference", WAYS["reference"], loop, close=kernels.close)
 
 
 def _unavailable(name: str, e: BaseException) -> Way:
