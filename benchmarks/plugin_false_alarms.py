@@ -17,9 +17,12 @@ sessions). For each pair, each test's record of the run without the delay (A) is
 by the plugin's own comparison (``cugraphlab.testing.store.compare``: ``cugraphlab diff``'s verdicts, threshold
 10%, the process as the unit):
 
-- ``test_eager`` and ``test_eager_and_graph`` did not change: any SLOWER or FASTER row is a false alarm. Goal: at
-  most one false alarm among the 2 x pairs test comparisons.
-- ``test_delayed`` got 1 µs slower per call in B: flagged when a row is SLOWER. Goal: flagged in at least 19 of 20.
+- ``test_eager`` and ``test_eager_and_graph`` did not change: a SLOWER or FASTER judged row (the plugin's default
+  ``--cgl-rows paired``: each way's host cost in bare launches timed in the same rounds, and the device row of a
+  GPU-paced way) is a false alarm. Goal: at most one false alarm among the 2 x pairs test comparisons. The absolute
+  rows (host, wall, device µs), compared and shown but not judged, are counted beside it.
+- ``test_delayed`` got 1 µs slower per call in B: flagged when a judged row is SLOWER. Goal: flagged in at least
+  19 of 20.
 
 Sizing, so that it fits in about 2 minutes of device time: a session costs about 4 s (pytest's start, 6 worker
 processes spawned together, then 3 tests x 6 processes measured one after the other at ~0.1 s each: ~1 ms samples,
@@ -85,11 +88,13 @@ def main(argv=None) -> int:
         row = {"runs": [a, b]}
         for test in (*STABLE, DELAYED):
             c = compare(_record(out, a, test), _record(out, b, test), test, DEFAULT_THRESHOLD)
-            row[test] = {"verdicts": c.verdicts, "worst": c.worst, "changed": c.changed}
+            row[test] = {"verdicts": c.verdicts, "judged": c.judged, "worst": c.worst, "changed": c.changed,
+                         "any_row_changed": [k for k, v in c.verdicts.items() if v in ("SLOWER", "FASTER")]}
         pairs.append(row)
     false = [(r["runs"], t, r[t]["changed"]) for r in pairs for t in STABLE if r[t]["changed"]]
     false_rows = sum(len(ch) for _, _, ch in false)
-    flagged = sum(1 for r in pairs if any(v == "SLOWER" for v in r[DELAYED]["verdicts"].values()))
+    flagged = sum(1 for r in pairs if any(r[DELAYED]["verdicts"][k] == "SLOWER" for k in r[DELAYED]["judged"]))
+    absolute = sum(1 for r in pairs for t in STABLE if r[t]["any_row_changed"])
     code, s, text = _session(out, args.pairs + 1, True, args.processes, args.budget,
                              (f"--cgl-compare={out / 'run_0'}", "--cgl-fail-on=slower"))
     failed = {line.split("::", 1)[1].split(" ")[0] for line in text.splitlines()
@@ -99,7 +104,8 @@ def main(argv=None) -> int:
         "kind": "cugraphlab.plugin_false_alarms", "pairs": args.pairs, "processes": args.processes,
         "threshold": DEFAULT_THRESHOLD, "session_seconds": seconds,
         "false_alarms": {"test_comparisons": 2 * args.pairs, "with_a_changed_row": len(false), "rows": false_rows,
-                         "goal": "at most 1", "met": len(false) <= 1, "which": false},
+                         "goal": "at most 1", "met": len(false) <= 1, "which": false,
+                         "with_a_changed_row_of_any_kind": absolute},
         "delay_1us": {"pairs": args.pairs, "flagged_slower": flagged, "goal": f"at least {args.pairs - 1}",
                       "met": flagged >= args.pairs - 1},
         "ci_session": {"exit": code, "only_the_delayed_test_failed": ci_ok, "seconds": s},
@@ -112,6 +118,8 @@ def main(argv=None) -> int:
           f"({false_rows} rows) - goal at most 1: {'met' if len(false) <= 1 else 'NOT met'}")
     for runs, test, changed in false:
         print(f"    runs {runs} {test}: {'; '.join(changed)}")
+    print(f"  (counting the absolute rows too, which the plugin shows but does not judge: {absolute} of "
+          f"{2 * args.pairs} with a SLOWER/FASTER row)")
     print(f"  1 us delay per call: flagged SLOWER in {flagged} of {args.pairs} - goal at least {args.pairs - 1}: "
           f"{'met' if flagged >= args.pairs - 1 else 'NOT met'}")
     print(f"  --cgl-compare run_0 --cgl-fail-on slower with the delay: exit {code}, "

@@ -43,6 +43,7 @@ class Settings:
     compare: str | None = None
     fail_on: str | None = None
     threshold: float = 0.10
+    rows: str = "paired"
     processes: int = 1
     budget_s: float = 30.0
     max_samples: int = 200
@@ -101,7 +102,8 @@ class Measurer:
         s = self.settings
         if s.save:
             save(s.save, nodeid, result, name)
-        comparison = compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name) if s.compare else None
+        comparison = (compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name, s.rows)
+                      if s.compare else None)
         self.state.measured.append((nodeid, name, result, comparison))
         us = budget.get("us")
         if us is not None:

@@ -151,3 +151,15 @@ def test_the_plugin_is_registered_by_its_entry_point():
 
     eps = [ep for ep in entry_points(group="pytest11") if ep.name == "cugraphlab"]
     assert [ep.value for ep in eps] == ["cugraphlab.testing.plugin"]
+
+
+def test_the_paired_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
+    from cugraphlab.testing.store import judged_rows
+
+    def way(name, host, device):
+        return {"way": name, "host": {"median": host}, "device": {"median": device}}
+
+    record = {"ways": [way("eager", 5.0, 5.1), way("graph", 2.6, 20.0), way("reference", 4.5, 4.6)]}
+    assert judged_rows(record) == {"eager: host / reference", "graph: host / reference", "graph: device"}
+    assert judged_rows(record, "all") is None
+    assert judged_rows({"ways": [way("eager", 5.0, 5.1)]}) is None  # no reference: every row
