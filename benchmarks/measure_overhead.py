@@ -81,7 +81,8 @@ def main(argv=None) -> int:
     from cugraphlab.core.program import resolve_arch
 
     n, calls = 1024, args.calls
-    quiet = dict(calls=calls, min_samples=SAMPLES, max_samples=SAMPLES, sm_clock=False, time_budget_s=60)
+    quiet = dict(calls=calls, min_samples=SAMPLES, max_samples=SAMPLES, sm_clock=False, reference=False,
+                 time_budget_s=60)
     with cgl.Device(0) as dev, dev.create_stream() as s:
         arch, kind = resolve_arch(None, dev.compute_capability)
         module = dev.load_module(cgl.compile_source(SAXPY.read_text(), "saxpy", arch=arch, kind=kind).image)
