@@ -141,7 +141,7 @@ def _compare(args, result) -> tuple[str, bool]:
 
 def cmd_measure(args) -> int:
     from ..bench.measure.result import build_result
-    from ..bench.measure.run import measure_processes, run_spec
+    from ..bench.measure.processes import measure_processes, run_spec
     from ..report.measure_work import render_measure
 
     spec = spec_from_args(args)

@@ -75,7 +75,8 @@ class Measurer:
 
     def __call__(self, work, *, setup=None, check=None, prepare=None, stream=None, ways=None, name: str | None = None,
                  l2: str = "warm", capture_mode: str = "thread_local", calls: int | None = None, device=None):
-        from ..bench.measure.run import gather, measure_here, spec_for
+        from ..bench.measure.processes import gather, spec_for
+        from ..bench.measure.run import measure_here
         from ..core.errors import CugraphlabError
 
         budget = self._budget()

@@ -23,6 +23,6 @@ def fake_measure_spec(spec, options, device=None):
     if not isinstance(calls._driver, MeasureFakeDriver):
         calls._driver = MeasureFakeDriver()
         devmod._initialised = False
-    from cugraphlab.bench.measure.run import measure_spec
+    from cugraphlab.bench.measure.processes import measure_spec
 
     return measure_spec(spec, options)

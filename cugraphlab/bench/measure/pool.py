@@ -61,7 +61,7 @@ class WorkerPool:
     ``device``: the ordinal each worker opens once (None: the target opens what it needs)."""
 
     def __init__(self, n: int, target: Callable | None = None, device: int | None = 0):
-        from .run import measure_spec
+        from .processes import measure_spec
 
         self.n = positive_int("processes", n)
         self.target = target or measure_spec

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ...core.errors import CugraphlabError, InvalidArgumentError
-from .work import WorkRaised, call_user, user_error
+from .way import WorkRaised, call_user, user_error
 
 __all__ = ["split_target", "load_target", "target_of", "state_args", "call_setup", "run_check", "takes_argument"]
 

@@ -54,7 +54,8 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
     (one line) for bad input, ``WorkRaised`` when the work, its setup or its check raises (the exception chained),
     ``StreamIgnoredError`` when a callable enqueues nothing on the stream it is given.
     """
-    from .run import measure_processes, measure_here
+    from .processes import measure_processes
+    from .run import measure_here
 
     sampling = dict(min_samples=min_samples, max_samples=max_samples, target_spread=target_spread,
                     time_budget_s=time_budget_s)
