@@ -156,13 +156,14 @@ class CuKernel:
     buffers: dict = field(default_factory=dict)
     inputs: dict = field(default_factory=dict)
     rng: object = None
+    source: str = ""
     _owned: list = field(default_factory=list)
 
     @classmethod
-    def build(cls, device, stream, path: str, *, kernel: str | None, size: int, args: list[str] | None,
-              block: int = 256, grid: int | None = None, seed: int | None = None) -> "CuKernel":
-        from ...core.program import compile_source, resolve_arch
-
+    def plan(cls, path: str, *, kernel: str | None, size: int, args: list[str] | None, block: int = 256,
+             grid: int | None = None, seed: int | None = None) -> "CuKernel":
+        """The file read and the kernel's parameters matched with ``args``, before any device is opened (so that
+        a missing file or a bad --args says so on any machine); ``build`` then compiles and loads it."""
         p = Path(path)
         if not p.is_file():
             raise InvalidArgumentError(f"{path}: no such file" if not p.exists() else f"{path} is not a file")
@@ -190,12 +191,26 @@ class CuKernel:
         grid = grid or -(-size // block)
         if grid > 2**31 - 1:
             raise InvalidArgumentError(f"--size {size:,} needs {grid:,} blocks of {block}: more than a grid holds")
+        return cls(path, kernel, size, params, parsed, block, grid, rng=np.random.default_rng(seed), source=source)
+
+    @classmethod
+    def build(cls, device, stream, path: str, *, kernel: str | None, size: int, args: list[str] | None,
+              block: int = 256, grid: int | None = None, seed: int | None = None) -> "CuKernel":
+        """``plan``, then compiled for ``device`` (NVRTC), loaded, its buffers made and filled, its launch packed
+        once on ``stream``."""
+        return cls.plan(path, kernel=kernel, size=size, args=args, block=block, grid=grid, seed=seed).load(
+            device, stream)
+
+    def load(self, device, stream) -> "CuKernel":
+        from ...core.program import compile_source, resolve_arch
+
+        path, kernel, size, parsed, params = self.path, self.name, self.size, self.args, self.params
+        grid, block, source = self.grid, self.block, self.source
         arch, kind = resolve_arch(None, device.compute_capability)
         try:
             compiled = compile_source(source, kernel, arch=arch, kind=kind)
         except CompileError as e:
             raise InvalidArgumentError(first_error_line(e, path)) from None
-        self = cls(path, kernel, size, params, parsed, block, grid, rng=np.random.default_rng(seed))
         try:
             module = device.load_module(compiled.image)
             self._owned.append(module)

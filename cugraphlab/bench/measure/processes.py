@@ -60,13 +60,13 @@ def _run_cu(spec: dict, options: dict, progress=None, device=None):
     from ...core.device import Device
     from .cu_kernel import CuKernel
 
+    planned = CuKernel.plan(spec["cu"], kernel=spec.get("kernel"), size=spec["size"], args=spec.get("args"),
+                            block=spec.get("block") or 256, grid=spec.get("grid"))  # before any device
+    user_check = load_target(spec["check"], "check") if spec.get("check") else None
     opened = Device(spec.get("device") or 0) if device is None else contextlib.nullcontext(device)
     with opened as dev, dev.create_stream() as stream:
-        cu = CuKernel.build(dev, stream, spec["cu"], kernel=spec.get("kernel"), size=spec["size"],
-                            args=spec.get("args"), block=spec.get("block") or 256, grid=spec.get("grid"))
+        cu = planned.load(dev, stream)
         try:
-            user_check = load_target(spec["check"], "check") if spec.get("check") else None
-
             def check() -> Any:
                 return user_check(cu.inputs, cu.outputs(stream))
 
