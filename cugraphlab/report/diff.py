@@ -73,7 +73,7 @@ def render_diff(result: Any) -> str:
     src = d.get("sources") or {}
     t = float(cfg.get("threshold", 0.05))
     kind_b = d.get("compared_kind_b")
-    what = (f"a {d.get('compared_kind')} record (A) and a {kind_b} record (B)" if kind_b
+    what = (f"records of two tools: {d.get('compared_kind')} (A) against {kind_b} (B)" if kind_b
             else f"two {d.get('compared_kind')} records (schema {d.get('compared_schema')})")
     lines = [f"cugraphlab diff of {what}", f"  A = {src.get('a')}", f"  B = {src.get('b')}"]
     lines += [f"NOTE: {n}" for n in d.get("notes") or []]
