@@ -1,0 +1,94 @@
+"""nvbench's side of the study: the same launches registered with cuda-bench (``cuda.bench``) and run by it.
+
+For each workload two benchmarks: ``"<kernel> <size>"``, whose launcher makes the workload's one launch on the
+stream nvbench hands it, and ``"<kernel> <size> graph x50"``, whose launcher makes one cuGraphLaunch of a graph of
+50 of the launch (so nvbench's batch is paced by the GPU, not by the Python callback). nvbench times each state its
+own way: cold (L2 flushed, the stream held by its blocking kernel, CUDA events around one call) and batch (events
+around many calls the host makes back to back). ``run`` writes its JSON with ``--jsonbin`` (the raw cold GPU times
+beside it, ``<json>-bin/N.bin``), which ``cugraphlab diff`` and this study's report read.
+
+The launcher wraps nvbench's stream (``launch.get_stream()``, a ``cuda.bench.CudaStream`` with ``__cuda_stream__``)
+in ``workloads.ForeignStream`` once per stream and keeps the prepared launch: a call costs one dict look-up and the
+launch.
+"""
+from __future__ import annotations
+
+from cugraphlab import cu
+
+from .workloads import ForeignStream
+
+__all__ = ["Knobs", "register_workloads", "run_nvbench", "GRAPH_SUFFIX"]
+
+GRAPH_SUFFIX = " graph x50"
+
+
+class Knobs:
+    """nvbench's settings per benchmark: stop after ``timeout`` s (cold and batch each), noise target, the cold
+    loop's minimum time, the batch's target time. Defaults fit 18 benchmarks in about a minute."""
+
+    def __init__(self, timeout: float = 2.0, max_noise: float = 0.005, min_time: float = 0.25,
+                 batch_target_time: float = 0.25):
+        self.timeout, self.max_noise, self.min_time = timeout, max_noise, min_time
+        self.batch_target_time = batch_target_time
+
+    @classmethod
+    def quick(cls) -> "Knobs":
+        return cls(timeout=0.5, min_time=0.05, batch_target_time=0.05)
+
+    def apply(self, b) -> None:
+        b.set_timeout(self.timeout)
+        b.set_batch_target_time(self.batch_target_time)
+        b.set_criterion_param_float64("max-noise", self.max_noise)
+        b.set_criterion_param_float64("min-time", self.min_time)
+
+    def to_dict(self) -> dict:
+        return dict(vars(self))
+
+
+def _stream_key(launch) -> int:
+    return int(launch.get_stream().__cuda_stream__()[1])
+
+
+def register_workloads(bench, workloads, graphs: dict, device, knobs: Knobs) -> list[str]:
+    """Register two benchmarks per workload with ``bench`` (the ``cuda.bench`` module, or a stand-in); returns
+    their names. ``graphs``: workload name -> GraphExec of 50 of its launches."""
+    names = []
+    for w in workloads:
+        def one(state, w=w):
+            cache: dict = {}
+
+            def launcher(launch):
+                key = _stream_key(launch)
+                prepared = cache.get(key)
+                if prepared is None:
+                    prepared = cache[key] = w.launch_on(ForeignStream(key, device))
+                prepared()
+
+            state.exec(launcher)
+
+        def graph(state, exe=graphs[w.name]):
+            handles: dict = {}
+
+            def launcher(launch):
+                key = _stream_key(launch)
+                h = handles.get(key)
+                if h is None:
+                    h = handles[key] = ForeignStream(key, device).handle
+                cu("cuGraphLaunch", exe.handle, h)  # one call for 50 kernels: the checked door costs nothing here
+
+            state.exec(launcher)
+
+        for fn, name in ((one, w.name), (graph, w.name + GRAPH_SUFFIX)):
+            b = bench.register(fn)
+            b.set_name(name)
+            knobs.apply(b)
+            names.append(name)
+    return names
+
+
+def run_nvbench(bench, json_path, ordinal: int = 0) -> list[str]:
+    """Run every registered benchmark on device ``ordinal``, writing ``json_path`` (and its -bin folder);
+    returns the argv given to nvbench."""
+    argv = ["cugraphlab-nvbench-study", "--device", str(ordinal), "--jsonbin", str(json_path)]
+    bench.run_all_benchmarks(argv)
+    return argv
