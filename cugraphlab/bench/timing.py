@@ -11,10 +11,13 @@ cost and waits for the GPU); CUDA events recorded on the stream just before and 
 times add up to the loop's exactly, the first starting at the loop's start and the last ending when the end event's
 sync returns); each chunk is also one sample of µs per iteration on both clocks, so one timed loop of 5,000
 iterations gives 10 samples instead of 1 (what ``cugraphlab diff`` needs: 6 per side at least). A chunk's device
-sample is exact (events on the stream). Its host sample is the host's time from one boundary to the next: in a
-host-bound loop that is the chunk's own cost; in a device-bound loop the host runs ahead until the driver's queue is
-full, so the first chunk reads short, the last one (which waits for the queue to drain) long and the others at the
-device's pace: the median is the loop's figure either way. The boundaries add one cuEventRecord (about 2 µs of host
+sample is exact (events on the stream). Its host time, from one boundary to the next, is the chunk's own cost only
+where the host sets the pace: in a device-bound loop the host runs ahead while the driver's queue takes its launches
+(a whole fused loop of 100 graph launches fits in it), so those chunks read as fast as the host enqueues and the
+last one, which waits for the queue to drain, reads long. So the wall sample of a chunk (``paced``) is the longer
+of its host time and its device time: the pace of the slower side, which is the host's in a host-bound loop (the
+GPU waits for it) and the GPU's in a device-bound one; the median of a loop's chunks is then the loop's own figure
+either way (the drained last chunk is one high sample). The boundaries add one cuEventRecord (about 2 µs of host
 time, nothing measurable on the GPU) per chunk to the loop.
 
 ``interleave``: each repeat runs every variant in turn (so drift hits all alike), each on fresh random inputs with
@@ -31,8 +34,8 @@ from typing import Callable, Sequence
 from .records.record import CLOCKS
 from .stats.summary import Summary, summarize
 
-__all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "CHUNKS", "timed_loop", "timed_chunks", "chunk_sizes", "Variant", "Timings",
-           "interleave"]
+__all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "CHUNKS", "timed_loop", "timed_chunks", "chunk_sizes", "paced", "Variant",
+           "Timings", "interleave"]
 
 WALL_CLOCK = CLOCKS["wall"]
 DEVICE_CLOCK = CLOCKS["device"]
@@ -72,8 +75,10 @@ def chunk_sizes(iters: int, chunks: int, grain: int | None = 1) -> list[int]:
 
 def timed_chunks(stream, run: Callable[[int], None], sizes: Sequence[int], events: Sequence) -> tuple[
         float, float, list[float], list[float]]:
-    """One timed loop of ``sum(sizes)`` iterations in chunks: (wall µs, device µs) per iteration of the whole loop
-    and per chunk (two lists). ``events``: ``len(sizes) + 1`` timing Events (the first and last are the loop's)."""
+    """One timed loop of ``sum(sizes)`` iterations in chunks: (wall µs, device µs) per iteration of the whole loop,
+    then per chunk the host's µs per iteration between its boundaries and its device µs per iteration (two lists;
+    ``paced`` makes wall samples of them). ``events``: ``len(sizes) + 1`` timing Events (the first and last are the
+    loop's)."""
     if len(events) != len(sizes) + 1:
         raise ValueError(f"{len(sizes)} chunks need {len(sizes) + 1} events, got {len(events)}")
     stream.synchronize()
@@ -92,6 +97,11 @@ def timed_chunks(stream, run: Callable[[int], None], sizes: Sequence[int], event
     wall = [(marks[i + 1] - marks[i]) / 1e3 / k for i, k in enumerate(sizes)]
     dev = [events[i].elapsed_ms(events[i + 1]) * 1e3 / k for i, k in enumerate(sizes)]
     return (marks[-1] - marks[0]) / 1e3 / iters, events[0].elapsed_ms(events[-1]) * 1e3 / iters, wall, dev
+
+
+def paced(host_chunks: Sequence[float], device_chunks: Sequence[float]) -> list[float]:
+    """The wall sample of each chunk: the longer of its host time and its device time (module docstring)."""
+    return [max(h, d) for h, d in zip(host_chunks, device_chunks)]
 
 
 @dataclass
@@ -117,7 +127,8 @@ class Timings:
     """One variant's samples over the repeats, both clocks, and its mismatches summed over the repeats.
 
     ``wall_us``/``device_us``: one value per timed loop (the figures printed); ``wall_chunks``/``device_chunks``:
-    one value per chunk of every loop, where the loops were cut into chunks (else empty).
+    one value per chunk of every loop, where the loops were cut into chunks (else empty); a chunk's wall value is
+    ``paced``: the longer of its host and device times.
     """
 
     wall_us: list[float]
@@ -168,7 +179,7 @@ def interleave(variants: list[Variant], iters: int, repeats: int, start, end, *,
                 if len(sizes) > 1:
                     events = [start, *inner[:len(sizes) - 1], end]
                     wall, dev, walls, devs = timed_chunks(v.stream, v.run, sizes, events)
-                    t.wall_chunks += walls
+                    t.wall_chunks += paced(walls, devs)
                     t.device_chunks += devs
                     t.chunk_iters = sizes[0]
                 else:

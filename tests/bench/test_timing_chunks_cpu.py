@@ -14,8 +14,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from helpers.fake_timed_driver import TimedFakeDriver  # noqa: E402
 
 from cugraphlab.bench.records.record import Record  # noqa: E402
-from cugraphlab.bench.timing import (CHUNKS, Variant, chunk_sizes, interleave, timed_chunks,  # noqa: E402
-                                     timed_loop)
+from cugraphlab.bench.timing import (CHUNKS, Variant, chunk_sizes, interleave, paced,  # noqa: E402
+                                     timed_chunks, timed_loop)
 
 
 @pytest.fixture
@@ -90,9 +90,11 @@ def test_interleave_keeps_chunk_samples_and_the_loop_figures(timed_driver):
     assert len(split.wall_us) == len(split.device_us) == 3 and split.chunk_iters == 20
     assert len(split.wall_chunks) == len(split.device_chunks) == 30
     assert whole.wall_chunks == [] and whole.device_chunks == [] and len(whole.wall_us) == 3
-    # the loop's figure is the mean of its chunks (equal chunks): nothing printed changes
+    # the loop's figures come from the whole loop as before; its equal chunks average to them (device: exactly;
+    # wall: each chunk the slower of host and device, here the same clock)
     for r in range(3):
-        assert sum(split.wall_chunks[10 * r:10 * r + 10]) / 10 == pytest.approx(split.wall_us[r], rel=1e-9)
+        assert sum(split.device_chunks[10 * r:10 * r + 10]) / 10 == pytest.approx(split.device_us[r], rel=1e-6)
+        assert sum(split.wall_chunks[10 * r:10 * r + 10]) / 10 == pytest.approx(split.wall_us[r], rel=0.05)
     rec = Record()
     split.keep(rec, "split")
     whole.keep(rec, "whole")
@@ -109,3 +111,11 @@ def test_interleave_without_chunks_is_one_sample_per_loop(timed_driver):
         assert t["v"].wall_chunks == [] and len(t["v"].wall_us) == 2
         w, d = timed_loop(s, v.run, 100, start, end)
         assert w > 0 and d > 0
+
+
+def test_a_chunk_is_as_slow_as_its_slower_side():
+    # host-bound chunks: the host's time; device-bound ones: the device's (the host ran ahead into the queue); the
+    # chunk that waited for the queue to drain stays long
+    host = [1.0, 1.0, 1.0, 9.0]
+    device = [2.0, 0.5, 2.0, 2.0]
+    assert paced(host, device) == [2.0, 1.0, 2.0, 9.0]
