@@ -50,9 +50,9 @@ RUN_MODES = {"eager": (4, 5.46, 21.83), "graph": (1, 2.6, 10.24), "fused": (0.02
 def run_record(rng, *, delay_us: float = 0.0, repeats: int = 5, chunks: int = 10, iters: int = 5000,
                noise: float = 0.004, env: dict | None = None, config: dict | None = None) -> dict:
     """A ``cugraphlab run`` record as the chunked timed loops write it (``Timings.keep``), from a model of the H200:
-    per iteration the host spends ``launches x (cost + delay_us)`` and the device its own time; a chunk takes the
-    longer of the two (the queue makes the host wait for a device-bound loop), the first chunk of a device-bound
-    loop reads short and the last long (the queue filling, then draining), each value with ``noise``."""
+    per iteration the host spends ``launches x (cost + delay_us)`` and the device its own time; a chunk's wall
+    sample is the longer of the two (``timing.paced``), and the last chunk of a device-bound loop, which waits for
+    the queue to drain, reads long; each value with ``noise``."""
     from cugraphlab.bench.run import RunResult
 
     rec = RunResult(config=config if config is not None else {
@@ -66,8 +66,8 @@ def run_record(rng, *, delay_us: float = 0.0, repeats: int = 5, chunks: int = 10
         wall, dev = [], []
         for _ in range(repeats):
             w = per * (1 + noise * rng.standard_normal(chunks))
-            if host < device_us:  # device-bound: the host runs ahead, then waits for the queue to drain
-                w[0], w[-1] = host * 1.05, per * 1.9
+            if host < device_us:  # device-bound: the host ran ahead; the last chunk waits for the queue to drain
+                w[-1] = per * 1.9
             wall += list(w)
             dev += list(per * (1 + noise * rng.standard_normal(chunks)))
         rec.keep_samples(f"{mode}: wall", wall, clock="wall")
