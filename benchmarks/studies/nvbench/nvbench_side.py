@@ -87,8 +87,9 @@ def register_workloads(bench, workloads, graphs: dict, device, knobs: Knobs) -> 
 
 
 def run_nvbench(bench, json_path, ordinal: int = 0) -> list[str]:
-    """Run every registered benchmark on device ``ordinal``, writing ``json_path`` (and its -bin folder);
-    returns the argv given to nvbench."""
-    argv = ["cugraphlab-nvbench-study", "--device", str(ordinal), "--jsonbin", str(json_path)]
+    """Run every registered benchmark on device ``ordinal``, writing ``json_path`` (and its -bin folder) and its
+    markdown table beside it (``.md``); returns the argv given to nvbench."""
+    md = str(json_path)[:-5] + ".md" if str(json_path).endswith(".json") else str(json_path) + ".md"
+    argv = ["cugraphlab-nvbench-study", "--device", str(ordinal), "--jsonbin", str(json_path), "--md", md]
     bench.run_all_benchmarks(argv)
     return argv

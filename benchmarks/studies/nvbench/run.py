@@ -1,5 +1,5 @@
 """cuda-bench (nvbench) and cugraphlab time the same kernels side by side (issue 25 section 6; one device call,
-about 90 s on an H200, ``--quick`` about 20 s).
+about 60-90 s on an H200, ``--quick`` about 20 s).
 
 The kernels: a user's saxpy at 2^20 floats, and the chain's add, mul, sub and relu at 2^20 and 1,024 floats
 (``workloads``), each launch prepared once by cugraphlab and checked bit for bit against NumPy before, after

@@ -20,7 +20,8 @@ __all__ = ["REPEATS", "LoopVariant", "WhileResult", "measure_while", "WALL_CLOCK
 
 #: Timed loops per way by default. Each loop is one call that runs all its iterations (the WHILE node decides on
 #: the device), so it cannot be cut into chunks: one sample per loop. 10 (it was 5) so that ``cugraphlab diff`` has
-#: the 6 samples per side it needs; the 5 more loops cost about 0.5 s at the defaults (docs/diff.md).
+#: the 6 samples per side it needs; the 5 more loops cost about 0.7 s at the defaults (estimated,
+#: docs/diff.md).
 REPEATS = 10
 
 

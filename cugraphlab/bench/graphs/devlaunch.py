@@ -49,7 +49,7 @@ __all__ = ["REPEATS", "LoopRow", "LatencyRow", "SegmentRow", "DevlaunchResult", 
 
 #: Timed loops per way by default. Each loop is one call that runs all its iterations (a device-side loop), so it
 #: cannot be cut into chunks: one sample per loop. 10 (it was 5) so that ``cugraphlab diff`` has the 6 samples per
-#: side it needs; the 5 more loops cost about 2 s at the defaults (docs/diff.md).
+#: side it needs; the 5 more loops cost about 1.5 s at the defaults (estimated, docs/diff.md).
 REPEATS = 10
 
 #: The goal of the graph-API issue: the device loop within this many µs per iteration of the unrolled graph.

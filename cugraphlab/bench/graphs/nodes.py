@@ -42,7 +42,8 @@ from ..stats.summary import Summary, summarize
 __all__ = ["REPEATS", "NodeRow", "NodesResult", "measure_nodes", "LESSONS", "Prelude", "busy_python_thread"]
 
 #: Samples per row by default: one per timed loop or block of calls (a few ms each). 10 (it was 5) so that
-#: ``cugraphlab diff`` has the 6 samples per side it needs; the 5 more cost about 0.5 s at the defaults (docs/diff.md).
+#: ``cugraphlab diff`` has the 6 samples per side it needs; the 5 more cost about 0.3 s at the defaults
+#: (estimated, docs/diff.md).
 REPEATS = 10
 
 LESSONS = lessons.LESSONS
