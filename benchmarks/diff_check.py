@@ -105,7 +105,7 @@ def probe(dev, *, samples: int = 30, launches: int = 2000, delay_ns: int = 1000,
             t0, t1 = loop_of[role]()
             end.record(stream)
             end.synchronize()
-            return (t1 - t0) / 1e3 / launches, start.elapsed_ms(end) * 1e3 / launches
+            return (t1 - t0) / 1e3 / launches, start.elapsed_us(end) / launches
 
         for _ in range(warmup):
             for role in ROLES:

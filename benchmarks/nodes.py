@@ -5,7 +5,7 @@
 Runs each lesson's bit-exact checks (host nodes with Python and C callbacks, explicit and captured; the two-graph
 event hand-off and the event-timed segments; flat, nested and cloned chains; the empty join; mul disabled and
 enabled again; node priorities with instantiate+upload in one call; the refused device-launch instantiate), then
-bench.nodes.measure_nodes, writes the record (with the checks) to OUT.json and exits 0 only if everything was
+bench.graphs.nodes.measure_nodes, writes the record (with the checks) to OUT.json and exits 0 only if everything was
 bit-exact. Under 90 s on an H200.
 """
 from __future__ import annotations

@@ -124,4 +124,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except cgl.NoDeviceError as e:
+        print(f"no usable GPU: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -88,7 +88,7 @@ def device_us_per_iter(run, stream, start, end) -> float:
     run(ITERS)
     end.record(stream)
     end.synchronize()
-    return start.elapsed_ms(end) * 1e3 / ITERS
+    return start.elapsed_us(end) / ITERS
 
 
 def main() -> int:

@@ -62,7 +62,7 @@ def device_us(exe, stream, start, end) -> float:
         exe.launch(stream)
     end.record(stream)
     end.synchronize()
-    return start.elapsed_ms(end) * 1e3 / LAUNCHES
+    return start.elapsed_us(end) / LAUNCHES
 
 
 def main() -> int:

@@ -56,7 +56,7 @@ def timed(dev, stream, launch) -> float:
         launch()
         e1.record(stream)
         e1.synchronize()
-        return e0.elapsed_ms(e1) * 1e3 / N
+        return e0.elapsed_us(e1) / N
 
 
 def while_rows(dev, n: int) -> list:

@@ -13,6 +13,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+from skip_summary import pytest_terminal_summary  # noqa: E402,F401  (the skipped tests, one line per reason)
+
 
 @functools.lru_cache(maxsize=1)
 def gpu_unavailable_reason() -> str | None:

@@ -136,11 +136,11 @@ class DiffResult(Record):
     compared_schema: int
     compared_kind_b: str | None = None
     sources: dict = field(default_factory=dict)
-    rows: list = field(default_factory=list)
+    rows: list[DiffRow] = field(default_factory=list)  # typed, so that load_record rebuilds them as DiffRows
     only_a: list = field(default_factory=list)
     only_b: list = field(default_factory=list)
-    environment: list = field(default_factory=list)
-    config_changes: list = field(default_factory=list)
+    environment: list[EnvRow] = field(default_factory=list)
+    config_changes: list[EnvRow] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -210,7 +210,10 @@ def parse_threshold(text: Any) -> float:
         v = float(s[:-1].strip() if pct else s)
     except ValueError:
         raise InvalidArgumentError(f"threshold must be a fraction (0.05) or a percentage (5%), got {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
+    if not math.isfinite(v):
+        raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
+                                   f"like 5%), got {text!r}")
+    if v <= 0:
         raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
     if pct:
         v /= 100.0

@@ -53,7 +53,7 @@ def timed_loop(stream, run: Callable[[int], None], iters: int, start, end) -> tu
     end.record(stream)
     end.synchronize()
     t1 = time.perf_counter_ns()
-    return (t1 - t0) / 1e3 / iters, start.elapsed_ms(end) * 1e3 / iters
+    return (t1 - t0) / 1e3 / iters, start.elapsed_us(end) / iters
 
 
 def chunk_sizes(iters: int, chunks: int, grain: int | None = 1) -> list[int]:

@@ -2,7 +2,7 @@
 and ``conditional`` (WHILE and IF nodes)."""
 from __future__ import annotations
 
-from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, save_json
+from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, finite_arg, save_json
 
 __all__ = ["add_commands"]
 
@@ -38,7 +38,7 @@ def add_commands(sub, common) -> None:
     add_size(cd)
     cd.add_argument("--iterations", type=count_arg, default=1000, help="loop iterations (default 1000)")
     add_repeats(cd, 10, "timed loops per way")
-    cd.add_argument("--threshold", type=float, default=1000.0,
+    cd.add_argument("--threshold", type=finite_arg, default=1000.0,
                     help="stop value of the threshold loop's running total (default 1000)")
     cd.add_argument("--pdl", action="store_true",
                     help="also the folded WHILE body with PDL kernels and programmatic edges (sm_90+)")

@@ -2,8 +2,8 @@
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
-from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_arg, count_list_arg, save_json,
-                   size_list_arg)
+from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_list_arg, iters_arg, save_json,
+                   seconds_arg, size_list_arg)
 
 __all__ = ["add_commands"]
 
@@ -14,14 +14,14 @@ def add_commands(sub, common) -> None:
     add_size(lat)
     add_ops(lat)
     add_device(lat)
-    lat.add_argument("--time-cap", type=float, default=1.0, help="seconds at most per host row (default 1)")
+    lat.add_argument("--time-cap", type=seconds_arg, default=1.0, help="seconds at most per host row (default 1)")
     add_json(lat)
     lat.set_defaults(handler=cmd_latency)
 
     tl = sub.add_parser("timeline", parents=[common],
                         help="device timeline of the chain eager vs graph from %%globaltimer stamps, drawn")
     add_size(tl)
-    tl.add_argument("--iters", type=count_arg, default=25, help="chain iterations recorded (default 25)")
+    tl.add_argument("--iters", type=iters_arg, default=25, help="chain iterations recorded (default 25)")
     add_ops(tl)
     add_device(tl)
     tl.add_argument("--out", metavar="STEM", default="cugraphlab",

@@ -1,7 +1,8 @@
 """Floor 1, driver objects: errors, the one door to cuda.bindings, ownership, devices, memory, streams, NVRTC
 programs and their cache, modules and kernels, launches. Knows nothing of graphs or of the chain.
 
-Read in this order: errors, _calls, _resource, device, memory, stream, program (and cache), module, launch.
+Read in this order: errors, _calls, _resource, device, memory, stream, program (and cache), module, args (every
+kernel argument kind), launch; interop (other libraries' arrays and streams) is what memory, stream and args share.
 """
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "device": ("Device", "device_count", "driver_version", "init"),
     "errors": ("CaptureError", "CompileError", "CudaError", "CugraphlabError", "DeviceMemoryError",
         "InvalidArgumentError", "MissingDriverFunctionError", "NoDeviceError", "UnsupportedError"),
-    "launch": ("Launch", "LaunchConfig", "PackedArgs", "grid_for"),
+    "args": ("ARG_KINDS", "RawBits", "Struct"),
+    "launch": ("BLOCKS_PER_SM", "Launch", "LaunchConfig", "PackedArgs", "grid_for"),
     "memory": ("POISON_BITS", "DeviceArray"),
     "native_launch": ("NativeGraphLaunch", "NativeLaunch"),
     "module": ("Kernel", "KernelSet", "Module"),

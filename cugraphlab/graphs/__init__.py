@@ -27,7 +27,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "child": ("add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone"),
     "controls": ("InstantiateError", "instantiate_flags", "instantiate_with_params", "is_enabled", "node_priority",
         "priority_range", "set_enabled", "set_node_priority"),
-    "events": ("add_event_record_node", "add_event_wait_node", "add_timed_sequence", "segment_ms"),
+    "events": ("add_event_record_node", "add_event_wait_node", "add_timed_sequence", "segment_us"),
     "host": ("HostCallback", "add_host_node", "launch_host_func"),
     "join": ("add_empty_node",),
     "build": ("add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params"),

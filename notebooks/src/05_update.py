@@ -80,8 +80,9 @@ try:
 except CudaError as e:
     refused = True
     print("refused:", e.name)
-updated, result, node, reason = try_exec_update(exe, g_short)
-print(f"result: {result}; node: {node}; reason: {reason}")
+report = try_exec_update(exe, g_short)
+updated = report.updated
+print(f"result: {report.result}; node: {report.error_node}; reason: {report.reason}")
 assert refused and not updated, "an update to another topology must be refused"
 run_and_check("after the refused update (still the graph of (2))", expected_b)
 

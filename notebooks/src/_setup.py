@@ -70,7 +70,7 @@ RECORDS = ("benchmarks/results/2026-12-01_H200_round4", "benchmarks/results/2026
 COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
 
 
-def h200_record(name, *part):
+def h200_record(name, *part, rebuild=True):
     """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it)
     rebuilt as its result object (cugraphlab.bench.records.kinds), so the report functions draw it without a GPU;
     ``part``: the keys leading to the record inside a benchmark file that holds several. From this checkout, else
@@ -107,6 +107,9 @@ def h200_record(name, *part):
     except (OSError, ValueError, KeyError, IndexError) as e:
         print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
         return None
+    if not rebuild:  # a study's record: its class lives outside the package (benchmarks/studies/)
+        print(f"H200 record: {where}\n{versions_line(d.get('env', {}))}\n")
+        return d
     record = record_from_dict(d, file)
     print(f"H200 record: {where}\n{versions_line(record.env)}\n")
     return record

@@ -9,6 +9,8 @@ import pytest
 from cugraphlab.bench.records.kinds import record_class, record_from_dict
 from cugraphlab.bench.records.record import RecordError
 
+import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.floor, registered)
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "2026-12-01_H200_round3"
 #: Records whose report changed since round 3 are read from the run made with the changed report.

@@ -6,15 +6,15 @@ Cases (what the driver is asked to do; the executable always starts a block hold
 * ``own graph``: update from the very graph the executable was instantiated from (nothing to copy);
 * ``same parameters``: from another graph captured from the same launches (same kernels, same argument values);
 * ``changed parameters``: alternately from a graph over input set B and one over set A, so every call copies new
-  arguments into all four kernel nodes (what ``bench.update``'s "exec_update" row times).
+  arguments into all four kernel nodes (what ``bench.graphs.update``'s "exec_update" row times).
 
 Ways, each a block of K calls (K even: every block ends where it began):
 
-* ``C``: cuGraphExecUpdate_v2 in a C loop (``bench.native_update``), CLOCK_MONOTONIC in C around the block;
+* ``C``: cuGraphExecUpdate_v2 in a C loop (``studies.exec_update.c_loop``), CLOCK_MONOTONIC in C around the block;
 * ``bindings``: ``cuda.bindings.driver.cuGraphExecUpdate(exe, graph)`` with the handle objects taken once, the
   status tested (the binding makes a CUgraphExecUpdateResultInfo per call);
 * ``bindings, each call timed``: the same with ``perf_counter_ns`` read before and after every call, as
-  ``bench.update`` samples it (what the per-call timer itself adds);
+  ``bench.graphs.update`` samples it (what the per-call timer itself adds);
 * ``ctypes, argtypes``: libcuda's prototyped function called from a loop body, ready ``c_void_p`` arguments, one
   reused result info (``DirectExecUpdate`` before this change);
 * ``ctypes, bound partial``: ``graphs.update.DirectExecUpdate.bind``: the same function as a ``functools.partial``
@@ -22,7 +22,7 @@ Ways, each a block of K calls (K even: every block ends where it began):
 * ``try_exec_update``: cugraphlab's one-shot call (``graphs.update.try_exec_update``), what a user calls;
 * ``native``: ``graphs.native_update.NativeExecUpdate.fire()``, a builtin whose C body is the one driver call, and
   ``native set params, all nodes``: one ``NativeKernelNodeSetParams.fire()`` per kernel node to the case's
-  arguments (``bench.exec_update_native``; only where the C loop is, on its entry points).
+  arguments (``studies.exec_update.native``; only where the C loop is, on its entry points).
 
 Python blocks are timed with ``perf_counter_ns`` around the K calls; each sample is µs per call; "minus C" is the
 way's sample minus the C sample of the same case and round. After the rounds every way updates the executable once
@@ -59,7 +59,8 @@ C_WAY = "C"
 UPDATE_WAYS = {
     C_WAY: "cuGraphExecUpdate_v2 in a C loop, timed in C",
     "bindings": "cuda.bindings cuGraphExecUpdate(exe, graph), handles taken once",
-    "bindings, each call timed": "the same, perf_counter_ns before and after every call (as bench.update samples)",
+    "bindings, each call timed": "the same, perf_counter_ns before and after every call (as bench.graphs.update "
+                                 "samples)",
     "ctypes, argtypes": "libcuda via ctypes, argtypes set, c_void_p args and result info made once",
     "ctypes, bound partial": "DirectExecUpdate.bind: functools.partial over ready c_void_p args (prototyped)",
     "try_exec_update": "cugraphlab.graphs.try_exec_update(exe, graph)",
@@ -135,9 +136,9 @@ def python_ways(exe, graphs, direct_factory=None) -> dict[str, Callable[[int], i
 
     def one_shot(k):
         for i in range(k):
-            ok, result, _node, reason = try_exec_update(exe, graphs[i & 1])
-            if not ok:
-                raise CugraphlabError(f"cuGraphExecUpdate refused: {result} ({reason})")
+            report = try_exec_update(exe, graphs[i & 1])
+            if report.refused:
+                raise CugraphlabError(f"cuGraphExecUpdate refused: {report.result} ({report.reason})")
 
     ways: dict[str, Callable[[int], int]] = {"bindings": _perf_block(bindings), "bindings, each call timed": each_timed}
     try:
@@ -199,7 +200,7 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
 
     Parameters: ``k`` calls per block (even), ``rounds`` timed rounds after ``warmup`` untimed ones, ``seed`` of
     the input sets, ``floor_factory`` / ``direct_factory`` replace the C loop and DirectExecUpdate (tests),
-    ``native_factories`` the (update, set params) factories of ``bench.exec_update_native.open_native_ways``.
+    ``native_factories`` the (update, set params) factories of ``studies.exec_update.native.open_native_ways``.
     Returns an ExecUpdatePaired (µs per call per case and way, minus C paired, checks). CUDA Driver API, "Graph
     Management": cuGraphExecUpdate.
     """

@@ -1,4 +1,5 @@
-"""The native ways of ``bench.exec_update``: a Python call landing in C (``graphs.native_update``) beside the C loop.
+"""The native ways of ``studies.exec_update.measure``: a Python call landing in C (``graphs.native_update``) beside
+the C loop.
 
 Two ways, each a block of K updates of the executable, timed with ``perf_counter_ns`` around the block:
 

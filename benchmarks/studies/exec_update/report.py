@@ -1,4 +1,5 @@
-"""The paired cuGraphExecUpdate table (``benchmarks/exec_update.py``): one ExecUpdatePaired record in, text out."""
+"""The paired cuGraphExecUpdate table (``benchmarks/studies/exec_update/run.py``): one ExecUpdatePaired record in,
+text out."""
 from __future__ import annotations
 
 from cugraphlab.report.env import versions_line
@@ -65,7 +66,7 @@ def exec_update_reading(result) -> list[str]:
                    f"graph ({changed.us.median:.3f} vs {own.us.median:.3f} us in C).")
     b, e = by.get(("changed parameters", "bindings")), by.get(("changed parameters", "bindings, each call timed"))
     if b is not None and e is not None:
-        out.append(f"Timing each call alone (perf_counter_ns twice per call, as bench.update samples) reads "
+        out.append(f"Timing each call alone (perf_counter_ns twice per call, as bench.graphs.update samples) reads "
                    f"{e.us.median - b.us.median:+.3f} us per call against the same calls timed as a block.")
     a, p = by.get(("changed parameters", "ctypes, argtypes")), by.get(("changed parameters", "ctypes, bound partial"))
     if a is not None and p is not None:

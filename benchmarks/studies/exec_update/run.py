@@ -1,17 +1,17 @@
 """cuGraphExecUpdate from C and from Python, paired in one process (issue 18; under a minute on an H200).
 
 Why: the floor run read 2.01 µs through cuda.bindings and 2.04 µs through ctypes for one update, against 0.15 µs
-quoted for C. ``bench.exec_update.measure_exec_update`` times, on one executable and the same source graphs,
+quoted for C. ``studies.exec_update.measure.measure_exec_update`` times, on one executable and the same source graphs,
 interleaved round by round: a C loop (cuGraphExecUpdate_v2, CLOCK_MONOTONIC in C), the binding, the binding timed
-call by call (as ``bench.update`` samples), ctypes with argtypes, ctypes as a bound partial (``DirectExecUpdate``
+call by call (as ``bench.graphs.update`` samples), ctypes with argtypes, ctypes as a bound partial (``DirectExecUpdate``
 now), ``try_exec_update``, and the native ways (``graphs.native_update``: ``NativeExecUpdate.fire()``, a builtin
 whose C body is the one driver call, and ``NativeKernelNodeSetParams.fire()`` once per kernel node); on three cases:
 the executable's own graph, a graph with the same argument values, and graphs whose arguments change every call.
 Every way is then checked bit-exact (update to set B, launch, compare; back to A, compare). Then
-``bench.update.measure_update_costs`` once on the same chain, so its rows (one call per sample, alternating sets)
+``bench.graphs.update.measure_update_costs`` once on the same chain, so its rows (one call per sample, alternating sets)
 sit beside the paired ones.
 
-Usage (repo root, package installed):  python3 benchmarks/exec_update.py OUT_DIR [--quick]
+Usage (repo root, package installed):  python3 benchmarks/studies/exec_update/run.py OUT_DIR [--quick]
 Writes OUT_DIR/exec_update.log (what is printed) and OUT_DIR/exec_update.json (both records).
 """
 from __future__ import annotations
@@ -72,8 +72,8 @@ def main() -> int:
         old = measure_update_costs(chain, 40 if args.quick else 400, seed=12)
     seconds = time.perf_counter() - t0
     lines = [render_exec_update(paired), "", *native_lines(paired), "",
-             "bench.update on the same chain (one call per sample, perf_counter_ns around each, sets alternating: "
-             "every update changes the arguments):"]
+             "bench.graphs.update on the same chain (one call per sample, perf_counter_ns around each, sets "
+             "alternating: every update changes the arguments):"]
     for path, s in old.costs.items():
         lines.append(f"  {path:<24} {s.median:8.3f} us  p5-p95 {s.p5:.3f}-{s.p95:.3f}  "
                      f"{'bit-exact' if old.verified[path] else 'FAILED'}")

@@ -1,12 +1,13 @@
 """The floor's graph table alone: plain, PDL and PDL-early graphs per iteration, measured before anything else.
 
-``bench.floor.measure_floor`` reads these rows after the copy roofs, a stamped timeline and (in
-``benchmarks/floor.py``) the PDL-early checks and the update costs have run in the same process, and its plain graph
-reads 9-12% slower than ``cugraphlab run`` in a fresh process (docs/studies/floor.md §2). ``measure_graph_table``
-measures only the table, so that a script can run it first: per size one Chain (its graph captured, instantiated and
-uploaded), the PDL and PDL-early chains on its stream (``bench.floor._open_pdl``), and at ``unroll_sizes`` the
-graphs of ``unroll`` iterations; every way timed in rotated rounds (cuEventElapsedTime around ``iters`` iterations),
-then each checked bit-exact; rows and keys as ``measure_floor``'s (a FloorResult without roofs).
+``studies.floor.measure.measure_floor`` reads these rows after the copy roofs, a stamped timeline and (in
+``benchmarks/studies/floor/run.py``) the PDL-early checks and the update costs have run in the same process, and its
+plain graph reads 9-12% slower than ``cugraphlab run`` in a fresh process (docs/studies/floor.md §2).
+``measure_graph_table`` measures only the table, so that a script can run it first: per size one Chain (its graph
+captured, instantiated and uploaded), the PDL and PDL-early chains on its stream
+(``studies.floor.measure._open_pdl``), and at ``unroll_sizes`` the graphs of ``unroll`` iterations; every way timed in
+rotated rounds (cuEventElapsedTime around ``iters`` iterations), then each checked bit-exact; rows and keys as
+``measure_floor``'s (a FloorResult without roofs).
 """
 from __future__ import annotations
 

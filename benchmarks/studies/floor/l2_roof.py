@@ -1,9 +1,9 @@
 """An L2 read roof of our own: a read-only kernel (kernels/l2read.cu) over a working set that fits in L2, read again
 and again, timed with events; the bytes it reads per second are the rate the chain's kernels can at most read L2.
 
-The copy roof (``bench.copy_roof``: ``cuMemcpyDtoDAsync``) is not an upper bound for kernels reading L2: the chain's
-add and sub read 8,025-8,192 GB/s *effective* on the H200, above the 4,997 GB/s L2 copy roof. This probe measures
-reading alone, in the driver-call sequence
+The copy roof (``bench.probes.copy_roof``: ``cuMemcpyDtoDAsync``) is not an upper bound for kernels reading L2: the
+chain's add and sub read 8,025-8,192 GB/s *effective* on the H200, above the 4,997 GB/s L2 copy roof. This probe
+measures reading alone, in the driver-call sequence
 
     cuMemAlloc (uint32 words) + cuMemcpyHtoDAsync (random words)   # the working set, written once
     cuLaunchKernel(l2read, grid, block, args=(out, data, n4, reps))  # captured U times into a graph, replayed
@@ -124,7 +124,7 @@ READ_SHAPES = ((256, 2), (256, 4), (256, 8), (512, 4), (1024, 2))
 def measure_l2_read(device, result, *, sizes_mib=READ_MIB, shapes=READ_SHAPES, per_graph: int = 10,
                     target_ms: float = 4.0, rounds: int = 9, seed: int = 0, say=print) -> None:
     """GB/s of the l2read kernel for each working set and shape (rotated rounds, device clock per launch), each
-    checked exactly; rows "read_<MiB>_<block>x<per SM>" in ``result`` (a bench.floor_studies.FloorStudiesResult)
+    checked exactly; rows "read_<MiB>_<block>x<per SM>" in ``result`` (a studies.floor.record.FloorStudiesResult)
     and the best shape per working set in ``result.sections["l2_read"]``."""
     import contextlib
 

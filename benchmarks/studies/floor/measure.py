@@ -12,10 +12,10 @@ For each size (default 2^20 and 1,024 floats):
         (edges counted in the captured graph); at ``pdl_unroll_sizes`` also graphs of ``pdl_unroll`` iterations
     Python vs C per launch (bench.latency_native, paired):  Launch() and GraphExec.launch vs the C loops
 
-Roofs, measured the same way (bench.copy_roof, cuMemcpyDtoDAsync between events, bytes read + written): DRAM with a
-256 MiB copy, L2 with a copy whose source and destination fit in L2 together (a quarter of the L2 each). Bytes an op
-really moves: add and sub read two arrays and write one (12 MiB at 2^20), mul and relu read one and write one (8 MiB),
-fused reads x and y and writes out (12 MiB); "at roof" is bytes / roof.
+Roofs, measured the same way (bench.probes.copy_roof, cuMemcpyDtoDAsync between events, bytes read + written): DRAM
+with a 256 MiB copy, L2 with a copy whose source and destination fit in L2 together (a quarter of the L2 each). Bytes
+an op really moves: add and sub read two arrays and write one (12 MiB at 2^20), mul and relu read one and write one (8
+MiB), fused reads x and y and writes out (12 MiB); "at roof" is bytes / roof.
 
 PDL variants (kernels/elementwise.cuh): "PDL" (``-DCGL_PDL``) triggers the next launch and waits for the predecessor
 at the top of each kernel; "PDL early" (``-DCGL_PDL_EARLY``) loads the operand no kernel writes (y) before its wait

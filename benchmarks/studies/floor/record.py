@@ -1,10 +1,10 @@
 """The record of the floor studies (issue 18, docs/studies/floor.md's TO MEASURE items), and the helpers every study
 of it shares: one row per figure, raw samples kept, rotated interleaved rounds, loop lengths from a probe.
 
-The studies themselves live beside it: ``bench.floor_placement`` (the same chain on fresh buffers), ``bench.
-floor_shapes`` (graph boundaries without stamps, gaps against the grid, the fused kernel over launch shapes) and
-``bench.l2_roof`` (an L2 read roof of our own). Each appends its rows to one ``FloorStudiesResult`` and notes
-what is not a row (buffer addresses, spreads) under ``sections[name]``.
+The studies themselves live beside it: ``studies.floor.placement`` (the same chain on fresh buffers),
+``studies.floor.shapes`` (graph boundaries without stamps, gaps against the grid, the fused kernel over launch shapes)
+and ``studies.floor.l2_roof`` (an L2 read roof of our own). Each appends its rows to one ``FloorStudiesResult`` and
+notes what is not a row (buffer addresses, spreads) under ``sections[name]``.
 """
 from __future__ import annotations
 

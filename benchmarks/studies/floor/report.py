@@ -1,4 +1,4 @@
-"""The floor table (``benchmarks/floor.py``, README "floor"): one FloorResult in, text out."""
+"""The floor table (``benchmarks/studies/floor/run.py``, README "floor"): one FloorResult in, text out."""
 from __future__ import annotations
 
 from cugraphlab.report.env import versions_line

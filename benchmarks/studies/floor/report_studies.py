@@ -1,5 +1,5 @@
-"""The floor studies (``benchmarks/floor_studies.py``) and the floor's first-measured graph table as text: a record
-in, text out."""
+"""The floor studies (``benchmarks/studies/floor/run_studies.py``) and the floor's first-measured graph table as text:
+a record in, text out."""
 from __future__ import annotations
 
 from cugraphlab.report.env import versions_line
@@ -19,7 +19,7 @@ def _f(v, digits=3):
 
 
 def render_graph_table(result, position: int = 0) -> str:
-    """The plain / PDL / PDL-early graph rows of ``bench.floor_first.measure_graph_table`` and what they say;
+    """The plain / PDL / PDL-early graph rows of ``studies.floor.first.measure_graph_table`` and what they say;
     ``position``: where the table ran in its process (0: first)."""
     rows = [[fmt_count(r.size), r.what, _f(r.us), "-" if r.p5 is None else f"{r.p5:.3f}-{r.p95:.3f}", r.clock or "-",
              _CHECK[r.verified] if r.us is not None else (r.note[:60] or "-")] for r in result.rows]

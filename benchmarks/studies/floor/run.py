@@ -2,17 +2,18 @@
 
 Checks first: the PDL-early chain (``-DCGL_PDL_EARLY``) eager and as a graph of 1 and of 50 iterations, bit-exact
 against NumPy at 1,024 and 2^20 floats; the cost of ``cuGraphExecUpdate`` through the binding and through ctypes
-(``bench.update``), each path checked bit-exact. Then ``bench.floor.measure_floor`` at 2^20 and 1,024 floats: per
-kernel busy time and gap (%globaltimer), graph boundary, graph and fused per iteration (warm and cold L2), host cost
-per launch Python vs C, PDL and PDL-early graphs beside the plain one (and 50 iterations per graph at 1,024 floats),
-against the L2 and DRAM copy roofs. The floor table is printed last.
+(``bench.graphs.update``), each path checked bit-exact. Then ``studies.floor.measure.measure_floor`` at 2^20 and 1,024
+floats: per kernel busy time and gap (%globaltimer), graph boundary, graph and fused per iteration (warm and cold L2),
+host cost per launch Python vs C, PDL and PDL-early graphs beside the plain one (and 50 iterations per graph at 1,024
+floats), against the L2 and DRAM copy roofs. The floor table is printed last.
 
 A chain made after other work in the same process reads its graph 9-12% slower than in a fresh process
 (docs/studies/floor.md §2), so the plain / PDL / PDL-early graph table is also measured on its own
-(``bench.floor_first.measure_graph_table``), by default as the very first work of the process: ``--first SECTION``
+(``studies.floor.first.measure_graph_table``), by default as the very first work of the process: ``--first SECTION``
 says which section runs first (graphs, checks, update, floor); the others follow in that order.
 
-Usage (from the repo root, the package installed): python3 benchmarks/floor.py OUT.json [--quick] [--first SECTION]
+Usage (from the repo root, the package installed):
+    python3 benchmarks/studies/floor/run.py OUT.json [--quick] [--first SECTION]
 """
 from __future__ import annotations
 

@@ -3,21 +3,21 @@ TO MEASURE items, every chain row checked bit-exact against NumPy, device time f
 
 1. placement     the same chain graph on 12 fresh Chains (same kernels and stream, fresh buffers), 1,024 and 2^20
                  floats, rotated interleaved rounds: per-chain medians, spread between chains against within one,
-                 each chain's buffer addresses (bench.floor_placement). Runs first: the process is fresh.
+                 each chain's buffer addresses (studies.floor.placement). Runs first: the process is fresh.
 1b. placement_pdl  issue 18's device-bound goals over placements: plain, PDL and PDL-early graphs (and at 1,024
                  graphs of 50 iterations) each on 8 fresh Chains, rotated rounds: the median placement against each
-                 goal (bench.floor_placement_pdl).
+                 goal (studies.floor.placement_pdl).
 2. boundary      graphs of 1, 10 and 50 unrolled iterations of one chain, interleaved: t(1) - t(50) and the boundary
-                 beyond an edge, B - g, without stamps (bench.floor_shapes.measure_boundary).
+                 beyond an edge, B - g, without stamps (studies.floor.shapes.measure_boundary).
 3. gap_grid      the empty kernel as 1 vs 4 chained nodes (per graph and unrolled x25) at five shapes; the chain's
                  kernels at grids 1 / 132 / 264 / 1024 of 256 threads at 2^20; %globaltimer gaps of those shapes.
 4. fused_shapes  the DRAM and L2 copy roofs, then the fused kernel at 2^20 over block 128/256/512 x 1/2/4/8/32
                  blocks per SM, warm and cold L2 (rotating input sets): any shape <= 2.1 us warm? cold against
                  the DRAM copy roof.
 5. l2_read       kernels/l2read.cu over 8 / 12 / 24 MiB (and 256 MiB: DRAM) read again and again, five shapes,
-                 each result exact against NumPy (bench.l2_roof): an L2 read roof of our own.
+                 each result exact against NumPy (studies.floor.l2_roof): an L2 read roof of our own.
 
-Usage (repo root, package installed):  python3 benchmarks/floor_studies.py OUT_DIR [--quick] [--only S ...]
+Usage (repo root, package installed):  python3 benchmarks/studies/floor/run_studies.py OUT_DIR [--quick] [--only S ...]
 Writes OUT_DIR/floor_studies.log (everything printed) and OUT_DIR/floor_studies.json (the record: rows with raw
 samples, addresses, spreads, commit, GPU, driver and package versions). Exit 0: every section ran and every check
 passed; 1 otherwise (a failed section is recorded with its error and the others still run).
@@ -56,7 +56,8 @@ PLAN = {
 
 
 def roofs(dev) -> dict:
-    """The DRAM and L2 copy roofs, measured as bench.floor.measure_floor does (events around cuMemcpyDtoDAsync)."""
+    """The DRAM and L2 copy roofs, measured as studies.floor.measure.measure_floor does (events around
+    cuMemcpyDtoDAsync)."""
     from cugraphlab.bench.probes.copy_roof import CopyProbe, copy_bandwidth
 
     l2 = int(dev.attribute("L2_CACHE_SIZE"))

@@ -5,7 +5,7 @@ the default; CUDA_DEVICE_MAX_CONNECTIONS=1, 8 and 32; contexts made with cuCtxCr
 context, the median host µs per cuLaunchKernel of ``add`` on 1,024 floats from Python (bare binding) and from C, two
 streams each. Prints one line per setting (context medians sorted) and writes the raw grids as JSON.
 
-    python3 benchmarks/launch_modes_followup.py OUT.json      (repo root, package installed; about 2 minutes)
+    python3 benchmarks/studies/launch_modes/followup.py OUT.json      (repo root, package installed; about 2 minutes)
 """
 from __future__ import annotations
 

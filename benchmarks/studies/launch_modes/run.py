@@ -2,7 +2,7 @@
 
 Run from the repository root on a GPU machine (about 3 minutes; ``--quick`` about 1):
 
-    python benchmarks/launch_modes.py results/launch_modes.json
+    python benchmarks/studies/launch_modes/run.py results/launch_modes.json
 
 Every experiment runs in a child process of its own (``python -m studies.launch_modes.measure``, same interpreter),
 so this process never touches the GPU and every setting read at context creation or per process applies:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from ..._lazy import exports
 
 __all__, __getattr__, __dir__ = exports(__name__, {
-    "measure": ("DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "validate_compare"),
+    "measure": ("DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "compare_checked",
+                "validate_compare"),
     "records": ("STATUSES", "CompareResult", "StackRow"),
     "registry": ("BASELINE_STACKS", "STACKS", "StackSpec", "stack_names"),
 })

@@ -155,7 +155,7 @@ def _device_us_per_launch(chain, exe, iters: int, start, end, prelude: Prelude |
             end.synchronize()
     else:
         end.synchronize()
-    return start.elapsed_ms(end) * 1e3 / iters
+    return start.elapsed_us(end) / iters
 
 
 def _host_us_per_call(call: Callable[[], object], k: int) -> float:
@@ -258,7 +258,7 @@ def _measure_child(result, chain, repeats, iters, start, end, progress) -> None:
                 host[name].append(_host_us_per_call(lambda: fn(h, s), iters))
                 end.record(chain.stream)
                 end.synchronize()
-                dev[name].append(start.elapsed_ms(end) * 1e3 / iters)
+                dev[name].append(start.elapsed_us(end) / iters)
         for name, exe in execs.items():
             _verify(result, "child", chain, exe, f"child: {name}")
             result.add("child", f"{name} chain: host cuGraphLaunch", host[name], "host_call", f"{iters} calls")
@@ -419,7 +419,7 @@ def _measure_priority(result, chain, repeats, start, end, prelude) -> None:
                 exe.launch(hi)
                 end.record(hi)
                 end.synchronize()
-                lat[name].append(start.elapsed_ms(end) * 1e3)
+                lat[name].append(start.elapsed_us(end))
         chain.device.synchronize()
         for name, exe in execs.items():
             _verify(result, "controls", chain, exe, f"controls: {name}")

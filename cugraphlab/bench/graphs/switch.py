@@ -228,7 +228,7 @@ def timed_launches(exe, stream, iters: int, start, end) -> tuple[float, float]:
     t1 = time.perf_counter_ns()
     end.record(stream)
     end.synchronize()
-    return (t1 - t0) / 1e3 / iters, start.elapsed_ms(end) * 1e3 / iters
+    return (t1 - t0) / 1e3 / iters, start.elapsed_us(end) / iters
 
 
 def _branch_plans(kit: BranchGraphs) -> list[Plan]:

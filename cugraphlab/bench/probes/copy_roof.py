@@ -77,7 +77,7 @@ class CopyProbe(Resource):
         self._copy(self.copies)
         self.end.record(self.stream)
         self.end.synchronize()
-        seconds = self.start.elapsed_ms(self.end) / 1e3
+        seconds = self.start.elapsed_us(self.end) / 1e6
         return 2 * self.nbytes * self.copies / seconds / 1e9
 
     def summary(self, samples) -> CopyBandwidth:

@@ -118,7 +118,7 @@ def system_info(ordinal: int | None = None) -> dict:
 
     cache = default_cache()
     info = {"devices": [], "device_count": 0, "driver": {"release": None, "cuda": None},
-            "packages": package_versions(), "cache": str(cache.folder) if cache.enabled else None,
+            "packages": package_versions(), "cache": cache.describe() if cache.enabled else None,
             "cuda": versions_fit(), "driver_error": None}
     try:
         info["nvrtc"], info["archs"] = "%d.%d" % nvrtc_version(), supported_archs()

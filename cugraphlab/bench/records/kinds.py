@@ -4,13 +4,17 @@ A record written on a GPU machine (``to_dict()`` -> ``report.files.write_json``)
 handed to the same ``report`` functions that printed it there, so that a notebook or a CI job without a GPU shows
 the committed H200 tables and figures::
 
-    result = bench.load_record("benchmarks/results/.../2026-12-01_H200_memnodes.json")   # a MemnodesResult
-    print(report.memnodes.render_memnodes(result))     # its properties and methods working
+    import cugraphlab as cgl
+    from cugraphlab.report import render_record
+
+    result = cgl.load_record("benchmarks/results/2026-12-01_H200_round4/2026-12-01_H200_memnodes.json")
+    print(render_record(result))      # the tables `cugraphlab memnodes` printed, its properties working
 
 How: ``record_class(kind)`` finds the subclass of ``Record`` whose ``KIND`` is ``d["kind"]`` in the one registry
 of kinds, which the classes fill themselves as they are defined (``record_kinds`` imports every bench module); a class with its own ``from_dict`` (``CompareResult``) rebuilds
 itself; any other is rebuilt from its dataclass fields and their type hints: a ``Summary`` through
-``Summary.from_dict``, a nested dataclass (a row) recursively, ``list[X]`` item by item, anything else as it is.
+``Summary.from_dict``, a nested dataclass (a row) recursively, ``list[X]`` item by item, ``dict[K, X]`` value by
+value, anything else as it is.
 Keys a record derives on writing (``verified``, ``goals`` ...) are not fields and are left out: the rebuilt
 object computes them again. No device, no driver.
 """
@@ -100,11 +104,9 @@ def record_from_dict(d: Any, source: str = "record") -> Record:
     if "schema" in d:
         check_record(d, source, kind=cls.KIND, schema=cls.SCHEMA)
     own = cls.__dict__.get("from_dict")
-    if own is not None:
-        return cls.from_dict(dict(d))
     try:
-        return rebuild_dataclass(cls, d)
-    except (TypeError, KeyError, ValueError) as exc:
+        return cls.from_dict(dict(d)) if own is not None else rebuild_dataclass(cls, d)
+    except (TypeError, KeyError, ValueError) as exc:  # a field missing or of another shape (an older record)
         raise RecordError(f"{source} ({d['kind']}) cannot be rebuilt: {exc}") from exc
 
 
@@ -128,6 +130,9 @@ def _value(tp: Any, v: Any) -> Any:
     if origin is list and isinstance(v, list):
         args = typing.get_args(tp)
         return [_value(args[0] if args else Any, x) for x in v]
+    if origin is dict and isinstance(v, Mapping):  # dict[str, Summary]: the update record's costs
+        args = typing.get_args(tp)
+        return {k: _value(args[1] if len(args) == 2 else Any, x) for k, x in v.items()}
     if origin is typing.Union or origin is types.UnionType:
         for arg in typing.get_args(tp):
             if arg is not type(None) and (arg is Summary or dataclasses.is_dataclass(arg)

@@ -39,7 +39,10 @@ def test_a_bound_call_passes_64_bit_handles_and_returns_the_plain_status():
     call = direct.bind(_Handle(BIG + 0x100))
     assert call() == 0 and call() == 0
     assert seen == [(BIG, BIG + 0x100)] * 2
-    assert direct.update(_Handle(BIG + 0x200)) == (True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, "")
+    report = direct.update(_Handle(BIG + 0x200))
+    assert report.updated and not report.refused
+    assert (report.path, report.result, report.error_node, report.reason) == (
+        "exec_update", "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, "")
 
 
 def test_a_refused_update_reads_the_reused_result_info(monkeypatch):
@@ -50,9 +53,10 @@ def test_a_refused_update_reads_the_reused_result_info(monkeypatch):
     monkeypatch.setattr(upd, "_label", lambda node: f"node {int(node):#x}")
     fn, _ = _fake(lambda g: (failure, topo, 0xABC0))
     direct = DirectExecUpdate(_Handle(BIG), fn=fn)
-    ok, name, node, reason = direct.update(_Handle(5))
-    assert not ok and name == "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED" and node == "node 0xabc0"
-    assert reason == upd.UPDATE_REASONS[name]
+    report = direct.update(_Handle(5))
+    assert report.refused and not report.updated
+    assert report.result == "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED" and report.error_node == "node 0xabc0"
+    assert report.reason == upd.UPDATE_REASONS[report.result]
     assert direct.info.result == topo  # the one struct, filled in by the C call
 
 

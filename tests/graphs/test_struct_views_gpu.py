@@ -1,6 +1,6 @@
 """Struct views on a real GPU: kernel node names read through cuGraphKernelNodeGetParams + cuFuncGetName while the
 params live (graphs.inspect.kernel_name), with allocation churn in between, and a refused instantiate's node still
-naming the host node once the frames that made it are gone (tests/graphs/test_struct_views_cpu.py fakes the same)."""
+naming the host node once the frames that made it are gone (tests/graphs/test_struct_views.py fakes the same)."""
 from __future__ import annotations
 
 import gc

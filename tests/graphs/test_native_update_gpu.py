@@ -117,9 +117,10 @@ def test_a_refused_update_is_typed_and_names_why_and_everything_stays_usable(par
             upd.fire()
         assert e.value.name == "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE" and "cuGraphExecUpdate (native)" in str(e.value)
         expected = try_exec_update(p["exe"], two)  # the binding's account of the same refusal
-        assert expected[0] is False and upd.result == expected[1] and expected[1] in str(e.value)
+        assert expected.refused and upd.result == expected.result and expected.result in str(e.value)
         assert "TOPOLOGY" in upd.result or "NODE" in upd.result
-        assert upd.update()[:2] == (False, expected[1]) and upd.failures == 2
+        again = upd.update()
+        assert (again.updated, again.result) == (False, expected.result) and upd.failures == 2
     assert _run_differ(p, a) == 0  # the refused update left the executable as it was
     with NativeExecUpdate(p["exe"], p["gb"]) as to_b:
         to_b.fire()  # and it still updates

@@ -1,4 +1,4 @@
-"""bench.sm_clock arithmetic and flags (the device hold's tests: tests/bench/test_hold_cpu.py)."""
+"""bench.sm_clock arithmetic and flags (the device hold's tests: tests/bench/test_hold.py)."""
 from __future__ import annotations
 
 import pytest

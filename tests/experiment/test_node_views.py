@@ -3,7 +3,7 @@ node-family fakes (the topology its lesson makes, DOT files asked for), the node
 modes in the CLI's choices, and the device-launch gate as one line with exit 2.
 
 The fakes compute nothing, so every output stays poisoned and every bit-exact check must fail here: each test also
-asserts that (a check that could not fail would prove nothing); the GPU tests (test_gpu_node_views.py) assert the
+asserts that (a check that could not fail would prove nothing); the GPU tests (test_node_views_gpu.py) assert the
 checks pass."""
 from __future__ import annotations
 

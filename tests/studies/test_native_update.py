@@ -132,13 +132,15 @@ def test_a_refused_update_raises_naming_the_cuda_result_the_update_result_and_th
     assert "other nodes or edges" in text and f"{BIG + 0x42:#x}" in text  # no driver here: the node by address
     assert upd.result == "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED" and upd.info.errorNode == BIG + 0x42
     assert upd.status == 910 and upd.failures == 1
-    ok, result, node, reason = upd.update()  # the same refusal, answered like try_exec_update
-    assert (ok, result, reason) == (False, "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED",
-                                    "the new graph has other nodes or edges")
-    assert node is not None and f"{BIG + 0x42:#x}" in node
+    report = upd.update()  # the same refusal, answered like try_exec_update: an UpdateReport
+    assert (report.updated, report.result, report.reason) == (False, "CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED",
+                                                              "the new graph has other nodes or edges")
+    assert report.error_node is not None and f"{BIG + 0x42:#x}" in report.error_node
     assert fake.rec.info_seen == 0  # the result info was zeroed before the call
     fake.rec.status, fake.rec.info_result, fake.rec.info_node = 0, 0, 0
-    assert upd.update() == (True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, "")
+    report = upd.update()
+    assert report.updated and (report.result, report.error_node, report.reason) == (
+        "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, "")
     assert upd.result == "CU_GRAPH_EXEC_UPDATE_SUCCESS" and upd.calls == 3 and upd.failures == 2
 
 
