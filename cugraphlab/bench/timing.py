@@ -95,8 +95,8 @@ def timed_chunks(stream, run: Callable[[int], None], sizes: Sequence[int], event
     marks.append(perf())
     iters = sum(sizes)
     wall = [(marks[i + 1] - marks[i]) / 1e3 / k for i, k in enumerate(sizes)]
-    dev = [events[i].elapsed_ms(events[i + 1]) * 1e3 / k for i, k in enumerate(sizes)]
-    return (marks[-1] - marks[0]) / 1e3 / iters, events[0].elapsed_ms(events[-1]) * 1e3 / iters, wall, dev
+    dev = [events[i].elapsed_us(events[i + 1]) / k for i, k in enumerate(sizes)]
+    return (marks[-1] - marks[0]) / 1e3 / iters, events[0].elapsed_us(events[-1]) / iters, wall, dev
 
 
 def paced(host_chunks: Sequence[float], device_chunks: Sequence[float]) -> list[float]:

@@ -123,7 +123,7 @@ class Rig:
                 e1.record(s)
             finally:
                 self.hold.release()
-            out.append(e0.elapsed_ms(e1) * 1e3)
+            out.append(e0.elapsed_us(e1))
         return out
 
     def loop(self, run, per_call: int, grain: int = 1) -> tuple[list[float], list[float]]:
@@ -161,7 +161,7 @@ class Rig:
             finally:
                 self.hold.release()
             host.append((t1 - t0) / 1e3 / k)
-            dev.append(e0.elapsed_ms(e1) * 1e3 / k)
+            dev.append(e0.elapsed_us(e1) / k)
         return host, dev
 
     def c_loop(self, launch) -> list[float]:

@@ -8,14 +8,12 @@ around many calls the host makes back to back). ``run`` writes its JSON with ``-
 beside it, ``<json>-bin/N.bin``), which ``cugraphlab diff`` and this study's report read.
 
 The launcher wraps nvbench's stream (``launch.get_stream()``, a ``cuda.bench.CudaStream`` with ``__cuda_stream__``)
-in ``workloads.ForeignStream`` once per stream and keeps the prepared launch: a call costs one dict look-up and the
+with ``cugraphlab.Stream.wrap`` once per stream and keeps the prepared launch: a call costs one dict look-up and the
 launch.
 """
 from __future__ import annotations
 
-from cugraphlab import cu
-
-from .workloads import ForeignStream
+from cugraphlab import Stream, cu
 
 __all__ = ["Knobs", "register_workloads", "run_nvbench", "GRAPH_SUFFIX"]
 
@@ -49,6 +47,11 @@ def _stream_key(launch) -> int:
     return int(launch.get_stream().__cuda_stream__()[1])
 
 
+def _wrapped(launch, device) -> Stream:
+    """nvbench's stream as a cugraphlab Stream (not owned: nvbench destroys it)."""
+    return Stream.wrap(launch.get_stream(), device=device)
+
+
 def register_workloads(bench, workloads, graphs: dict, device, knobs: Knobs) -> list[str]:
     """Register two benchmarks per workload with ``bench`` (the ``cuda.bench`` module, or a stand-in); returns
     their names. ``graphs``: workload name -> GraphExec of 50 of its launches."""
@@ -61,7 +64,7 @@ def register_workloads(bench, workloads, graphs: dict, device, knobs: Knobs) -> 
                 key = _stream_key(launch)
                 prepared = cache.get(key)
                 if prepared is None:
-                    prepared = cache[key] = w.launch_on(ForeignStream(key, device))
+                    prepared = cache[key] = w.launch_on(_wrapped(launch, device))
                 prepared()
 
             state.exec(launcher)
@@ -73,8 +76,8 @@ def register_workloads(bench, workloads, graphs: dict, device, knobs: Knobs) -> 
                 key = _stream_key(launch)
                 h = handles.get(key)
                 if h is None:
-                    h = handles[key] = ForeignStream(key, device).handle
-                cu("cuGraphLaunch", exe.handle, h)  # one call for 50 kernels: the checked door costs nothing here
+                    h = handles[key] = _wrapped(launch, device)
+                cu("cuGraphLaunch", exe.handle, h.handle)  # one call per 50 kernels: the checked door is cheap here
 
             state.exec(launcher)
 

@@ -6,10 +6,8 @@ A ``Workload`` owns its buffers (x, y random, out poisoned) and makes its one pr
 float32 (``compare_bits``), so a kernel either tool launched is proven to have run on these inputs. ``bytes`` is
 what one launch must move (each array read or written once), for the GB/s columns.
 
-``ForeignStream`` is this study's small private adapter for a stream another library made (nvbench's, through its
-``__cuda_stream__``): what a ``Launch`` needs of a stream (``handle``, ``device``, ``synchronize``), not owned.
-The ``kernel`` session is adding ``cugraphlab.Stream.wrap(obj)`` to core/; once it is on main, ``ForeignStream.of``
-becomes ``Stream.wrap`` (the same protocol, with ownership rules).
+A stream another library made (nvbench's, a ``cuda.bench.CudaStream``) is wrapped with ``cugraphlab.Stream.wrap``:
+its ``__cuda_stream__`` gives the CUstream, which the wrapper never destroys.
 """
 from __future__ import annotations
 
@@ -17,13 +15,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cugraphlab import compare_bits, cu, driver_module
+from cugraphlab import compare_bits
 from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs, grid_for
 from cugraphlab.experiment.chain import BLOCK, chain_grid
 from cugraphlab.experiment.ops import OPS
 
-__all__ = ["SAXPY_SOURCE", "SAXPY_A", "KERNELS", "SIZES", "Workload", "ForeignStream", "plan", "build_workloads",
-           "size_label"]
+__all__ = ["SAXPY_SOURCE", "SAXPY_A", "KERNELS", "SIZES", "Workload", "plan", "build_workloads", "size_label"]
 
 #: A user's own kernel, as a user writes it: one float per thread, a grid-stride loop. Compiled with cugraphlab's
 #: default options (``--fmad=false``), so a*x + y rounds twice, as NumPy's float32 ``a * x + y`` does.
@@ -50,28 +47,6 @@ def plan(quick: bool = False) -> list[tuple[str, int]]:
     """(kernel, floats) of the study: saxpy at 2^20, the chain's four kernels at 2^20 and 1,024."""
     out = [("saxpy", 1 << 20)] + [(k, n) for n in SIZES for k in KERNELS[1:]]
     return out[:3] if quick else out
-
-
-class ForeignStream:
-    """A stream another library owns (its CUstream address), as a Launch uses one; never destroyed here."""
-
-    def __init__(self, handle: int, device):
-        self.handle = driver_module().CUstream(int(handle))
-        self.device = device
-        self.owned = False
-
-    @classmethod
-    def of(cls, obj, device) -> "ForeignStream":
-        """The stream of ``obj``'s ``__cuda_stream__()`` (cuda.bench's CudaStream, cuda.core, CuPy): (version,
-        address)."""
-        proto = getattr(obj, "__cuda_stream__", None)
-        if proto is None:
-            raise TypeError(f"{type(obj).__name__} has no __cuda_stream__")
-        _version, handle = proto()
-        return cls(handle, device)
-
-    def synchronize(self) -> None:
-        cu("cuStreamSynchronize", self.handle)
 
 
 @dataclass
@@ -113,7 +88,7 @@ class Workload:
         return (out, x, self.n)
 
     def launch_on(self, stream, **buffers) -> Launch:
-        """The launch on ``stream`` (a cugraphlab Stream or a ForeignStream); kept per stream unless ``buffers``
+        """The launch on ``stream`` (a cugraphlab Stream, its own or wrapped); kept per stream unless ``buffers``
         (out=, x=, y=: other arrays or addresses, for rotating sets) are given."""
         if buffers:
             return Launch(self.kernel, PackedArgs(self.signature, self.args(**buffers)), self.config, stream)

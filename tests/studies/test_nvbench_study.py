@@ -94,19 +94,6 @@ def test_without_cuda_bench_the_study_says_how_to_install_it(monkeypatch, capsys
     assert e.value.code == 2 and len(err) == 1 and WHEEL in err[0] and "pip install --no-deps" in err[0]
 
 
-def test_foreign_streams_come_from_the_stream_protocol():
-    from studies.nvbench.workloads import ForeignStream
-
-    class Obj:
-        def __cuda_stream__(self):
-            return (0, 0x5000)
-
-    s = ForeignStream.of(Obj(), device="dev")
-    assert int(s.handle) == 0x5000 and s.device == "dev" and s.owned is False
-    with pytest.raises(TypeError, match="no __cuda_stream__"):
-        ForeignStream.of(object(), device=None)
-
-
 def _ours(cold_us, graph_us, eager_us, rng, n=200):
     from studies.nvbench.report import KIND
 
