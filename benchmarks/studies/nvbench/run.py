@@ -59,7 +59,8 @@ def load_cuda_bench():
         return bench
     except Exception as e:  # ImportError, or its extension failing to load
         print(f"nvbench study: cuda-bench cannot be used here ({type(e).__name__}: {e}); install it with "
-              f"pip install --no-deps {WHEEL}", file=sys.stderr)
+              f"pip install --no-deps {WHEEL} (benchmarks/h200.sh installs it from .carry/cuda-bench/)",
+              file=sys.stderr)
         raise SystemExit(2) from None
 
 
