@@ -46,6 +46,8 @@ class Benchmark:
         return self
 
     def set_criterion_param_float64(self, name, v):
+        if name not in ("max-noise", "min-time"):
+            raise RuntimeError(f"Unrecognized stopping criterion parameter: `{name}` for `stdrel`")
         self.settings[name] = v
         return self
 

@@ -128,3 +128,19 @@ def test_agreement_is_diffs_verdict_at_3_percent(tmp_path):
     assert by["saxpy 2^20"].batch_ratio == pytest.approx(4.05 / 4.40)
     text = render_study(nv, ours)
     assert "cold 1 of 2 workloads SAME at ±3%; graph x50 1 of 2 within 3%" in text
+
+
+def test_a_setting_nvbench_refuses_is_noted_and_the_default_kept():
+    from fake_cuda_bench import Benchmark
+    from studies.nvbench.nvbench_side import Knobs
+
+    class Older(Benchmark):
+        def set_batch_target_time(self, s):
+            raise AttributeError("'Benchmark' object has no attribute 'set_batch_target_time'")
+
+    k = Knobs()
+    b = Older(lambda state: None)
+    k.apply(b)
+    assert b.settings == {"timeout": 2.0, "max-noise": 0.005, "min-time": 0.25}
+    assert list(k.refused) == ["batch_target_time"] and "AttributeError" in k.refused["batch_target_time"]
+    assert k.to_dict()["refused"] == k.refused

@@ -147,6 +147,9 @@ def main(argv=None, bench=None, items=None) -> int:
         print(f"nvbench study: {len(rec.workloads)} workloads, nvbench {rec.facts.get('nvbench_seconds', 0):.1f} s, "
               f"cugraphlab {rec.facts.get('cugraphlab_seconds', 0):.1f} s, {time.perf_counter() - t0:.1f} s in all; "
               f"L2 {rec.facts.get('l2_bytes', 0) / 2**20:.0f} MiB")
+        refused = rec.config["nvbench"].get("refused")
+        if refused:
+            print("nvbench settings refused (its defaults used): " + "; ".join(f"{k}: {v}" for k, v in refused.items()))
         print(render_study(nv, rec.to_dict()))
         print(f"written: {out / 'nvbench.json'} (+ -bin/), {out / 'cugraphlab.json'}, {out / 'nvbench_study.log'}")
     return 0 if rec.verified else 1
