@@ -73,10 +73,21 @@ def is_foreign(d: Mapping) -> bool:
     return d.get("kind") == NVBENCH_KIND
 
 
-def _known_kinds() -> dict[str, type]:
-    from .records.kinds import record_kinds
+_walked = False
 
-    return record_kinds()
+
+def _kind_class(kind: str) -> type | None:
+    """The Record subclass of ``kind`` in the one registry (``records.kinds``), or None; the package's modules are
+    imported (``record_kinds``) once, the first time a kind is not registered yet."""
+    global _walked
+    from .records.record import _KINDS
+
+    if kind not in _KINDS and not _walked:
+        from .records.kinds import record_kinds
+
+        record_kinds()
+        _walked = True
+    return _KINDS.get(kind)
 
 
 def _unjudgeable(d: Mapping, source: str) -> str | None:
@@ -90,7 +101,7 @@ def _unjudgeable(d: Mapping, source: str) -> str | None:
     if kind.startswith(("cugraphlab.benchmark.", "cugraphlab.benchmarks.")):
         return (f"{source} ({kind}) is a benchmark script's summary: it keeps no raw samples per row, so there is "
                 "nothing to judge (the commands' --json records keep them)")
-    if kind in _known_kinds():
+    if _kind_class(kind) is not None:
         return (f"{source} ({kind}) was made before schema 1, when cugraphlab kept no raw samples: re-run the "
                 "command with --json")
     return f"{source} ({kind}) has no schema and no raw samples: not a record diff can judge"
@@ -124,7 +135,7 @@ def check_measurement(d: Any, source: str, *, kind: str | None = None) -> Mappin
         schema = d["schema"]
         if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
             raise RecordError(f"{source} has schema {schema!r}, not a version number this cugraphlab reads")
-        cls = _known_kinds().get(d["kind"])
+        cls = _kind_class(d["kind"])
         if cls is not None and schema > cls.SCHEMA:
             raise RecordError(f"{source} has schema {schema} of {d['kind']}, newer than this cugraphlab reads "
                               f"({cls.SCHEMA}): update cugraphlab")
