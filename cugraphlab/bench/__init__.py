@@ -21,7 +21,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "records.record": ("CLOCKS", "Record", "RecordError", "check_record"),
     "records.kinds": ("load_record", "record_class", "record_from_dict", "record_kinds"),
     "records.environment": ("collect", "system_info"),
-    "timing": ("Timings", "Variant", "interleave", "timed_loop"),
+    "timing": ("Timings", "Variant", "interleave", "timed_loop", "timed_chunks", "chunk_sizes"),
     "stats.summary": ("STOP_REASONS", "Summary", "sample_adaptively", "median_ci_halfwidth", "summarize"),
     "stats.intervals": ("compare_samples", "mann_whitney", "ratio_of_medians"),
     "stats.fits": ("Flatness", "LinearFit", "fit_linear", "flatness"),
