@@ -20,6 +20,9 @@ def add_commands(sub, common) -> None:
     run.add_argument("--cold-l2", action="store_true",
                      help="also time the fused kernel on rotating input sets that exceed twice the L2 (reads from "
                           "DRAM), with both fused rows' bytes/s against the copy roof")
+    run.add_argument("--chunks", type=count_arg, default=None,
+                     help="cut each timed loop into this many chunks, one sample each for `cugraphlab diff` "
+                          "(default 10; 1: the loop alone, without the 9 extra CUDA events)")
     add_seed(run)
     add_json(run)
     run.add_argument("--compare", action="store_true",
@@ -45,7 +48,8 @@ def cmd_run(args) -> int:
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
     result = run_experiment(size=args.size, iters=args.iters, ops=ops, scalar=args.scalar, device=args.device,
                             repeats=args.repeats, unroll=args.unroll, seed=args.seed,
-                            cold_l2=getattr(args, "cold_l2", False))
+                            cold_l2=getattr(args, "cold_l2", False),
+                            **({} if args.chunks is None else {"chunks": args.chunks}))
     print(render_run(result))
     baselines = None
     if args.compare:

@@ -40,6 +40,7 @@ TABLE = [
     ("compare --seed -1", 2, SEED),
     ("run --seed x", 2, "--seed: expected a whole number >= 0"),
     ("run --seed 18446744073709551616", 2, SEED),
+    ("run --chunks 0", 2, "--chunks: must be >= 1, got 0"),
     # seconds: was bench/stats' ValueError (time cap), or taken (inf timeouts)
     ("latency --time-cap 0", 2, f"--time-cap: {SECONDS}"),
     ("latency --time-cap -1", 2, f"--time-cap: {SECONDS}"),
