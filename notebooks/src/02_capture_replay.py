@@ -93,12 +93,12 @@ assert v.ok, f"the timed runs' output differs from NumPy: {v}"
 # ## On the H200: the same chain from other Python stacks
 # The committed `cugraphlab compare` record, drawn without a GPU: host µs per launch and per iteration, eager and
 # as a graph, for the bare bindings, cugraphlab, PyTorch and others (each in its own process, bit-exact against
-# NumPy), at 2^20 and at 1,024 floats.
+# NumPy); the table at 1,024 floats, the figure at both sizes.
 
 # %% [record] graph against eager, stack by stack, on the H200
 from cugraphlab.report.plots.compare import plot_compare_stacks
-stacks = show_record("compare_default_1", "(rank: 1 +", "bindings *    cuLaunchKernel", "torch         ops",
-                     limit=8)
+stacks = show_record("compare_default_1", "size 1,024 floats", "bindings *", "cugraphlab *", "torch ", "cupy_raw *",
+                     "jit per op", within="size 1,024 floats")
 if stacks is not None:
     show_plot(plot_compare_stacks, stacks)
 

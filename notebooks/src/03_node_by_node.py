@@ -104,7 +104,7 @@ show_figure(fig)
 # per-node slopes of building by hand, capturing and instantiating (notebook 08 has the whole sweep).
 
 # %% [record] the cost per node of building, capturing and instantiating, on the H200
-show_record("scaling_default", "straight line           ", "cost = a + b * nodes", limit=10)
+show_record("scaling_default", "cost = a + b * nodes", r"re:^(capture|explicit build|instantiate) +straight line ")
 
 # %% [markdown]
 # ## What it means

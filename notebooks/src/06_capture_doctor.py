@@ -212,7 +212,7 @@ run = subprocess.run([sys.executable, "-m", "cugraphlab", "doctor", "--gallery",
                      capture_output=True, text=True, timeout=300)
 out = run.stdout
 table = out[out.index("which capture mode refuses which call:"):].split("\n\n")[0]
-print(table.replace("refused: CUDA_SUCCESS", "ran, not captured   "))
+print(table.replace("refused: CUDA_SUCCESS", "ran, not captured".ljust(21)))
 print("exit", run.returncode)
 assert run.returncode == 0, run.stderr[-2000:]
 
@@ -222,8 +222,8 @@ assert run.returncode == 0, run.stderr[-2000:]
 # %% [record] which capture mode refuses which call, on the H200
 doctor = h200_record("doctor")
 if doctor is not None:
-    print(pick(render(doctor), ("refused: ", "clean          allowed")).replace("refused: CUDA_SUCCESS",
-                                                                            "ran, not captured   "))
+    text = pick(render(doctor), ("refused: ", "clean          allowed"))
+    print(text.replace("refused: CUDA_SUCCESS", "ran, not captured".ljust(21)))
 
 # %% [markdown]
 # ## What it means

@@ -193,7 +193,7 @@ show_record("switch", "re:^(no conditional|IF node|SWITCH, index 0|SWITCH, index
 # ## What it means
 # The decision moved to the GPU: the Python loop pays a launch, a copy and a wait per iteration, the WHILE node
 # none of them. A conditional node is not free, though: on the H200 one IF node raises a launch of the chain from
-# 5.28 to 11.43 µs of device time (the record), and a WHILE iteration costs its body plus the node's own work (the
+# 4.99 to 11.52 µs of device time (the record), and a WHILE iteration costs its body plus the node's own work (the
 # measurement above compares it with one graph launch per iteration). The handle is the only channel: a kernel in
 # the graph sets its value, the node reads it.
 #

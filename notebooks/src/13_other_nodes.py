@@ -102,7 +102,7 @@ ax.set_ylabel("device us per launch"); show_figure(fig)
 
 # %% [record] host nodes and node controls on the H200
 show_record("nodes", r"re:^graph, (no host node|host node \((python|c)\)) +\d", "host node gap us",
-            r"re:^device per iteration, (mul enabled|mul disabled|empty node instead of mul|no mul node) ")
+            r"re:^device per iteration, (mul enabled|mul disabled|no mul node) ")
 
 # %% [markdown]
 # ## What it means
