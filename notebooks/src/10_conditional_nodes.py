@@ -244,6 +244,6 @@ if_else_marks = None
 grade(3, if_else_marks, lambda marks: (tuple(marks) == (1, 2), f"marks {tuple(marks)} (want (1, 2))"))
 
 # %% [gpu cuda12.3] frees what this notebook made
-for o in (exe, g, per_iter_exe, start, end, state, ck, chain):
+for o in (exe, g, start, end, state, ck, chain):
     o.close()
 print("closed")
