@@ -152,8 +152,9 @@ exe5.close(); g5.close()
 # ## 6. The legacy default stream during a capture
 # **Predict:** you capture on a stream created with default flags (`cuStreamCreate(0)`: a *blocking* stream, which
 # synchronizes with the legacy NULL stream), and some library launches a kernel on stream 0 meanwhile. What
-# happens? Work on the legacy stream waits for every blocking stream and makes them wait for it: a dependency the
-# capture cannot record.
+# happens? The Programming Guide ("Prohibited and Unhandled Operations"): "When any stream in the same context is
+# being captured, and it was not created with cudaStreamNonBlocking, any attempted use of the legacy stream is
+# invalid. This is because the legacy stream handle at all times encompasses these other streams".
 
 # %% [gpu] launches on stream 0 while a blocking stream captures, then the same with a non-blocking stream
 ks = dev.load_kernels(names=["empty"])

@@ -121,7 +121,7 @@ if setup_cugraphlab() is not None:
     try:
         info = subprocess.run([sys.executable, "-m", "cugraphlab", "info"], capture_output=True, text=True,
                               timeout=300)
-        print(info.stdout.rstrip() or info.stderr.strip().splitlines()[-1:])
+        print(info.stdout.rstrip() or "\n".join(info.stderr.strip().splitlines()[-1:]))
     except (OSError, subprocess.SubprocessError) as e:
         print(f"cugraphlab info did not run: {type(e).__name__}")
 
