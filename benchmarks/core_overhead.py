@@ -20,13 +20,14 @@ import datetime
 import os
 import sys
 import time
+from pathlib import Path
 
 from cuda.bindings import driver
 
-from cugraphlab import Chain, Device
+from cugraphlab import Chain, Device, NoDeviceError
 from cugraphlab.bench.run import run_experiment
-from cugraphlab.bench.stats import summarize
-from cugraphlab.bench.environment import collect
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.env import versions_line
 from cugraphlab.report.tables import format_table
 from cugraphlab.report.files import write_json
@@ -173,4 +174,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except NoDeviceError as e:  # no driver or no GPU: one line and exit 2, as every command says it
+        print(f"{Path(__file__).name}: no usable GPU: {e}", file=sys.stderr)
+        sys.exit(2)

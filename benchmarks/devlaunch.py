@@ -2,13 +2,13 @@
 
 1. The build: kernels/devlaunch.cu through NVRTC (-rdc=true -dlto) and nvJitLink with libcudadevrt.a (where found,
    the cubin's size and the seconds, cold and from the cache).
-2. The checks the GPU tests make (tests/experiment/test_device_loop_on_device.py, test_gpu_device_loop_folded.py):
+2. The checks the GPU tests make (tests/experiment/test_device_loop_gpu.py, test_device_loop_folded_gpu.py):
    fire-and-forget, tail and sibling launches, counted self, scheduler and folded loops (1, 2 and 1000 iterations),
    the decision every 50 iterations (50, 100, 1000; 1001 refused), feedback loops (the chain applied 25 and 100
    times), threshold loops, the folded loops again at 1,024, 2^20 and 1,000,003 floats (many blocks, the scalar
    tail); a device launch from outside a graph must come back as a cudaError_t.
-3. ``bench.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency, timeline), its
-   report, then a short table last.
+3. ``bench.graphs.devlaunch.measure_devlaunch`` at 1,024 and 2^20 floats (the loops table, launch latency,
+   timeline), its report, then a short table last.
 
 Usage: python benchmarks/devlaunch.py OUT [--repeats 5] [--iterations 1000] [--watchdog 140]
 OUT: a folder (made if missing; it gets devlaunch.json and devlaunch.log, a copy of stdout and stderr) or a file
@@ -32,7 +32,7 @@ import time
 import traceback
 
 from cugraphlab import Chain, Device
-from cugraphlab.bench.devlaunch import measure_devlaunch
+from cugraphlab.bench.graphs.devlaunch import measure_devlaunch
 from cugraphlab.core.errors import CudaError, InvalidArgumentError, UnsupportedError
 from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
 from cugraphlab.core.link import build_relocatable, find_cudadevrt, nvjitlink_version

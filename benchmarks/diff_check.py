@@ -32,8 +32,8 @@ from typing import ClassVar
 
 from cugraphlab import Device
 from cugraphlab.bench.diff import diff_records, parse_threshold, read_record_file
-from cugraphlab.bench.environment import collect
-from cugraphlab.bench.records import Record, clocks
+from cugraphlab.bench.records.environment import collect
+from cugraphlab.bench.records.record import Record, clocks
 from cugraphlab.core.errors import check
 from cugraphlab.report.diff import render_diff
 from cugraphlab.report.files import write_json
@@ -105,7 +105,7 @@ def probe(dev, *, samples: int = 30, launches: int = 2000, delay_ns: int = 1000,
             t0, t1 = loop_of[role]()
             end.record(stream)
             end.synchronize()
-            return (t1 - t0) / 1e3 / launches, start.elapsed_ms(end) * 1e3 / launches
+            return (t1 - t0) / 1e3 / launches, start.elapsed_us(end) / launches
 
         for _ in range(warmup):
             for role in ROLES:

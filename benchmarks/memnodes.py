@@ -1,6 +1,6 @@
 """Graph memory nodes on the GPU, in one go (the H200 run of issue 15's memory-node lesson).
 
-Runs ``bench.memnodes.measure_memnodes`` at 1,048,576 and 1,024 floats (first launches cold and warm; 5000-launch
+Runs ``bench.graphs.memnodes.measure_memnodes`` at 1,048,576 and 1,024 floats (first launches cold and warm; 5000-launch
 loops x 5 of the memory-node chain in each shape: line, parallel, parallel_end, block, interleaved with the
 preallocated chain; the footprint walk with cuMemGetInfo; explicit = captured; address and physical reuse; the
 unfreed-allocation lesson), then a lifetime check: 20 MemChains (line and block, explicit and captured) dropped
@@ -21,7 +21,7 @@ import sys
 import time
 
 from cugraphlab import Device
-from cugraphlab.bench.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, measure_memnodes
+from cugraphlab.bench.graphs.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, measure_memnodes
 from cugraphlab.experiment.memchain import MemChain
 from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
 from cugraphlab.report.files import write_json

@@ -7,7 +7,7 @@ Run from the repository root on a GPU machine with a C compiler (about 40 s on a
 1. Checks: ``add`` through ``Launch.native()`` (GIL held and released) on fresh random inputs with the output
    poisoned, bit-exact against NumPy, once and after a loop of 5,000 calls; a refused launch (4,096 threads per
    block) raises CudaError naming CUDA_ERROR_INVALID_VALUE; ``NativeGraphLaunch`` of a 4-launch graph bit-exact.
-2. ``bench.paired.measure_paired`` (one process, one context and stream per fresh context, ways interleaved):
+2. ``bench.paired.harness.measure_paired`` (one process, one context and stream per fresh context, ways interleaved):
    bindings (reference), cugraphlab_launch, ctypes, c, cugraphlab_native, cugraphlab_native_nogil at 1,024 and
    2^20 floats; then graph mode (cuGraphLaunch of 4 captured launches): bindings, cugraphlab, c, cugraphlab_native.
    Each way is checked bit-exact once per context by the harness itself.
@@ -122,7 +122,7 @@ def main(argv=None) -> int:
         lines.append(line)
         print(line, flush=True)
 
-    from cugraphlab.bench.paired import measure_paired
+    from cugraphlab.bench.paired.harness import measure_paired
     from cugraphlab.report.paired import render_paired
 
     t0 = time.perf_counter()

@@ -5,7 +5,7 @@
 Runs each lesson's bit-exact checks (host nodes with Python and C callbacks, explicit and captured; the two-graph
 event hand-off and the event-timed segments; flat, nested and cloned chains; the empty join; mul disabled and
 enabled again; node priorities with instantiate+upload in one call; the refused device-launch instantiate), then
-bench.nodes.measure_nodes, writes the record (with the checks) to OUT.json and exits 0 only if everything was
+bench.graphs.nodes.measure_nodes, writes the record (with the checks) to OUT.json and exits 0 only if everything was
 bit-exact. Under 90 s on an H200.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.bench.nodes import measure_nodes
+from cugraphlab.bench.graphs.nodes import measure_nodes
 from cugraphlab.experiment import nodes as lessons
 from cugraphlab.report.files import write_json
 from cugraphlab.report.nodes import render_nodes

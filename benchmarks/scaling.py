@@ -1,4 +1,4 @@
-"""What a CUDA graph costs as it grows, on the H200: the checks of tests/bench/test_scaling_on_device.py, the sweep.
+"""What a CUDA graph costs as it grows, on the H200: the checks of tests/bench/test_scaling_gpu.py, the sweep.
 
 1. checks (a few seconds): the chain as a line and as a fork/join of 3 branches, captured and built explicitly, is
    bit-exact against NumPy on poisoned outputs; a held stream runs nothing until released; a hold that is never
@@ -21,8 +21,8 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab.bench.hold import DeviceHold
-from cugraphlab.bench.scaling import make_plan, measure_scaling
+from cugraphlab.bench.probes.hold import DeviceHold
+from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 from cugraphlab.report.files import write_csv
 from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json

@@ -3,7 +3,7 @@
 Checks first (each one launch on fresh inputs, bit-exact against NumPy, only the chosen body written): the
 ``cugraphlab graph`` views ifelse, switch and while-captured. Then ``cugraphlab switch`` at 1,024 and at 1,048,576
 floats (which also runs every branch, size, sweep and captured-loop check), with the sweep over SWITCHes of 1, 2, 3,
-4 and 8 identical chains (bench.switch_sweep) and the holding costs, rendered in full, then a short table last:
+4 and 8 identical chains (bench.graphs.switch_sweep) and the holding costs, rendered in full, then a short table last:
 the main rows, the sweep's contrasts (A - B per round, paired) and the goals with their verdicts. About 60-80 s on
 an H200.
 
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import cugraphlab as cgl
-from cugraphlab.bench.switch import measure_switch
+from cugraphlab.bench.graphs.switch import measure_switch
 from cugraphlab.experiment.switch_views import SWITCH_VIEW_MODES, inspect_mode
 from cugraphlab.report.files import write_json
 from cugraphlab.report.graphs import render_graph

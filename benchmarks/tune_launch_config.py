@@ -10,11 +10,12 @@ import argparse
 import datetime
 import os
 import sys
+from pathlib import Path
 
-from cugraphlab import Chain, Device
+from cugraphlab import Chain, Device, NoDeviceError
 from cugraphlab.bench.run import time_mode
-from cugraphlab.bench.stats import summarize
-from cugraphlab.bench.environment import collect
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.tables import format_table
 from cugraphlab.report.files import write_json
 
@@ -65,4 +66,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except NoDeviceError as e:  # no driver or no GPU: one line and exit 2, as every command says it
+        print(f"{Path(__file__).name}: no usable GPU: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -16,7 +16,7 @@ line (ProgrammaticEdgesRefused: "REFUSED" below), and the PDL rows are left out;
 Checks first, each one launch on fresh random inputs with poisoned outputs, bit-exact against NumPy and the body
 run exactly N times: every WHILE body at 1,024, 2^20 and 1,000,003 floats (the scalar tail) for N = 1, 3, 100
 (the PDL body both captured and built node by node; the every-K body for N = 10, 30, 1000).
-Then bench.conditional.measure_while at 1,024 and 2^20 floats (every variant interleaved per repeat in this one
+Then bench.graphs.conditional.measure_while at 1,024 and 2^20 floats (every variant interleaved per repeat in this one
 process, each repeat on fresh inputs and checked), and the table last: µs per iteration, device clock
 (cuEventElapsedTime over the whole loop / N) and wall clock (perf_counter_ns around enqueue + synchronize / N).
 
@@ -33,7 +33,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import cugraphlab as cgl
-from cugraphlab.bench.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while, unrolled_name
+from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while, unrolled_name
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.conditional import conditional_graphs
 from cugraphlab.graphs.pdl_edges import ProgrammaticEdgesRefused

@@ -10,42 +10,52 @@ Talks to the CUDA driver directly through cuda.bindings (no runtime API, no fram
 The package reads like a textbook, one floor on top of the other, each importing only from floors below it:
 ``core`` (driver objects), ``graphs`` (the CUDA graph API, one concept per module), ``experiment`` (the
 add/mul/sub/relu chain built on them), ``bench`` (every timer and result record), ``report`` (text, files and
-figures from result records) and ``cli``. This module re-exports the public names (``__all__``) of ``core``,
-``graphs``, ``experiment`` and ``bench``, loading each subpackage on first use, so that importing a low floor never
-loads a higher one.
-"""
-from __future__ import annotations
+figures from result records) and ``cli``.
 
-import importlib
+This module offers the names a script needs (``__all__``: devices, memory, streams and events; compiling, kernels
+and launches; the driver door; graphs and capture; the chain; records and measuring; the errors). Everything else
+is reached through its subpackage (``cugraphlab.graphs.add_kernel_node``, ``cugraphlab.bench.timed_loop``). Each
+name loads its subpackage on first use, so that importing a low floor never loads a higher one.
+"""
+import importlib as _importlib
 
 from ._version import __version__
 
-_SUBPACKAGES = ("core", "graphs", "experiment", "bench")
+#: public name -> the subpackage (or module) that defines it, in the order a newcomer meets them
+_PUBLIC: dict[str, str] = {
+    # devices, memory, streams, events
+    "Device": "core", "DeviceArray": "core", "Stream": "core", "Event": "core",
+    # compiling, kernels, launches
+    "compile_source": "core", "Module": "core", "Kernel": "core", "Launch": "core", "LaunchConfig": "core",
+    "PackedArgs": "core", "grid_for": "core",
+    # the one door to the driver: every call checked and traced
+    "cu": "core", "driver_module": "core", "tracing": "core",
+    # graphs and capture
+    "Graph": "graphs", "GraphExec": "graphs", "capture": "graphs",
+    # the add/mul/sub/relu chain
+    "Chain": "experiment", "reference": "experiment", "compare_bits": "experiment",
+    # result records
+    "Record": "bench", "load_record": "bench", "diff_records": "bench",
+    # the errors
+    "CugraphlabError": "core", "CudaError": "core", "CompileError": "core", "CaptureError": "core",
+    "NoDeviceError": "core", "InvalidArgumentError": "core", "UnsupportedError": "core",
+    "DeviceMemoryError": "core", "MissingDriverFunctionError": "core",
+}
+_SUBPACKAGES = ("core", "graphs", "experiment", "bench", "report", "cli")
 
-
-def _public_names() -> dict[str, str]:
-    """name -> subpackage, over every subpackage's ``__all__``."""
-    names: dict[str, str] = {}
-    for sub in _SUBPACKAGES:
-        module = importlib.import_module(f"{__name__}.{sub}")
-        for name in module.__all__:
-            names.setdefault(name, sub)
-    return names
+__all__ = ["__version__", *_PUBLIC]
 
 
 def __getattr__(name: str):
-    if name == "__all__":
-        return ["__version__", *_public_names()]
-    if name in (*_SUBPACKAGES, "report", "cli"):
-        return importlib.import_module(f"{__name__}.{name}")
-    for sub in _SUBPACKAGES:
-        module = importlib.import_module(f"{__name__}.{sub}")
-        if name in module.__all__:
-            value = getattr(module, name)
-            globals()[name] = value  # later look-ups skip this function
-            return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in _SUBPACKAGES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    where = _PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_public_names()))
+    return sorted(set(globals()) | set(__all__) | set(_SUBPACKAGES))

@@ -35,7 +35,7 @@ def main() -> int:
         t = [dev.array(N) for _ in range(4)]
         for a in t:
             a.poison()  # NaN pattern: an element no kernel wrote cannot pass the check
-        grid = cgl.grid_for(N // 4, 256, dev.sm_count, 8)  # each thread handles a float4
+        grid = cgl.grid_for(N // 4, 256, dev.sm_count)  # each thread handles a float4
         # Pack every argument list once; a launch then costs one binding call.
         launches = [
             ks["add"].prepare(("ptr", "ptr", "ptr", "u64"), (t[0], x, y, N), (grid, 256), stream),

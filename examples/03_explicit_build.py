@@ -56,7 +56,8 @@ import sys
 import numpy as np
 
 import cugraphlab as cgl
-from cugraphlab import build_chain_graph, compare_bits, reference
+from cugraphlab import compare_bits, reference
+from cugraphlab.experiment import build_chain_graph
 from cugraphlab.graphs import graph_view, render_text, same_topology
 
 

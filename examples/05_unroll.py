@@ -34,7 +34,7 @@ def main() -> int:
             end.record(chain.stream)
             end.synchronize()
             wall = (time.perf_counter_ns() - t0) / 1e3 / ITERS
-            device = start.elapsed_ms(end) * 1e3 / ITERS
+            device = start.elapsed_us(end) / ITERS
             chain.randomize()
             chain.poison()
             exe.launch(chain.stream)

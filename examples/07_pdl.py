@@ -28,7 +28,7 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab import PdlChain
+from cugraphlab.experiment import PdlChain
 from cugraphlab.graphs import programmatic_edge_count
 
 ITERS = 2000

@@ -59,7 +59,8 @@ import sys
 import time
 
 import cugraphlab as cgl
-from cugraphlab import LoopCheck, compare_bits, conditional_graphs
+from cugraphlab import compare_bits
+from cugraphlab.experiment import LoopCheck, conditional_graphs
 from cugraphlab.graphs import add_kernel_node, add_launch_sequence, add_memset_node, graph_view, render_text
 
 N = 1000
@@ -80,7 +81,7 @@ def build_while_by_hand(dev, chain, loops, n: int) -> cgl.Graph:
         params.conditional.type = d.CUgraphConditionalNodeType.CU_GRAPH_COND_TYPE_WHILE
         params.conditional.size = 1  # one body
         params.conditional.ctx = ctx
-        if cgl.bindings_major() >= 13:  # (graph, dependencies, edge data, count, params)
+        if cgl.core.bindings_major() >= 13:  # (graph, dependencies, edge data, count, params)
             cgl.cu("cuGraphAddNode", graph.handle, [reset], None, 1, params)
         else:  # cuda-bindings 12: the same call is cuGraphAddNode_v2, with one (plain) edge datum per dependency
             cgl.cu("cuGraphAddNode_v2", graph.handle, [reset], [d.CUgraphEdgeData()], 1, params)

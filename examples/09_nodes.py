@@ -77,8 +77,8 @@ runs, the checks do not):
 import sys
 
 import cugraphlab as cgl
-from cugraphlab import (Chain, check_clone, check_events, check_host, check_join, check_nested, check_priority,
-                        check_toggle, compare_bits, refused_instantiate)
+from cugraphlab import Chain, compare_bits
+from cugraphlab.experiment import check_clone, check_events, check_host, check_join, check_nested, check_priority, check_toggle, refused_instantiate
 from cugraphlab.graphs import Graph, HostCallback, add_host_node, add_launch_sequence, render_text, graph_view
 
 
@@ -124,4 +124,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except cgl.NoDeviceError as e:
+        print(f"no usable GPU: {e}", file=sys.stderr)
+        sys.exit(2)

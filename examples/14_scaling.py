@@ -24,9 +24,9 @@ import cugraphlab as cgl
 
 
 def main() -> int:
-    plan = cgl.make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
+    plan = cgl.bench.make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
     with cgl.Device(0) as dev:
-        result = cgl.measure_scaling(dev, plan)
+        result = cgl.bench.measure_scaling(dev, plan)
     be = {b["length"]: b["replays"] for b in result.break_even}
     for p in result.points:
         s = {k: v["median"] for k, v in p["summaries"].items()}

@@ -16,23 +16,8 @@
 // * st->count is written by one thread of one kernel per iteration, and the next write is in the next iteration's
 //   instance of this kernel, after a kernel boundary that makes the first write visible.
 //
-// Like conditional.cu, this compiles with -I<CUDA include folder> and -DCGL_REQUIRE_CUDART_HEADER when cugraphlab
-// finds a folder matching the NVRTC in use (graphs.conditional.conditional_options), and otherwise declares the
-// two names itself, exactly as cuda_device_runtime_api.h does (so `cugraphlab compile`, which passes no options,
-// compiles it too). The file is named for its kernel.
-#if defined(__has_include)
-#if __has_include(<cuda_device_runtime_api.h>)
-#include <cuda_device_runtime_api.h>
-#define CGL_HAVE_CUDART_HEADER 1
-#endif
-#endif
-#ifndef CGL_HAVE_CUDART_HEADER
-#ifdef CGL_REQUIRE_CUDART_HEADER
-#error "cuda_device_runtime_api.h not found: pass -I<CUDA include folder>"
-#endif
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
-#endif
+// cudaGraphSetConditional comes from set_conditional.cuh, as for conditional.cu. The file is named for its kernel.
+#include "set_conditional.cuh"
 
 #include "elementwise.cuh"
 

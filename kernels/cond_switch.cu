@@ -1,22 +1,8 @@
 // Kernels that decide IF/ELSE and SWITCH conditional nodes (CUDA 12.8+) from the GPU with cudaGraphSetConditional.
 //
-// Like conditional.cu, this compiles with -I<CUDA include folder> and -DCGL_REQUIRE_CUDART_HEADER when cugraphlab
-// finds a folder that matches the NVRTC in use (graphs.conditional.conditional_options), and otherwise declares the
-// two names itself, exactly as cuda_device_runtime_api.h does (so `cugraphlab compile`, which passes no options,
-// compiles it too). The file is named for its first kernel: every kernels/*.cu holds a kernel of its own name.
-#if defined(__has_include)
-#if __has_include(<cuda_device_runtime_api.h>)
-#include <cuda_device_runtime_api.h>
-#define CGL_HAVE_CUDART_HEADER 1
-#endif
-#endif
-#ifndef CGL_HAVE_CUDART_HEADER
-#ifdef CGL_REQUIRE_CUDART_HEADER
-#error "cuda_device_runtime_api.h not found: pass -I<CUDA include folder>"
-#endif
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
-#endif
+// cudaGraphSetConditional comes from set_conditional.cuh, as for conditional.cu. The file is named for its first
+// kernel: every kernels/*.cu holds a kernel of its own name.
+#include "set_conditional.cuh"
 
 typedef unsigned long long u64;
 

@@ -1,23 +1,8 @@
 // Kernels that drive conditional graph nodes (WHILE and IF) from the GPU with cudaGraphSetConditional.
 //
-// cudaGraphSetConditional is a device builtin declared in the toolkit's cuda_device_runtime_api.h; it needs no -rdc
-// and no device runtime library. cugraphlab compiles this file with -I pointing at the CUDA include folder when it
-// finds one (and -DCGL_REQUIRE_CUDART_HEADER, so a wrong folder fails loudly). Without that folder (e.g.
-// `cugraphlab compile`, which compiles every .cu with the same options) it falls back to declaring the two names
-// itself, exactly as the header does; the resulting cubin is byte-identical.
-#if defined(__has_include)
-#if __has_include(<cuda_device_runtime_api.h>)
-#include <cuda_device_runtime_api.h>
-#define CGL_HAVE_CUDART_HEADER 1
-#endif
-#endif
-#ifndef CGL_HAVE_CUDART_HEADER
-#ifdef CGL_REQUIRE_CUDART_HEADER
-#error "cuda_device_runtime_api.h not found: pass -I<CUDA include folder>"
-#endif
-typedef unsigned long long cudaGraphConditionalHandle;
-extern "C" __device__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
-#endif
+// cudaGraphSetConditional comes from set_conditional.cuh (the toolkit's header where cugraphlab finds it, else the
+// same two declarations).
+#include "set_conditional.cuh"
 
 typedef unsigned long long u64;
 

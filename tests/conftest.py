@@ -8,8 +8,12 @@ from pathlib import Path
 
 import pytest
 
-# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name
+# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name; benchmarks/ holds the
+# studies (``studies.floor`` ...), research outside the package that imports it like any script
 sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+
+from skip_summary import pytest_terminal_summary  # noqa: E402,F401  (the skipped tests, one line per reason)
 
 
 @functools.lru_cache(maxsize=1)

@@ -4,7 +4,7 @@ The steps, in order:
 
 1. ``read_record_file(path)``: the file read as JSON, refused in one line (``records.RecordError``, an
    InvalidArgumentError: exit 2 in the CLI) when it cannot be read or is not JSON.
-2. ``diff_records(a, b)`` checks both: each a cugraphlab record (``records.load_record``) with a ``schema`` (records
+2. ``diff_records(a, b)`` checks both: each a cugraphlab record (``records.check_record``) with a ``schema`` (records
    made before schema 1 kept no raw samples and are refused: re-run the command), B of A's kind and schema, neither
    newer than this cugraphlab's class for that kind (where that class is loaded), and a ``samples`` block of the
    shape ``Record.keep_samples`` writes.
@@ -29,8 +29,8 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
-from . import intervals as iv
-from .records import Record, RecordError, bounded, load_record
+from .stats import intervals as iv
+from .records.record import Record, RecordError, bounded, check_record
 
 __all__ = ["DiffRow", "EnvRow", "DiffResult", "diff_records", "read_record_file", "parse_threshold", "FAIL_ON",
            "ENV_COLUMNS"]
@@ -117,11 +117,11 @@ class DiffResult(Record):
     compared_kind: str
     compared_schema: int
     sources: dict = field(default_factory=dict)
-    rows: list = field(default_factory=list)
+    rows: list[DiffRow] = field(default_factory=list)  # typed, so that load_record rebuilds them as DiffRows
     only_a: list = field(default_factory=list)
     only_b: list = field(default_factory=list)
-    environment: list = field(default_factory=list)
-    config_changes: list = field(default_factory=list)
+    environment: list[EnvRow] = field(default_factory=list)
+    config_changes: list[EnvRow] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -169,7 +169,10 @@ def parse_threshold(text: Any) -> float:
         v = float(s[:-1].strip() if pct else s)
     except ValueError:
         raise InvalidArgumentError(f"threshold must be a fraction (0.05) or a percentage (5%), got {text!r}") from None
-    if not math.isfinite(v) or v <= 0:
+    if not math.isfinite(v):
+        raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
+                                   f"like 5%), got {text!r}")
+    if v <= 0:
         raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
     if pct:
         v /= 100.0
@@ -220,7 +223,7 @@ def _record_class(kind: str) -> type[Record] | None:
 
 
 def _check_record(d: Any, source: str) -> Mapping[str, Any]:
-    d = load_record(d, source)
+    d = check_record(d, source)
     schema = d.get("schema")
     if schema is None:
         raise RecordError(f"{source} ({d['kind']}) has no raw samples: made before schema 1; re-run the command")
@@ -320,7 +323,7 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed must be an integer >= 0, got {seed!r}")
     ra = _check_record(a, a_name)
-    load_record(b, b_name, kind=ra["kind"])
+    check_record(b, b_name, kind=ra["kind"])
     rb = _check_record(b, b_name)
     if rb["schema"] != ra["schema"]:
         raise RecordError(f"{a_name} has schema {ra['schema']} of {ra['kind']} and {b_name} schema {rb['schema']}: "
@@ -332,7 +335,7 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
     rows = [_compare_row(k, sa[k], sb[k], threshold=float(threshold), seed=int(seed), resamples=resamples,
                          confidence=confidence, alpha=alpha) for k in shared]
     if env is None:
-        from .environment import collect
+        from .records.environment import collect
 
         env = collect()
     env_a, env_b = ra.get("env") or {}, rb.get("env") or {}

@@ -20,9 +20,9 @@ from ..core.device import Device
 from ..core.errors import positive_int
 from ..experiment.doctor_gallery import CASES, FOREIGN_CASES, run_gallery
 from ..graphs.capture import CAPTURE_MODES, capture
-from .environment import collect
-from .records import Record, clocks
-from .stats import summarize
+from .records.environment import collect
+from .records.record import Record, clocks
+from .stats.summary import summarize
 
 __all__ = ["DoctorResult", "run_doctor", "measure_overhead"]
 

@@ -20,9 +20,9 @@ from ..core.errors import InvalidArgumentError, positive_int
 from ..core.memory import validate_size
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, parse_ops
-from .environment import collect
-from .records import Record, clocks
-from .stats import Summary
+from .records.environment import collect
+from .records.record import Record, clocks
+from .stats.summary import Summary
 from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, timed_loop
 
 __all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
@@ -148,7 +148,7 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
         roof = None
         if cold is not None:
             from ..experiment.cold_l2 import COLD_METHOD
-            from .copy_roof import copy_bandwidth
+            from .probes.copy_roof import copy_bandwidth
 
             config.update({"cold_l2": True, "cold_sets": cold.sets})
             by = {m.mode: m for m in results}

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from .records import CLOCKS
-from .stats import Summary, summarize
+from .records.record import CLOCKS
+from .stats.summary import Summary, summarize
 
 __all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "timed_loop", "Variant", "Timings", "interleave"]
 
@@ -34,7 +34,7 @@ def timed_loop(stream, run: Callable[[int], None], iters: int, start, end) -> tu
     end.record(stream)
     end.synchronize()
     t1 = time.perf_counter_ns()
-    return (t1 - t0) / 1e3 / iters, start.elapsed_ms(end) * 1e3 / iters
+    return (t1 - t0) / 1e3 / iters, start.elapsed_us(end) / iters
 
 
 @dataclass

@@ -4,8 +4,8 @@ to a renderer (report), prints, and returns an exit code.
 One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
 (latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes),
 memnodes (graph memory nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row
-by row), devlaunch (device graph launch), doctor (which call broke a capture), scaling (what a graph costs as it
-grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:
+by row), show (a saved record printed and drawn, no GPU), devlaunch (device graph launch), doctor (which call broke a
+capture), scaling (what a graph costs as it grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:
 
 - 0: measured, and every check passed;
 - 1: the driver failed on good input, or a result did not match NumPy;
@@ -30,8 +30,8 @@ EXIT_FAILED = 1  # the driver failed on good input, or a check failed
 EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
-FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "devlaunch",
-            "doctor", "scaling")
+FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "show",
+            "devlaunch", "doctor", "scaling")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,22 +40,43 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(EXIT_USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, except that options no parser knows are refused by the command they were given to
+        (``cugraphlab run: unrecognized arguments: --foo``), not by the top parser."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(self, "_commands", {}).get(getattr(parsed, "command", None), self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
 
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--trace", action="store_true",
                         help="print every driver and NVRTC call made (arguments, result, duration) to stderr")
     p = _Parser(prog="cugraphlab",
-                                description="What a kernel launch costs from Python, and what a CUDA graph saves.")
+                description="What a kernel launch costs from Python, and what a CUDA graph saves.")
     p.add_argument("--version", action="version", version=f"cugraphlab {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for family in FAMILIES:
         importlib.import_module(f"{__name__}.{family}").add_commands(sub, common)
+    p._commands = sub.choices  # command name -> its parser, for parse_args' unrecognized arguments
     return p
 
 
 def _say(command: str, text: str) -> None:
     print(f"cugraphlab {command}: {text}", file=sys.stderr)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's final flush does not fail on the closed pipe again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv=None) -> int:
@@ -88,6 +109,9 @@ def main(argv=None) -> int:
         where = f" {e.filename}" if getattr(e, "filename", None) else ""
         _say(command, f"could not write{where}: {e.strerror or e}")
         return EXIT_USAGE
+    except BrokenPipeError:  # `cugraphlab show X | head`: the reader left; say nothing more to it
+        _quiet_stdout()
+        return 141
     except KeyboardInterrupt:
         _say(command, "interrupted")
         return 130

@@ -3,20 +3,19 @@
 Sizes and counts are parsed one way everywhere: ``1048576``, ``1_048_576`` and ``2^20`` are accepted; ``1,024`` is
 refused as ambiguous (a list or a thousands separator?), in a size and in a list of sizes; a list of counts
 (``--lengths 4,128,256``, ``--widths``) takes every comma as a separator. Output paths (``--json``, ``--csv``,
-``--plot``, ``--out``, ``--dot``) are checked to be writable before any GPU work (``check_output_paths``), so a
+``--plot``, ``--out``, ``--dot``, ``--draw``) are checked to be writable before any GPU work (``check_output_paths``), so a
 typo costs one line, not a whole measurement.
 """
 from __future__ import annotations
 
 import argparse
-import os
+import math
 import re
-import tempfile
-from pathlib import Path
 
 from ..core.errors import InvalidArgumentError
 
 __all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg", "threshold_arg",
+           "iters_arg", "seed_arg", "seconds_arg", "seconds_or_zero_arg", "finite_arg", "name_list_arg", "MAX_ITERS",
            "add_size", "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv",
            "add_plot", "add_scalar", "check_output_paths", "save_json", "nothing_measured", "OUTPUT_FILE_OPTIONS",
            "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
@@ -24,7 +23,7 @@ __all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_i
 DEFAULT_OPS_TEXT = "add,mul,sub,relu"
 #: Options holding a file path, and options holding a stem (suffixes are appended), that commands write to.
 OUTPUT_FILE_OPTIONS = ("json", "csv", "dot")
-OUTPUT_STEM_OPTIONS = ("plot", "out")
+OUTPUT_STEM_OPTIONS = ("plot", "out", "draw")
 
 
 def _count(text: str) -> int:
@@ -75,6 +74,73 @@ def count_list_arg(text: str) -> list[int]:
     return [count_arg(p) for p in parts]
 
 
+#: The most iterations one timed loop may take (``--iters``): a million eager iterations of the chain take about 20 s
+#: per loop on an H200, times repeats and modes; more is a typo (``5000000000``), not a measurement.
+MAX_ITERS = 1_000_000
+
+
+def iters_arg(text: str) -> int:
+    """Iterations (or launches) per timed loop: a count, 1 to ``MAX_ITERS``."""
+    v = count_arg(text)
+    if v > MAX_ITERS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_ITERS:,} per timed loop, got {v:,} (repeat the command or "
+                                         f"raise --repeats for more samples)")
+    return v
+
+
+def seed_arg(text: str) -> int:
+    """A seed of the random inputs: a whole number 0 to 2**64 - 1 (NumPy's generators refuse negative seeds)."""
+    try:
+        v = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if not 0 <= v < 1 << 64:
+        raise argparse.ArgumentTypeError(f"must be 0 to 2**64 - 1, got {v}")
+    return v
+
+
+def seconds_arg(text: str) -> float:
+    """A finite number of seconds > 0 (``0.5``, ``2``): refuses 0, negatives, ``inf`` and ``nan``."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text!r}")
+    return v
+
+
+def seconds_or_zero_arg(text: str) -> float:
+    """Like ``seconds_arg``, and 0 allowed (meaning: skip this part)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not (math.isfinite(v) and v >= 0):
+        raise argparse.ArgumentTypeError(f"must be 0 (skip it) or a finite number of seconds > 0, got {text!r}")
+    return v
+
+
+def finite_arg(text: str) -> float:
+    """A finite float (``2.0``, ``-1e3``): refuses ``inf`` and ``nan``."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return v
+
+
+def name_list_arg(text: str) -> str:
+    """A comma list of names (``--ops add,mul``, ``--stacks torch,cupy``), returned as written after checking that no
+    item is empty: ``''``, ``add,,mul`` and ``add,`` are refused rather than read as fewer items (or all of them)."""
+    parts = [p.strip() for p in text.split(",")]
+    if not all(parts):
+        raise argparse.ArgumentTypeError(f"expected names separated by commas, with none empty, got {text!r}")
+    return ",".join(parts)
+
+
 def device_index_arg(text: str) -> int:
     try:
         v = int(text)
@@ -102,7 +168,7 @@ def add_size(p, default: int = 1 << 20, what: str = "float32 elements") -> None:
 
 
 def add_iters(p, default: int = 5000, what: str = "iterations per timed loop") -> None:
-    p.add_argument("--iters", type=count_arg, default=default, help=f"{what} (default {default})")
+    p.add_argument("--iters", type=iters_arg, default=default, help=f"{what} (default {default}; at most {MAX_ITERS:,})")
 
 
 def add_repeats(p, default: int = 5, what: str = "timed loops per mode") -> None:
@@ -110,11 +176,11 @@ def add_repeats(p, default: int = 5, what: str = "timed loops per mode") -> None
 
 
 def add_ops(p) -> None:
-    p.add_argument("--ops", default=DEFAULT_OPS_TEXT, help=f"comma-separated chain (default {DEFAULT_OPS_TEXT})")
+    p.add_argument("--ops", type=name_list_arg, default=DEFAULT_OPS_TEXT, help=f"comma-separated chain (default {DEFAULT_OPS_TEXT})")
 
 
 def add_scalar(p) -> None:
-    p.add_argument("--scalar", type=float, default=2.0, help="the factor of mul (default 2.0)")
+    p.add_argument("--scalar", type=finite_arg, default=2.0, help="the factor of mul (default 2.0)")
 
 
 def add_device(p, default: int | None = 0) -> None:
@@ -123,7 +189,7 @@ def add_device(p, default: int | None = 0) -> None:
 
 
 def add_seed(p) -> None:
-    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs (default: drawn anew)")
+    p.add_argument("--seed", type=seed_arg, default=None, help="seed of the random inputs, >= 0 (default: drawn anew)")
 
 
 def add_json(p, what: str = "write the full record (samples, statistics, environment)") -> None:
@@ -138,43 +204,31 @@ def add_plot(p, what: str = "draw the figure to STEM.png and STEM.svg (needs mat
     p.add_argument("--plot", metavar="STEM", help=what)
 
 
-def _nearest_existing(path: Path) -> Path:
-    p = path
-    while not p.exists():
-        if p.parent == p:
-            break
-        p = p.parent
-    return p
-
-
-def _check_writable(option: str, target: Path) -> None:
-    if target.is_dir():
-        raise InvalidArgumentError(f"--{option} {target}: is a folder; give a file path")
-    folder = _nearest_existing(target.parent)
-    if not folder.is_dir():
-        raise InvalidArgumentError(f"--{option} {target}: {folder} is not a folder")
-    if target.exists() and not os.access(target, os.W_OK):
-        raise InvalidArgumentError(f"--{option} {target}: the file is not writable")
-    try:  # a real probe: os.access says yes to root even on a read-only file system
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cugraphlab-probe-"):
-            pass
-    except OSError as e:
-        raise InvalidArgumentError(f"--{option} {target}: cannot write in {folder} ({e.strerror or e})") from None
-
-
 def check_output_paths(args: argparse.Namespace) -> None:
-    """Every output option given can be written (InvalidArgumentError naming the first that cannot)."""
+    """Every output option given can be written (InvalidArgumentError naming the first that cannot): a file option
+    as ``report.files.check_output`` says (an empty path, a folder, a block device ... refused; a symlink followed;
+    a character device or FIFO written through), a stem option names files (``report.files.stem_path``: not
+    ``plots/``) whose ``.png`` can be written."""
+    from ..report.files import check_output, stem_path
+
     for name in OUTPUT_FILE_OPTIONS:
         value = getattr(args, name, None)
-        if isinstance(value, str) and value:
-            _check_writable(name, Path(value))
+        if isinstance(value, str):
+            _checked(name, value, check_output)
     for name in OUTPUT_STEM_OPTIONS:
         if name == "out" and getattr(args, "no_plot", False):
             continue
         value = getattr(args, name, None)
-        if isinstance(value, str) and value:
-            stem = Path(value)
-            _check_writable(name, stem.with_name(stem.name + ".png"))
+        if isinstance(value, str):
+            stem = _checked(name, value, stem_path)
+            _checked(name, str(stem.with_name(stem.name + ".png")), check_output)
+
+
+def _checked(option: str, value: str, check):
+    try:
+        return check(value)
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(f"--{option} {value!r}: {e}" if not value else f"--{option} {e}") from None
 
 
 def save_json(path: str | None, record) -> None:

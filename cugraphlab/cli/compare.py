@@ -3,8 +3,8 @@ baselines ``run --compare`` prints under the run table."""
 from __future__ import annotations
 
 
-from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed,
-                   count_arg, nothing_measured, save_json, size_list_arg)
+from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed, count_arg, iters_arg,
+                   name_list_arg, nothing_measured, save_json, seconds_arg, size_list_arg)
 
 __all__ = ["add_commands", "run_baselines", "resolve_preset"]
 
@@ -20,18 +20,18 @@ def add_commands(sub, common) -> None:
                        help="every Python way to launch the chain (each stack in its own process), side by side")
     c.add_argument("--size", type=size_list_arg, action="extend", default=None, metavar="N[,N...]",
                    help="float32 elements; repeatable or a comma list, 2^K accepted (default 1048576 and 1024)")
-    c.add_argument("--iters", type=count_arg, default=None,
+    c.add_argument("--iters", type=iters_arg, default=None,
                    help="chain iterations per timed loop, and launches per launch loop (default 5000; --quick 1000)")
     add_ops(c)
     add_scalar(c)
     c.add_argument("--repeats", type=count_arg, default=None, help="timed loops per mode (default 5; --quick 3)")
     add_device(c)
     add_seed(c)
-    c.add_argument("--stacks", default=None, metavar="A,B,...",
+    c.add_argument("--stacks", type=name_list_arg, default=None, metavar="A,B,...",
                    help="which stacks (default all): " + ", ".join(STACKS))
     c.add_argument("--rounds", type=count_arg, default=2,
                    help="passes over all stacks, each stack in a fresh process per pass (default 2)")
-    c.add_argument("--timeout", type=float, default=900.0, help="seconds allowed per worker process (default 900)")
+    c.add_argument("--timeout", type=seconds_arg, default=900.0, help="seconds allowed per worker process (default 900)")
     c.add_argument("--classic", action="store_true", help="also print the classic eager/graph/speedup table")
     add_json(c, "write the full record (rows, versions, environment)")
     add_csv(c, "write the rows as CSV")
@@ -50,15 +50,15 @@ def add_commands(sub, common) -> None:
 def cmd_compare(args) -> int:
     """Run the comparison, print the leaderboard, write the files asked for; 0 when every measured row is
     bit-exact, 2 (one line) when nothing could be measured."""
-    from ..bench.compare import DEFAULT_SIZES, compare, validate_compare
+    from ..bench.compare import DEFAULT_SIZES, compare_checked, validate_compare
     from ..core.device import device_count
     from ..report.compare import render_classic, render_compare
 
     resolve_preset(args)
-    sizes = list(dict.fromkeys(args.size)) if args.size else list(DEFAULT_SIZES)
-    # every check before any worker starts: bad input is one line and exit 2
-    validate_compare(sizes, args.iters, args.ops, args.repeats, args.device, args.scalar, args.stacks, args.rounds,
-                     None, 0, args.timeout)
+    # every check before any worker starts, once: bad input is one line and exit 2; the config checked is the one run
+    config = validate_compare(size=args.size or DEFAULT_SIZES, iters=args.iters, ops=args.ops, repeats=args.repeats,
+                              device=args.device, scalar=args.scalar, stacks=args.stacks, rounds=args.rounds,
+                              timeout_s=args.timeout)
     if args.plot:
         from ..report.plots import PlotUnavailableError, matplotlib_missing
 
@@ -68,9 +68,8 @@ def cmd_compare(args) -> int:
     from ..report.progress import line_progress
 
     progress = None if args.quiet else line_progress(desc="compare")
-    result = compare(sizes, args.iters, args.ops, args.repeats, args.device, scalar=args.scalar, seed=args.seed,
-                     stacks=args.stacks, rounds=args.rounds, timeout_s=args.timeout, progress=progress,
-                     paired_contexts=0 if args.no_paired else args.paired_contexts)
+    result = compare_checked(config, seed=args.seed, progress=progress,
+                             paired_contexts=0 if args.no_paired else args.paired_contexts)
     if not result.measured_rows:
         raise nothing_measured("no stack ran: " + result.failure_summary())
     print(render_compare(result))

@@ -33,7 +33,7 @@ def add_commands(sub, common) -> None:
 
 def cmd_devlaunch(args) -> int:
     """Measure, print the report, write the record; 0 when every check passed, 1 otherwise."""
-    from ..bench.devlaunch import DEFAULT_SIZES, measure_devlaunch
+    from ..bench.graphs.devlaunch import DEFAULT_SIZES, measure_devlaunch
     from ..report.devlaunch import render_devlaunch
 
     result = measure_devlaunch(args.device, sizes=args.size or DEFAULT_SIZES, iterations=args.iterations,

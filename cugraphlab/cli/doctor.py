@@ -7,7 +7,10 @@
 
 Under the doctor, every ``capture(...)`` made through cugraphlab without ``explain=`` is explained
 (``graphs.doctor.explain_all``); at the end the diagnoses of the captures with findings are printed. Exit code: the
-script's own, or 1 when it exited 0 but a capture failed. ``--gallery``: exit 0 when every case was named right,
+script's own (``sys.exit(N)``); 1 when it raised (its traceback printed from its own first frame: none of the
+doctor's or runpy's) or when it exited 0 but a capture failed; 2, in one line, when it could not start (no such
+file, a folder without ``__main__.py``, a syntax error, no such module) or ended for want of a GPU ("no usable
+GPU", as every command says it). ``--gallery``: exit 0 when every case was named right,
 the clean case had no finding and the state was restored after each, else 1. ``--cupti`` (cupti-python
 installed): every capture in the CUPTI mode (graphs.doctor_cupti), the gallery with the cases made past cugraphlab's
 door and the mode's overhead; without cupti-python one line and exit 2.
@@ -57,18 +60,21 @@ def cmd_doctor(args) -> int:
 
     if args.gallery:
         if args.script or args.module:
-            raise InvalidArgumentError("doctor: give a script, a module or --gallery, not both")
+            raise InvalidArgumentError("give a script, a module or --gallery, not both")
         return _gallery(args)
     if args.module is not None:
         if not args.module:
-            raise InvalidArgumentError("doctor: -m needs a module name")
+            raise InvalidArgumentError("-m needs a module name")
         return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti)
     if not args.script:
-        raise InvalidArgumentError("doctor: name a Python file to run (or -m MODULE, or --gallery)")
+        raise InvalidArgumentError("name a Python file to run (or -m MODULE, or --gallery)")
     from pathlib import Path
 
-    if not Path(args.script).is_file():
-        raise InvalidArgumentError(f"doctor: no such file: {args.script}")
+    script = Path(args.script)
+    if script.is_dir() and not (script / "__main__.py").is_file():
+        raise InvalidArgumentError(f"{args.script} is a folder with no __main__.py: name a Python file to run")
+    if not script.exists():
+        raise InvalidArgumentError(f"no such file: {args.script}")
     return _run(args.script, list(args.args), module=False, cupti=args.cupti)
 
 

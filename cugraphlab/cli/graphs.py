@@ -2,7 +2,7 @@
 and ``conditional`` (WHILE and IF nodes)."""
 from __future__ import annotations
 
-from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, save_json
+from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, finite_arg, save_json
 
 __all__ = ["add_commands"]
 
@@ -38,7 +38,7 @@ def add_commands(sub, common) -> None:
     add_size(cd)
     cd.add_argument("--iterations", type=count_arg, default=1000, help="loop iterations (default 1000)")
     add_repeats(cd, 5, "timed loops per way")
-    cd.add_argument("--threshold", type=float, default=1000.0,
+    cd.add_argument("--threshold", type=finite_arg, default=1000.0,
                     help="stop value of the threshold loop's running total (default 1000)")
     cd.add_argument("--pdl", action="store_true",
                     help="also the folded WHILE body with PDL kernels and programmatic edges (sm_90+)")
@@ -74,7 +74,7 @@ def cmd_graph(args) -> int:
 
 
 def cmd_update(args) -> int:
-    from ..bench.update import measure_update
+    from ..bench.graphs.update import measure_update
     from ..experiment.ops import parse_ops
     from ..report.graphs import render_update
 
@@ -86,7 +86,7 @@ def cmd_update(args) -> int:
 
 
 def cmd_conditional(args) -> int:
-    from ..bench.conditional import measure_while
+    from ..bench.graphs.conditional import measure_while
     from ..report.graphs import render_conditional
 
     result = measure_while(args.device, args.size, args.iterations, args.repeats, threshold=args.threshold,

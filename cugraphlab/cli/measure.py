@@ -2,8 +2,8 @@
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
-from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_arg, count_list_arg, save_json,
-                   size_list_arg)
+from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_list_arg, iters_arg, save_json,
+                   seconds_arg, size_list_arg)
 
 __all__ = ["add_commands"]
 
@@ -14,14 +14,14 @@ def add_commands(sub, common) -> None:
     add_size(lat)
     add_ops(lat)
     add_device(lat)
-    lat.add_argument("--time-cap", type=float, default=1.0, help="seconds at most per host row (default 1)")
+    lat.add_argument("--time-cap", type=seconds_arg, default=1.0, help="seconds at most per host row (default 1)")
     add_json(lat)
     lat.set_defaults(handler=cmd_latency)
 
     tl = sub.add_parser("timeline", parents=[common],
                         help="device timeline of the chain eager vs graph from %%globaltimer stamps, drawn")
     add_size(tl)
-    tl.add_argument("--iters", type=count_arg, default=25, help="chain iterations recorded (default 25)")
+    tl.add_argument("--iters", type=iters_arg, default=25, help="chain iterations recorded (default 25)")
     add_ops(tl)
     add_device(tl)
     tl.add_argument("--out", metavar="STEM", default="cugraphlab",
@@ -55,7 +55,7 @@ def _plot_check(args) -> None:
 
 
 def cmd_latency(args) -> int:
-    from ..bench.latency import measure_latency
+    from ..bench.measure.latency import measure_latency
     from ..core.device import Device
     from ..experiment.ops import parse_ops
     from ..report.measure import render_latency
@@ -69,7 +69,7 @@ def cmd_latency(args) -> int:
 
 
 def cmd_timeline(args) -> int:
-    from ..bench.timeline import record_timeline
+    from ..bench.measure.timeline import record_timeline
     from ..core.device import Device
     from ..experiment.ops import parse_ops
     from ..report.measure import plot_timeline_files, render_timeline
@@ -85,7 +85,7 @@ def cmd_timeline(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from ..bench.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
+    from ..bench.measure.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
     from ..core.device import Device
     from ..report.measure import plot_sweep_files, render_sweep
     from ..report.progress import sweep_progress

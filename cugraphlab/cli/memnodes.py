@@ -32,7 +32,7 @@ def add_commands(sub, common) -> None:
 
 def cmd_memnodes(args) -> int:
     """Measure, print the report, write the record if asked; 0 when every check held, 1 otherwise."""
-    from ..bench.memnodes import DEFAULT_SIZES, measure_memnodes
+    from ..bench.graphs.memnodes import DEFAULT_SIZES, measure_memnodes
     from ..report.memnodes import render_memnodes
 
     sizes = args.size or list(DEFAULT_SIZES)

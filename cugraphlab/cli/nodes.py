@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from .args import count_arg as positive_int_arg
-from .args import device_index_arg
+from .args import add_seed, device_index_arg, iters_arg
 
 __all__ = ["add_commands", "cmd_nodes", "LESSON_CHOICES"]
 
@@ -23,12 +23,12 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     p.add_argument("--lesson", choices=LESSON_CHOICES, default="all", help="which lesson (default all)")
     p.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1048576)")
     p.add_argument("--repeats", type=positive_int_arg, default=5, help="samples per row (default 5)")
-    p.add_argument("--iters", type=positive_int_arg, default=200,
+    p.add_argument("--iters", type=iters_arg, default=200,
                    help="graph launches per device sample (default 200)")
     p.add_argument("--calls", type=positive_int_arg, default=1000,
                    help="driver calls per host sample (default 1000)")
     p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    add_seed(p)
     p.add_argument("--json", metavar="PATH", help="write the full record (rows, raw samples, checks, environment)")
     p.set_defaults(handler=cmd_nodes)
     return p
@@ -39,7 +39,7 @@ def lessons_of(choice: str) -> tuple[str, ...]:
 
 
 def cmd_nodes(args) -> int:
-    from ..bench.nodes import measure_nodes
+    from ..bench.graphs.nodes import measure_nodes
     from ..report.nodes import render_nodes
 
     result = measure_nodes(args.device, args.size, args.repeats, lessons_to_run=lessons_of(args.lesson),

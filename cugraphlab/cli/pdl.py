@@ -20,7 +20,7 @@ def add_commands(sub, common) -> None:
 
 
 def cmd_pdl(args) -> int:
-    from ..bench.pdl import measure_pdl
+    from ..bench.graphs.pdl import measure_pdl
     from ..core.errors import InvalidArgumentError
     from ..report.pdl import render_pdl
 

@@ -61,7 +61,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_info(args) -> int:
-    from ..bench.environment import system_info
+    from ..bench.records.environment import system_info
     from ..report.run import render_info
 
     info = system_info(args.device)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .args import add_csv, add_json, add_plot, add_seed, count_arg, size_arg
+from .args import add_csv, add_json, add_plot, add_seed, count_arg, iters_arg, seconds_arg, seconds_or_zero_arg, size_arg
 
 __all__ = ["add_commands"]
 
@@ -27,7 +27,7 @@ def add_commands(sub, common) -> None:
                    help="measure one thread per GPU in one process (default on; needs 2+ devices)")
     s.add_argument("--cross", action="store_true",
                    help="also measure threads x processes: a process per GPU, each with every --threads count > 1")
-    s.add_argument("--launches", type=count_arg, default=20000,
+    s.add_argument("--launches", type=iters_arg, default=20000,
                    help="work iterations per worker per round (default 20000)")
     s.add_argument("--launch", default="eager,graph",
                    help="launch kinds: eager, graph, graphK (K from --unroll) or graph50 (default eager,graph)")
@@ -37,11 +37,11 @@ def add_commands(sub, common) -> None:
     s.add_argument("--stream", default="per-thread", help="per-thread (default) or shared: one stream per GPU")
     s.add_argument("--repeats", type=count_arg, default=3,
                    help="timed rounds per point and kind; median reported (default 3)")
-    s.add_argument("--timeout", type=float, default=180.0,
+    s.add_argument("--timeout", type=seconds_arg, default=180.0,
                    help="seconds a point may take before its workers are stopped (default 180)")
     s.add_argument("--evidence", default="auto",
                    help="device timeline probe rounds: auto (1 and most threads, multi-GPU points), all, none")
-    s.add_argument("--gil-seconds", type=float, default=0.5,
+    s.add_argument("--gil-seconds", type=seconds_or_zero_arg, default=0.5,
                    help="seconds per phase of the GIL probe (default 0.5; 0: skip it)")
     add_seed(s)
     add_json(s, "write the full record (config, points, GIL probe, env, clocks)")

@@ -13,21 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, count_list_arg
+from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, count_list_arg, seconds_arg
 
 __all__ = ["add_commands", "cmd_scaling"]
 
 EXIT_FAILED = 1
-
-
-def _seconds(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
-    return v
 
 
 def add_commands(sub, common) -> argparse.ArgumentParser:
@@ -50,7 +40,7 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=count_arg, default=None,
                    help="rounds of held launches over every point, Python and C paired behind the same hold "
                         "(default 4, --quick 3)")
-    p.add_argument("--budget", type=_seconds, default=None,
+    p.add_argument("--budget", type=seconds_arg, default=None,
                    help="seconds the sweep aims at, shared out as a time cap per set of samples (default 120, "
                         "--quick 12)")
     p.add_argument("--size", type=count_arg, default=1024, help="float32 elements of the chain (default 1024)")
@@ -65,17 +55,20 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
 
 def plan_from_args(args):
     """The checked plan (InvalidArgumentError on bad input, before any GPU work)."""
-    from ..bench.scaling import make_plan
+    from ..bench.scaling.sweep import make_plan
 
     return make_plan(args.lengths, args.widths, work=args.work, topologies=args.topology, quick=args.quick,
                      repeats=args.repeats, budget_s=args.budget, size=args.size, rounds=args.rounds)
 
 
 def cmd_scaling(args) -> int:
-    from ..bench.scaling import measure_scaling
+    from ..bench.scaling.sweep import measure_scaling
     from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
+    from ..core.device import device_count
+
     plan = plan_from_args(args)
+    device_count()  # no driver or no GPU: its one line now, before the plan's line promises a sweep
 
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)

@@ -3,7 +3,7 @@ only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
 from .args import count_arg as positive_int_arg
-from .args import count_list_arg, device_index_arg
+from .args import add_seed, count_list_arg, device_index_arg, iters_arg
 
 __all__ = ["add_commands", "cmd_switch", "EXIT_CHECK_FAILED"]
 
@@ -18,7 +18,7 @@ def add_commands(sub, common) -> None:
     p.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1,048,576)")
     p.add_argument("--branches", type=positive_int_arg, default=4,
                    help="bodies of the SWITCH, and problem sizes of the sizes SWITCH (2..8, default 4)")
-    p.add_argument("--iters", type=positive_int_arg, default=2000, help="launches per timed loop (default 2000)")
+    p.add_argument("--iters", type=iters_arg, default=2000, help="launches per timed loop (default 2000)")
     p.add_argument("--repeats", type=positive_int_arg, default=15,
                    help="rounds: every graph timed once per round, order rotated; 6 or more for a paired verdict "
                         "(default 15)")
@@ -32,14 +32,14 @@ def add_commands(sub, common) -> None:
                    help="copies of each set added per memory round, all held to the end: cuMemGetInfo's 2 MiB "
                         "step over this is the memory resolution per set (1..1024, default 256)")
     p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
+    add_seed(p)
     p.add_argument("--json", metavar="PATH", help="write the full record (kind cugraphlab.switch)")
     p.set_defaults(handler=cmd_switch)
 
 
 def cmd_switch(args) -> int:
     """Measure, print the table, write the record if asked; 0 when every check passed, 1 otherwise."""
-    from ..bench.switch import measure_switch
+    from ..bench.graphs.switch import measure_switch
     from ..core.errors import InvalidArgumentError
     from ..experiment.branches import MAX_BRANCHES
     from ..report.switch import render_switch

@@ -35,6 +35,11 @@ _driver = None
 _nvrtc = None
 _nvjitlink = None
 
+#: What to install where cuda-bindings is missing: the package's own lean dependencies (the bindings and NVRTC of one
+#: CUDA major), not cuda-bindings' ``all`` extra (nvJitLink, NVVM, cuFile, nvfatbin: twice the size, unused).
+BINDINGS_INSTALL = ("reinstall cugraphlab, which brings cuda-bindings and NVRTC: pip install cugraphlab "
+                    "(or 'cugraphlab[cu12]' for a CUDA 12 driver)")
+
 
 def driver_module():
     """cuda.bindings.driver, imported on first use; NoDeviceError when cuda-bindings is not installed."""
@@ -43,7 +48,7 @@ def driver_module():
         try:
             from cuda.bindings import driver
         except ImportError as e:  # pragma: no cover - the package depends on cuda-bindings
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): pip install 'cuda-bindings[all]'") from e
+            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
         _driver = driver
     return _driver
 
@@ -55,7 +60,7 @@ def nvrtc_module():
         try:
             from cuda.bindings import nvrtc
         except ImportError as e:  # pragma: no cover
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): pip install 'cuda-bindings[all]'") from e
+            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
         _nvrtc = nvrtc
     return _nvrtc
 
@@ -73,7 +78,7 @@ def nvjitlink_module():
             from cuda.bindings import nvjitlink
         except ImportError as e:
             raise UnsupportedError(f"nvJitLink: cuda.bindings.nvjitlink is not importable ({e}): "
-                                   f"pip install -U 'cuda-bindings[all]'") from e
+                                   f"{NVJITLINK_INSTALL}") from e
         _nvjitlink = nvjitlink
     return _nvjitlink
 
@@ -253,8 +258,7 @@ def jit(name: str, *args, inputs: tuple[str, ...] = (), options=()):
                         options) from e
     except (RuntimeError, OSError) as e:  # the library itself: cuda.pathfinder's DynamicLibNotFoundError etc.
         if "not found" in str(e).lower() or type(e).__name__.endswith("NotFoundError"):
-            raise UnsupportedError(f"nvJitLink: libnvJitLink could not be loaded ({type(e).__name__}): "
-                                   f"{NVJITLINK_INSTALL}") from e
+            raise UnsupportedError(f"nvJitLink: libnvJitLink could not be loaded: {NVJITLINK_INSTALL}") from e
         raise
 
 

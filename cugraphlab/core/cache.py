@@ -26,6 +26,27 @@ class Cache:
     def enabled(self) -> bool:
         return self.folder is not None
 
+    def problem(self) -> str | None:
+        """Why nothing can be cached in the folder (a file is there, or a folder this process cannot write), or
+        None when it can be (or the cache is off). ``put`` then fails quietly and every compile runs NVRTC."""
+        if self.folder is None:
+            return None
+        existing = self.folder
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{existing} is a file, not a folder"
+        if not os.access(existing, os.W_OK | os.X_OK):
+            return f"{existing} is not writable"
+        return None
+
+    def describe(self) -> str:
+        """The folder, ``off``, or the folder with why it is not used: what ``info`` and ``compile`` print."""
+        if self.folder is None:
+            return "off"
+        why = self.problem()
+        return f"{self.folder} (not usable: {why}; every kernel is compiled anew)" if why else str(self.folder)
+
     def path(self, key: str) -> Path:
         assert self.folder is not None
         return self.folder / f"{key}.nvrtc"

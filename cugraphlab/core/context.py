@@ -16,6 +16,7 @@ primitive). CUDA Driver API, "Context Management" and "Primary Context Managemen
 from __future__ import annotations
 
 from ._calls import ctx_create, cu, driver_module
+from .current import register_device
 from .device import Device, device_count, init
 from .errors import InvalidArgumentError, NoDeviceError
 
@@ -67,6 +68,7 @@ class CreatedContext(Device):
         except BaseException:
             self.close()
             raise
+        register_device(self)
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.describe()

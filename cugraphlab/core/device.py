@@ -10,8 +10,10 @@ import threading
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
+from .current import current_compute_capability, current_device, register_device
 
-__all__ = ["init", "device_count", "driver_version", "compute_capability_of", "Device"]
+__all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
+           "current_device", "Device"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -31,8 +33,8 @@ def init() -> None:
             raise
         except Exception as e:  # cuda.pathfinder raises when libcuda.so cannot be found at all
             raise NoDeviceError(
-                f"no NVIDIA driver found ({type(e).__name__}): this command needs a machine with an NVIDIA GPU "
-                "and its driver; compile-only work (`cugraphlab compile`) runs without one"
+                "no NVIDIA driver found (libcuda.so.1 could not be loaded): this command needs a machine with an "
+                "NVIDIA GPU and its driver; compile-only work (`cugraphlab compile`) runs without one"
             ) from e
         status = result[0]
         if status != 0:
@@ -102,6 +104,7 @@ class Device(Resource):
         except BaseException:
             self.close()
             raise
+        register_device(self)
 
     def _read_properties(self) -> None:
         """Name, compute capability, SM count and memory of ``self.handle`` (a CUdevice), read once when made."""
@@ -165,8 +168,9 @@ class Device(Resource):
 
         return Event(self, timing)
 
-    def load_module(self, image: bytes):
-        """A cubin or PTX image loaded into this device's context (cuModuleLoadData)."""
+    def load_module(self, image):
+        """A cubin or PTX image (bytes, or the ``Compiled`` of compile_source, whose arch is checked against this
+        device first) loaded into this device's context (cuModuleLoadData)."""
         from .module import Module
 
         return Module(self, image)

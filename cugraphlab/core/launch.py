@@ -1,81 +1,44 @@
-"""Launch configuration and kernel arguments packed once.
+"""Launch configuration and prepared launches: a kernel, its arguments packed once, a shape, and a stream.
 
-``PackedArgs`` lays every argument out once in a buffer of 8-byte slots plus the array of pointers to those slots
-that cuLaunchKernel wants (``void** kernelParams``); its address is handed to the binding as a plain int, so a
-launch does no per-call conversion of arguments. ``LaunchConfig`` is the shape of a launch (grid, block, dynamic
-shared memory) and whether it is *programmatic* (programmatic dependent launch, sm_90+). ``Launch`` holds the whole
-argument tuple of one call: firing it is one binding call and one status test.
+    launch = kernel.prepare(("ptr", "ptr", "f32", "u64"), (y, x, 2.0, n), (grid, 256), stream)
+    launch()                        # cuLaunchKernel(f, grid, block, smem, stream, kernelParams, NULL): one binding call
+    node_launch = kernel.prepare(sig, args, (grid, 256))   # no stream: for graph nodes (graphs.add_kernel_node)
+    node_launch.on(stream)()        # the same kernel and packed arguments, bound to a stream
+
+``PackedArgs`` (core.args, where every argument kind is listed) lays the arguments out once; ``LaunchConfig`` is the
+shape of a launch (grid, block, dynamic shared memory) and whether it is *programmatic* (programmatic dependent
+launch, sm_90+). ``Launch`` holds the whole argument tuple of one call: firing it is one binding call and one
+status test. A Launch made without a stream can be added to a graph as a kernel node (which needs no stream) and
+bound to one later with ``on(stream)``; calling it unbound raises.
 
 Driver API: cuLaunchKernel, or cuLaunchKernelEx with ``CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION``
 (CUDA Driver API, "Execution Control").
 """
 from __future__ import annotations
 
-import ctypes
-import struct
 from dataclasses import dataclass
 
 from ._calls import driver_fn, driver_module
+from .args import ARG_FORMATS, SLOT_BYTES, PackedArgs
 from .errors import InvalidArgumentError, check
+from .stream import as_stream
 
-__all__ = ["PackedArgs", "LaunchConfig", "Launch", "grid_for", "dims", "SLOT_BYTES", "ARG_FORMATS"]
+__all__ = ["PackedArgs", "LaunchConfig", "Launch", "grid_for", "dims", "SLOT_BYTES", "ARG_FORMATS",
+           "BLOCKS_PER_SM"]
 
-SLOT_BYTES = 8
-# Argument kinds and how they are stored (little-endian, at the start of an 8-byte slot).
-ARG_FORMATS = {"ptr": "<Q", "u64": "<Q", "i64": "<q", "u32": "<I", "i32": "<i", "f32": "<f", "f64": "<d"}
-
-
-def _as_value(kind: str, value):
-    if kind == "ptr":
-        ptr = getattr(value, "ptr", value)
-        if isinstance(ptr, bool) or not isinstance(ptr, int):
-            raise InvalidArgumentError(f"a pointer argument needs a DeviceArray or an int address, got {value!r}")
-        return ptr
-    if kind in ("f32", "f64"):
-        return float(value)
-    return int(value)
+#: Default cap of ``grid_for``: 8 resident blocks per SM. With the package's 256-thread blocks that is 2,048
+#: threads per SM, the most an SM of sm_80/sm_90 holds at once: one full wave, the grid-stride loop does the rest.
+#: It is the chain's shape (experiment.chain.BLOCKS_PER_SM), measured the fastest of 15 on the H200
+#: (benchmarks/tune_launch_config.py; docs/studies/floor.md).
+BLOCKS_PER_SM = 8
 
 
-class PackedArgs:
-    """Kernel arguments of the given kinds (``"ptr"``, ``"u64"``, ``"f32"`` ...), packed once.
+def grid_for(n_items: int, block: int, sm_count: int, blocks_per_sm: int = BLOCKS_PER_SM) -> int:
+    """Blocks for a grid-stride loop over ``n_items`` work items: one item per thread, capped at ``blocks_per_sm``
+    blocks per SM (default ``BLOCKS_PER_SM`` = 8: one full wave of 256-thread blocks on sm_80/sm_90).
 
-    ``address`` is the ``void**`` to pass as cuLaunchKernel's kernelParams (0 when there are no arguments).
-    ``set(i, value)`` rewrites one argument in place; the driver copies arguments at launch, so this is safe between
-    launches. Objects passed (DeviceArrays) are kept referenced so their memory outlives the packing.
-    """
-
-    def __init__(self, signature, values):
-        signature, values = tuple(signature), tuple(values)
-        if len(signature) != len(values):
-            raise InvalidArgumentError(f"kernel takes {len(signature)} arguments, got {len(values)}")
-        for kind in signature:
-            if kind not in ARG_FORMATS:
-                raise InvalidArgumentError(f"unknown argument kind {kind!r}; known: {', '.join(ARG_FORMATS)}")
-        self.signature = signature
-        self._keep = list(values)
-        n = len(signature)
-        self.storage = ctypes.create_string_buffer(max(n, 1) * SLOT_BYTES)
-        base = ctypes.addressof(self.storage)
-        self.pointers = (ctypes.c_void_p * max(n, 1))(*[base + i * SLOT_BYTES for i in range(n)])
-        self.address = ctypes.addressof(self.pointers) if n else 0
-        for i, v in enumerate(values):
-            self.set(i, v)
-
-    def set(self, i: int, value) -> None:
-        kind = self.signature[i]
-        struct.pack_into(ARG_FORMATS[kind], self.storage, i * SLOT_BYTES, _as_value(kind, value))
-        self._keep[i] = value
-
-    def raw(self) -> bytes:
-        """The argument slots as bytes (what the kernel will receive)."""
-        return self.storage.raw[: len(self.signature) * SLOT_BYTES]
-
-    def __len__(self) -> int:
-        return len(self.signature)
-
-
-def grid_for(n_items: int, block: int, sm_count: int, blocks_per_sm: int = 32) -> int:
-    """Blocks for a grid-stride loop over ``n_items`` work items: one item per thread, capped at a few waves."""
+    Parameters: ``n_items`` work items (one per thread), ``block`` threads per block (1..1024), ``sm_count`` the
+    device's SMs (``device.sm_count``). Returns the grid size, at least 1."""
     if block < 1 or block > 1024:
         raise InvalidArgumentError(f"block size must be 1..1024, got {block}")
     needed = -(-max(n_items, 1) // block)
@@ -135,21 +98,32 @@ class Launch:
 
     ``fn`` is the binding function (cuLaunchKernel, or cuLaunchKernelEx for a programmatic config) and
     ``call_args`` its whole argument tuple, so a hot loop can fire ``fn(*call_args)`` with nothing else to do.
+
+    Parameters: ``kernel`` a core.module.Kernel; ``args`` its PackedArgs; ``config`` a LaunchConfig; ``stream`` a
+    Stream (or anything ``Stream.wrap`` takes: a CuPy, PyTorch or cuda.core stream, an int handle), or None for a
+    launch meant for graph nodes: ``call_args`` is then None, calling it raises, ``on(stream)`` binds it.
     """
 
-    def __init__(self, kernel, args: PackedArgs, config: LaunchConfig, stream):
+    def __init__(self, kernel, args: PackedArgs, config: LaunchConfig, stream=None):
         if not isinstance(config, LaunchConfig):
             raise InvalidArgumentError(f"a Launch needs a LaunchConfig, got {config!r}")
+        stream = as_stream(stream)
         self.kernel, self.args, self.config, self.stream = kernel, args, config, stream
-        if config.programmatic:
-            self.api = "cuLaunchKernelEx"
+        self.api = "cuLaunchKernelEx" if config.programmatic else "cuLaunchKernel"
+        self.fn = driver_fn(self.api)
+        if stream is None:
+            self.call_args = None
+        elif config.programmatic:
             self._driver_config = config.driver_config(stream)  # kept alive with the launch
             self.call_args = (self._driver_config, kernel.handle, args.address, 0)
         else:
-            self.api = "cuLaunchKernel"
             self.call_args = (kernel.handle, *config.grid, *config.block, config.shared_bytes, stream.handle,
                               args.address, 0)
-        self.fn = driver_fn(self.api)
+
+    @property
+    def bound(self) -> bool:
+        """Whether this launch has a stream (can be called)."""
+        return self.stream is not None
 
     @property
     def grid(self) -> tuple[int, int, int]:
@@ -163,23 +137,35 @@ class Launch:
     def shared_bytes(self) -> int:
         return self.config.shared_bytes
 
+    def on(self, stream) -> "Launch":
+        """The same kernel, packed arguments (shared, not copied) and config, bound to ``stream`` (a Stream, or
+        anything ``Stream.wrap`` takes). Returns a new Launch; this one is unchanged."""
+        if stream is None:
+            raise InvalidArgumentError("Launch.on needs a stream")
+        return Launch(self.kernel, self.args, self.config, stream)
+
     def with_config(self, config: LaunchConfig) -> "Launch":
-        """The same kernel and packed arguments on the same stream with another config (e.g. programmatic)."""
+        """The same kernel and packed arguments on the same stream (or none) with another config (e.g.
+        programmatic)."""
         return Launch(self.kernel, self.args, config, self.stream)
 
     def native(self, *, release_gil: bool = False, cache=None):
         """This launch fired from C: a ``core.native_launch.NativeLaunch`` whose ``fire()`` is one cuLaunchKernel
         with no binding call between (the C is built at first use with the system C compiler; UnsupportedError
         without one, or for a programmatic launch). Owned by the caller: close it, or use ``with``."""
-        from .native_launch import NativeLaunch
+        from .native_launch import NativeLaunch  # native_launch never imports this module back
 
         return NativeLaunch(self, release_gil=release_gil, cache=cache)
 
     def __call__(self) -> None:
+        if self.call_args is None:
+            raise InvalidArgumentError(f"launch of {self.kernel.name} was prepared without a stream (for graph "
+                                       "nodes): bind it with launch.on(stream)")
         r = self.fn(*self.call_args)
         if r[0]:
             check(r, self.api)
 
     def __repr__(self) -> str:
         kind = " programmatic" if self.config.programmatic else ""
-        return f"<Launch {self.kernel.name} grid={self.grid} block={self.block}{kind}>"
+        unbound = "" if getattr(self, "stream", None) is not None else " unbound"
+        return f"<Launch {self.kernel.name} grid={self.grid} block={self.block}{kind}{unbound}>"

@@ -152,7 +152,8 @@ def require_nvjitlink() -> tuple[int, int]:
     except CugraphlabError:
         raise
     except Exception as e:  # the library would not load: FunctionNotFoundError, DynamicLibNotFoundError, ...
-        raise UnsupportedError(f"{_FEATURE}: nvJitLink is not usable ({type(e).__name__}): {NVJITLINK_INSTALL}") \
+        raise UnsupportedError(f"{_FEATURE}: nvJitLink is not usable (its library could not be loaded): "
+                               f"{NVJITLINK_INSTALL}") \
             from e
 
 

@@ -1,6 +1,19 @@
-"""Loaded modules, kernels, and the package's kernel set compiled for one device."""
+"""Loaded modules, kernels, and the package's kernel set compiled for one device.
+
+Your own kernel, from source to launch (each step one driver or NVRTC call):
+
+    compiled = cgl.compile_source(source, "saxpy")     # NVRTC: cubin for the current device's arch
+    module = device.load_module(compiled)              # cuModuleLoadData
+    saxpy = module.kernel("saxpy")                     # cuModuleGetFunction (an extern "C" __global__ function)
+    launch = saxpy.prepare(("ptr", "ptr", "f32", "u64"), (y, x, 2.0, n), (grid, 256), stream)   # packed once
+    launch()                                           # cuLaunchKernel
+
+Driver API: cuModuleLoadData, cuModuleGetFunction, cuModuleUnload, cuFuncGetAttribute (CUDA Driver API, "Module
+Management", "Execution Control").
+"""
 from __future__ import annotations
 
+import re
 import time
 
 from ._calls import cu, driver_module
@@ -19,32 +32,58 @@ class Kernel:
     def __init__(self, module: "Module", name: str, handle):
         self.module, self.name, self.handle = module, name, handle
 
+    @property
+    def device(self):
+        """The Device the kernel's module is loaded on."""
+        return self.module.device
+
     def attribute(self, name: str) -> int:
         """A CU_FUNC_ATTRIBUTE_* value by short name, e.g. ``attribute("NUM_REGS")``."""
         attr = getattr(driver_module().CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
         return cu("cuFuncGetAttribute", attr, self.handle)
 
-    def prepare(self, signature, args, config, stream):
-        """A ready-to-fire launch of this kernel with its arguments packed once (see launch.Launch).
+    def prepare(self, signature, args, config, stream=None, *, names=None):
+        """A ready-to-fire launch of this kernel with its arguments packed once (a core.launch.Launch).
 
-        ``config`` is a LaunchConfig (or a (grid, block) pair); ``stream`` the Stream it goes to.
+        Parameters:
+          signature  the argument kinds, one per kernel parameter: "ptr", "u64", "i64", "u32", "i32", "u16",
+                     "i16", "u8", "i8", "f64", "f32", "f16", "bf16", "struct", or a NumPy structured dtype (the
+                     table is in core.args).
+          args       the values, one per kind: for "ptr" a DeviceArray, a CuPy array, a torch tensor, anything
+                     with __cuda_array_interface__ or __dlpack__, or an int address (checked to be device memory
+                     of this kernel's device); numbers for scalars; a NumPy structured scalar for a struct.
+          config     a LaunchConfig, or a (grid, block) / (grid, block, shared_bytes) tuple.
+          stream     a Stream, or a CuPy / PyTorch / cuda.core stream or int handle (wrapped, not owned); None
+                     (default) for a launch meant for graph nodes: bind it later with ``launch.on(stream)``.
+          names      the parameters' names, for error messages (``saxpy args[1] (x): ...``).
+        Returns a Launch; calling it is one cuLaunchKernel (cuLaunchKernelEx for a programmatic config).
+        Raises InvalidArgumentError, naming the argument, for a value its kind refuses.
         """
-        from .launch import Launch, LaunchConfig, PackedArgs
+        from .launch import Launch, LaunchConfig, PackedArgs  # launch imports nothing of this module
 
         if not isinstance(config, LaunchConfig):
             config = LaunchConfig(*config)
-        return Launch(self, PackedArgs(signature, args), config, stream)
+        packed = PackedArgs(signature, args, device=self.module.device, names=names, kernel=self.name)
+        return Launch(self, packed, config, stream)
 
     def __repr__(self) -> str:
         return f"<Kernel {self.name}>"
 
 
 class Module(Resource):
-    """A cubin or PTX image loaded into the device's context (cuModuleLoadData)."""
+    """A cubin or PTX image loaded into the device's context (cuModuleLoadData).
 
-    def __init__(self, device, image: bytes):
+    ``image``: the bytes, or a ``Compiled`` (from compile_source), whose arch is checked first: a cubin for another
+    GPU is one InvalidArgumentError saying which arch it was compiled for and why, rather than the driver's
+    CUDA_ERROR_NO_BINARY_FOR_GPU.
+    """
+
+    def __init__(self, device, image):
         self.device = device
         device.require_open()
+        if isinstance(image, Compiled):
+            _check_arch(image, device)
+            self.compiled, image = image, image.image
         self.handle = cu("cuModuleLoadData", image)
         handle = self.handle
         self._own(lambda: cu("cuModuleUnload", handle))
@@ -53,6 +92,22 @@ class Module(Resource):
         """The ``extern "C"`` kernel called ``name``."""
         self.require_open()
         return Kernel(self, name, cu("cuModuleGetFunction", self.handle, name.encode()))
+
+
+def _check_arch(compiled: Compiled, device) -> None:
+    """A cubin runs on its own arch and on later minor revisions of the same major (sm_80 on sm_86); an
+    arch-specific one (sm_90a) only on its own; a family one (sm_100f) on the family: left to the driver."""
+    cc = getattr(device, "compute_capability", None)
+    m = re.match(r"sm_(\d+?)(\d)([af]?)$", compiled.arch)
+    if compiled.kind != "cubin" or cc is None or m is None or m.group(3) == "f":
+        return  # PTX is compiled by the driver for the device it is loaded on
+    major, minor, specific = int(m.group(1)), int(m.group(2)), m.group(3) == "a"
+    if major == cc[0] and (minor == cc[1] or (minor < cc[1] and not specific)):
+        return
+    want = f"sm_{cc[0]}{cc[1]}"
+    why = f" ({compiled.arch_note})" if compiled.arch_note else ""
+    raise InvalidArgumentError(f"{compiled.name} was compiled to cubin for {compiled.arch}{why}; this device is "
+                               f"{want}: compile with arch={want!r} (or make the Device before compiling)")
 
 
 class KernelSet(Resource):

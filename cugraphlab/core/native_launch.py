@@ -266,13 +266,16 @@ class NativeLaunch(_NativeCall):
     """
 
     def __init__(self, launch, *, release_gil: bool = False, launch_kernel: int | None = None, cache=None):
-        from .launch import Launch
-
-        if not isinstance(launch, Launch):
+        # Checked by its parts, not by class: core.launch imports this module (Launch.native), never the reverse.
+        config = getattr(launch, "config", None)
+        if not hasattr(config, "programmatic") or not hasattr(launch, "args"):
             raise InvalidArgumentError(f"NativeLaunch needs a core.launch.Launch, got {launch!r}")
-        if launch.config.programmatic:
+        if config.programmatic:
             raise UnsupportedError("native launch calls cuLaunchKernel: a programmatic launch needs "
                                    "cuLaunchKernelEx (use the Launch itself)")
+        if getattr(launch, "stream", None) is None:
+            raise InvalidArgumentError(f"NativeLaunch of {launch.kernel.name}: the launch has no stream; bind it "
+                                       "first (launch.on(stream))")
         entry = launch_kernel_entry() if launch_kernel is None else int(launch_kernel)
         self.launch = launch
         self._setup(entry=entry, function=_address(launch.kernel.handle), stream=_address(launch.stream.handle),

@@ -1,8 +1,26 @@
 """Run-time compilation with NVRTC and an on-disk cache of the results.
 
+    compiled = compile_source(source, "saxpy")   # cubin for the current device's sm_XY
+    module = device.load_module(compiled)         # cuModuleLoadData
+    kernel = module.kernel("saxpy")               # cuModuleGetFunction
+
 A device gets cubin for its own ``sm_XY``; when NVRTC does not know that arch (a device newer than NVRTC), PTX for
 the newest arch NVRTC knows, which the driver compiles at load time. NVRTC needs no GPU, so all of this works on a
-machine without one.
+machine without one: there, with no CUDA context current, ``compile_source`` compiles for the newest arch NVRTC
+knows and says so (a warning, and ``Compiled.arch_note``); pass ``arch=`` to choose.
+
+The options every compile gets (``BASE_OPTIONS``, changeable with ``base_options=``):
+  ``--std=c++17``     the language the package's kernels are written in;
+  ``--fmad=false``    never contract ``a * b + c`` into one fused multiply-add. An FMA rounds once where NumPy rounds
+                      twice (after the multiply, after the add), so a kernel compiled with contraction can differ from
+                      ``a * x + y`` in NumPy float32 by one unit in the last place: bit-exact checks against NumPy
+                      need it off. Pass ``base_options=("--std=c++17",)`` for the compiler's default (contraction on,
+                      what nvcc does), at the price of those checks;
+and, from the call: ``--gpu-architecture=<arch>``, plus ``--ptxas-options=-v`` for cubin (the register report
+that ``Compiled.registers`` is read from). ``options=`` come after the base options.
+
+NVRTC API: nvrtcCreateProgram, nvrtcCompileProgram, nvrtcGetCUBIN / nvrtcGetPTX / nvrtcGetLTOIR,
+nvrtcGetProgramLog (CUDA NVRTC documentation, "NVRTC API").
 
 Cache entries are keyed by the sha256 of source, headers, options, arch, output kind, NVRTC version and package
 version. Each entry stores a header line (JSON with the payload's own sha256) and the payload; an entry whose
@@ -16,10 +34,12 @@ import hashlib
 import json
 import re
 import time
+import warnings
 from dataclasses import dataclass, field
 
 from .._version import __version__
 from ._calls import nv, nvrtc_fn
+from .current import current_compute_capability
 from .cache import Cache, default_cache
 from .errors import CompileError, InvalidArgumentError, UnsupportedError, check_nvrtc
 
@@ -29,20 +49,26 @@ __all__ = [
     "supported_archs",
     "resolve_arch",
     "compile_source",
+    "default_arch",
     "BASE_OPTIONS",
 ]
 
-# -fmad=false: never contract a*b+c into an FMA, so results round like NumPy's (the kernels also use _rn
-# intrinsics; this covers any plain arithmetic a user adds).
+#: The options every compile starts with (see the module docstring): C++17, and no FMA contraction, so that plain
+#: ``a * b + c`` rounds twice like NumPy's float32 and results compare bit for bit (the package's kernels also use
+#: ``_rn`` intrinsics; this covers any plain arithmetic a user writes). ``compile_source(base_options=...)`` changes it.
 BASE_OPTIONS = ("--std=c++17", "--fmad=false")
 
 
-@dataclass
+@dataclass(repr=False)
 class Compiled:
-    """One compiled program: the image the driver loads and what the compile said about it."""
+    """One compiled program: the image the driver loads and what the compile said about it.
+
+    ``arch_note`` says how the arch was chosen when the caller did not name one ("" otherwise). The repr is short
+    (name, arch, kind, size, the image's sha256 prefix); the image itself is ``image``.
+    """
 
     name: str
-    kind: str  # "cubin" or "ptx"
+    kind: str  # "cubin", "ptx" or "ltoir"
     arch: str  # e.g. "sm_90" or "compute_120"
     image: bytes
     log: str = ""
@@ -50,6 +76,17 @@ class Compiled:
     cache_hit: bool = False
     seconds: float = 0.0
     key: str = ""
+    arch_note: str = ""
+
+    @property
+    def sha256(self) -> str:
+        """The image's sha256 (hex)."""
+        return hashlib.sha256(self.image).hexdigest()
+
+    def __repr__(self) -> str:
+        hit = " cached" if self.cache_hit else ""
+        return (f"<Compiled {self.name} {self.arch} {self.kind} {len(self.image):,} bytes "
+                f"sha256:{self.sha256[:12]}{hit}>")
 
 
 def nvrtc_version() -> tuple[int, int]:
@@ -129,19 +166,63 @@ def parse_registers(log: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in _REG_RE.finditer(log)}
 
 
-def compile_source(source: str, name: str, *, arch: str, kind: str, headers: dict[str, str] | None = None,
-                   options: tuple[str, ...] = (), cache: Cache | None = None) -> Compiled:
-    """Compile ``source`` (named ``name`` in messages) to ``kind`` for ``arch``; cached.
+def default_arch() -> tuple[str, str, str]:
+    """(arch, kind, note) for a compile that names no arch: the arch of the device whose context is current on this
+    thread (cuCtxGetCurrent, cuCtxGetDevice, cuDeviceGetAttribute), by ``resolve_arch``'s rules; with no context
+    current (no Device made yet, or no GPU at all), the newest arch NVRTC knows, and a note that says so."""
+    cc = current_compute_capability()
+    if cc is not None:
+        arch, kind = resolve_arch(None, cc)
+        newer = "" if kind == "cubin" else f" (sm_{cc[0]}{cc[1]} is newer than NVRTC: PTX, compiled by the driver)"
+        return arch, kind, f"{arch} {kind}: the current device's arch{newer}"
+    arch, kind = resolve_arch(None, None)
+    nvrtc = ".".join(map(str, nvrtc_version()))
+    return arch, kind, (f"{arch} {kind}: no CUDA context is current (make the Device first, or pass arch=), so "
+                        f"the newest arch NVRTC {nvrtc} knows; a GPU of another arch cannot load it")
 
-    ``kind``: "cubin", "ptx", or "ltoir" (NVVM IR for link-time optimisation; pass ``-rdc=true -dlto`` in
-    ``options``: core.link does, then links it with nvJitLink).
+
+def compile_source(source: str, name: str, *, arch: str | None = None, kind: str | None = None,
+                   headers: dict[str, str] | None = None, options: tuple[str, ...] = (), cache: Cache | None = None,
+                   base_options: tuple[str, ...] = BASE_OPTIONS) -> Compiled:
+    """Compile CUDA C++ ``source`` with NVRTC; cached on disk (see the module docstring for the cache).
+
+    Parameters:
+      source        the program text; kernels meant to be looked up by name are ``extern "C" __global__``.
+      name          the program's name (``<name>.cu`` in NVRTC's messages, and the Compiled's name).
+      arch          ``"sm_90"`` (cubin), ``"compute_90"`` (PTX) or ``"90"``; default: the current device's arch
+                    (``default_arch``), or without a current context the newest arch NVRTC knows, with a warning.
+      kind          "cubin", "ptx", or "ltoir" (NVVM IR for link-time optimisation; pass ``-rdc=true -dlto`` in
+                    ``options``: core.link does, then links it with nvJitLink); default: what ``arch`` implies
+                    (cubin for sm_XY, ptx for compute_XY).
+      headers       name -> text of headers the source includes (``#include "name"``).
+      options       further NVRTC options, after ``base_options`` (e.g. ``("-DN=4", "-I/path")``).
+      cache         a core.cache.Cache (default: ``default_cache()``; ``Cache(None)`` compiles every time).
+      base_options  the options every compile starts with, ``BASE_OPTIONS`` = ``("--std=c++17", "--fmad=false")``:
+                    FMA contraction off so that results match NumPy float32 bit for bit; pass another tuple (or
+                    ``()``) to change them.
+    Always added: ``--gpu-architecture=<arch>``, and ``--ptxas-options=-v`` for cubin (registers per kernel).
+
+    Returns a ``Compiled`` (``image`` for ``Device.load_module``, ``log``, ``registers``, ``cache_hit``).
+    Raises CompileError (the log, the options, the source with line numbers) when NVRTC refuses the source,
+    InvalidArgumentError for a bad arch or kind. NVRTC API: nvrtcCreateProgram, nvrtcCompileProgram,
+    nvrtcGetCUBIN / nvrtcGetPTX / nvrtcGetLTOIR, nvrtcGetProgramLog, nvrtcDestroyProgram.
     """
+    note = ""
+    if arch is None:
+        arch, implied, note = default_arch()
+        if "no CUDA context" in note:
+            warnings.warn(f"compile_source({name!r}): {note}", UserWarning, stacklevel=2)
+        kind = kind or implied
+    elif kind is None:
+        arch, kind = resolve_arch(arch)
+    if kind not in ("cubin", "ptx", "ltoir"):
+        raise InvalidArgumentError(f"kind must be 'cubin', 'ptx' or 'ltoir', got {kind!r}")
+    if isinstance(base_options, str):
+        raise InvalidArgumentError("base_options must be a tuple of option strings, not one string")
     headers = dict(headers or {})
-    opts = tuple(BASE_OPTIONS) + tuple(options) + (f"--gpu-architecture={arch}",)
+    opts = tuple(base_options) + tuple(options) + (f"--gpu-architecture={arch}",)
     if kind == "cubin":
         opts += ("--ptxas-options=-v",)
-    elif kind not in ("ptx", "ltoir"):
-        raise InvalidArgumentError(f"kind must be 'cubin', 'ptx' or 'ltoir', got {kind!r}")
     cache = default_cache() if cache is None else cache
     key = _cache_key(source, headers, opts, arch, kind)
     t0 = time.perf_counter()
@@ -149,9 +230,10 @@ def compile_source(source: str, name: str, *, arch: str, kind: str, headers: dic
     if hit is not None:
         payload, meta = hit
         return Compiled(name, kind, arch, payload, meta.get("log", ""), dict(meta.get("registers", {})),
-                        cache_hit=True, seconds=time.perf_counter() - t0, key=key)
+                        cache_hit=True, seconds=time.perf_counter() - t0, key=key, arch_note=note)
     image, log = _nvrtc_compile(source, name, headers, opts, kind)
-    compiled = Compiled(name, kind, arch, image, log, parse_registers(log), False, time.perf_counter() - t0, key)
+    compiled = Compiled(name, kind, arch, image, log, parse_registers(log), False, time.perf_counter() - t0, key,
+                        note)
     cache.put(key, image, {"name": name, "kind": kind, "arch": arch, "log": log, "registers": compiled.registers})
     return compiled
 

@@ -1,14 +1,38 @@
-"""Streams and events."""
+"""Streams and events.
+
+A ``Stream`` is a CUDA stream this package made (cuStreamCreate, destroyed with the object) or one of another
+library's, wrapped without owning it (``Stream.wrap``: a CuPy, PyTorch or cuda.core stream, or an int handle).
+Either way it speaks the stream protocol of cuda.core and CuPy, ``__cuda_stream__() -> (0, handle)``, so it can be
+handed to them: ``cupy.cuda.ExternalStream(s.handle_int)``, ``torch.cuda.ExternalStream(s.handle_int)``,
+``cuda.core.Stream.from_handle(...)`` or any API taking an object with ``__cuda_stream__``.
+
+An ``Event`` records a point in a stream; two timing events measure the device time between them:
+``start.elapsed_us(end)`` (µs, like every time in this package).
+
+Driver API: cuStreamCreate, cuStreamDestroy, cuStreamSynchronize, cuStreamWaitEvent; cuEventCreate, cuEventRecord,
+cuEventSynchronize, cuEventElapsedTime, cuEventDestroy (CUDA Driver API, "Stream Management", "Event Management").
+"""
 from __future__ import annotations
 
-from ._calls import cu, driver_module
-from ._resource import Resource
+import numbers
+import warnings
 
-__all__ = ["Stream", "Event"]
+from ._calls import cu, driver_module
+from .current import current_device
+from ._resource import Resource
+from .interop import stream_handle, type_name
+
+__all__ = ["Stream", "Event", "as_stream"]
 
 
 class Stream(Resource):
-    """A CUDA stream (non-blocking with respect to the legacy default stream unless asked otherwise)."""
+    """A CUDA stream (non-blocking with respect to the legacy default stream unless asked otherwise).
+
+    ``Stream(device)`` creates and owns one (cuStreamCreate); ``Stream.wrap(obj)`` borrows another library's.
+    ``handle`` is the CUstream; ``owned`` whether ``close()`` destroys it.
+    """
+
+    owned = True
 
     def __init__(self, device, non_blocking: bool = True):
         d = driver_module()
@@ -19,8 +43,44 @@ class Stream(Resource):
         handle = self.handle
         self._own(lambda: cu("cuStreamDestroy", handle))
 
+    @classmethod
+    def wrap(cls, obj, device=None) -> "Stream":
+        """A Stream for another library's stream, not owned: ``close()`` never destroys it, and the Stream keeps
+        ``obj`` alive until it is closed.
+
+        ``obj``: anything with ``__cuda_stream__`` (cuda.core's Stream, CuPy 13+ and PyTorch 2.x streams,
+        cuda.bindings' CUstream), a ``torch.cuda.Stream`` (``.cuda_stream``), a ``cupy.cuda.Stream`` (``.ptr``),
+        or an int CUstream handle (0 is the legacy default stream: work there serializes with every blocking
+        stream of the context). A cugraphlab Stream is returned as it is.
+        ``device``: the Device the stream belongs to (graphs captured on it are made for that device); default:
+        the open Device whose context is current on this thread, if any (``core.current.current_device``).
+        Raises InvalidArgumentError (one line naming the type) for anything else.
+        """
+        if isinstance(obj, Stream):
+            return obj
+        handle = stream_handle(obj)
+        if device is None:
+            device = current_device()
+        self = cls.__new__(cls)
+        self.device = device
+        self.handle = driver_module().CUstream(handle)
+        self.owned = False
+        self.wrapped = type_name(obj)
+        keep = [obj]
+        self._own(keep.clear)  # closing lets go of the other library's object; nothing is destroyed
+        return self
+
+    def __cuda_stream__(self) -> tuple[int, int]:
+        """The stream protocol of cuda.core and CuPy: (version 0, the CUstream's address)."""
+        return (0, int(self.handle))
+
+    @property
+    def handle_int(self) -> int:
+        """The CUstream's address as an int (what other libraries' ``ExternalStream`` take)."""
+        return int(self.handle)
+
     def synchronize(self) -> None:
-        """Block until everything queued on this stream has finished."""
+        """Block until everything queued on this stream has finished (cuStreamSynchronize)."""
         cu("cuStreamSynchronize", self.handle)
 
     def wait(self, event: "Event") -> None:
@@ -28,11 +88,13 @@ class Stream(Resource):
         cu("cuStreamWaitEvent", self.handle, event.handle, 0)
 
     def __repr__(self) -> str:
-        return f"<Stream {'closed' if self.closed else hex(int(self.handle))}>"
+        state = "closed" if self.closed else hex(int(self.handle))
+        borrowed = f" (wrapped {self.wrapped})" if not self.owned else ""
+        return f"<Stream {state}{borrowed}>"
 
 
 class Event(Resource):
-    """A CUDA event; with ``timing`` it can measure device time between two records."""
+    """A CUDA event; with ``timing`` it can measure device time between two records (``elapsed_us``)."""
 
     def __init__(self, device, timing: bool = True):
         d = driver_module()
@@ -43,14 +105,39 @@ class Event(Resource):
         handle = self.handle
         self._own(lambda: cu("cuEventDestroy", handle))
 
-    def record(self, stream: Stream) -> None:
-        """cuEventRecord: the event completes when the work queued on ``stream`` before it has completed."""
-        cu("cuEventRecord", self.handle, stream.handle)
+    def record(self, stream) -> None:
+        """cuEventRecord: the event completes when the work queued on ``stream`` before it has completed.
+        ``stream``: a Stream, or anything ``Stream.wrap`` takes."""
+        cu("cuEventRecord", self.handle, _stream_of(stream).handle)
 
     def synchronize(self) -> None:
         """cuEventSynchronize: wait on the host until the event has completed."""
         cu("cuEventSynchronize", self.handle)
 
+    def elapsed_us(self, end: "Event") -> float:
+        """Device microseconds from this event to ``end`` (both recorded and complete; cuEventElapsedTime, whose
+        resolution is about 0.5 µs)."""
+        return cu("cuEventElapsedTime", self.handle, end.handle) * 1e3
+
     def elapsed_ms(self, end: "Event") -> float:
-        """Device milliseconds from this event to ``end`` (both recorded and complete)."""
+        """Deprecated: ``elapsed_us(end) / 1e3`` (the package speaks µs everywhere)."""
+        warnings.warn("Event.elapsed_ms is deprecated: use elapsed_us (microseconds)", DeprecationWarning,
+                      stacklevel=2)
         return cu("cuEventElapsedTime", self.handle, end.handle)
+
+
+def as_stream(stream):
+    """``stream`` ready for a driver call: a cugraphlab Stream as it is; another library's stream or an int handle
+    wrapped (``Stream.wrap``, not owned); an object of this package's own shape (with a ``handle`` and no stream
+    protocol, as tests and internal stand-ins make) as it is; None stays None."""
+    if stream is None or isinstance(stream, Stream):
+        return stream
+    protocols = ("__cuda_stream__", "cuda_stream", "ptr")
+    if isinstance(stream, numbers.Integral) or any(hasattr(stream, a) for a in protocols):
+        return Stream.wrap(stream)
+    if hasattr(stream, "handle"):
+        return stream
+    return Stream.wrap(stream)  # raises the one-line error naming what it got
+
+
+_stream_of = as_stream

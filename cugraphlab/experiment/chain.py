@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.launch import BLOCKS_PER_SM  # the one default shape: 8 blocks of 256 threads per SM
 from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.launch import Launch, LaunchConfig, PackedArgs, grid_for
@@ -32,7 +33,6 @@ __all__ = ["Chain", "chain_kernels", "chain_sources", "chain_grid", "BLOCK", "BL
 # One float4 per thread, at most 8 blocks of 256 per SM with the rest done by the grid-stride loop: the fastest shape
 # on the H200 (benchmarks/tune_launch_config.py and its results).
 BLOCK = 256
-BLOCKS_PER_SM = 8
 
 
 def chain_grid(n: int, sm_count: int, block: int = BLOCK, blocks_per_sm: int = BLOCKS_PER_SM) -> int:

@@ -46,7 +46,7 @@ from ..graphs.exec import ExecCache, Graph, GraphExec
 from ..graphs.inspect import same_topology, topology
 from .chain import Chain
 from .ops import DEFAULT_OPS, Verification, compare_bits
-from .while_pdl import STEP_KERNEL
+from .while_pdl import STEP_KERNEL, WHILE_FOLD_KERNEL
 
 __all__ = [
     "load_conditional_kernels",
@@ -57,10 +57,9 @@ __all__ = [
     "conditional_graphs",
     "build_while_graph",
     "CAPTURE_WAYS",
-    "FOLD_KERNEL",
+    "WHILE_FOLD_KERNEL",
 ]
 
-FOLD_KERNEL = "cond_relu"  # kernels/cond_relu.cu: the chain's relu with the counted loop's decision folded in
 CAPTURE_WAYS = ("body", "parent")  # what stream capture fills: the WHILE node's body, or the parent and the body
 
 # The one-thread decision kernels: one warp, only thread 0 works.
@@ -72,11 +71,11 @@ _STATE_WORDS = 4  # struct CglLoopState: u64 count, f32 acc, u32 keep_going
 def load_conditional_kernels(device, cache=None):
     """kernels/conditional.cu and kernels/cond_relu.cu compiled for ``device`` and loaded; ``ks["cond_until"]``,
     ``ks["cond_relu"]`` etc. work as well."""
-    ks = device.load_kernels(names=["conditional", FOLD_KERNEL], options=conditional_options(), cache=cache)
+    ks = device.load_kernels(names=["conditional", WHILE_FOLD_KERNEL], options=conditional_options(), cache=cache)
     module = ks.modules["conditional"]
     for name in ("cond_until", "cond_if_flag"):
         ks.kernels[name] = module.kernel(name)
-    ks.kernels[STEP_KERNEL] = ks.modules[FOLD_KERNEL].kernel(STEP_KERNEL)  # the decision counting K iterations
+    ks.kernels[STEP_KERNEL] = ks.modules[WHILE_FOLD_KERNEL].kernel(STEP_KERNEL)  # the decision counting K iterations
     return ks
 
 
@@ -231,7 +230,7 @@ class ConditionalGraphs(Resource):
         if name != "relu":
             raise InvalidArgumentError(f"the folded WHILE body needs a chain ending in relu, got "
                                        f"{','.join(self.chain.ops)}")
-        fold = Launch(self.kernels[FOLD_KERNEL], PackedArgs((*signature, "u64", "ptr", "u64"),
+        fold = Launch(self.kernels[WHILE_FOLD_KERNEL], PackedArgs((*signature, "u64", "ptr", "u64"),
                                                             (*args, int(handle), self.state, n)),
                       self.chain.config, self.chain.stream)
         self._keep.append(fold.args)
@@ -287,7 +286,7 @@ class ConditionalGraphs(Resource):
         except BaseException:
             graph.close()
             raise
-        step = FOLD_KERNEL if every == 1 else STEP_KERNEL
+        step = WHILE_FOLD_KERNEL if every == 1 else STEP_KERNEL
         info = self._finish(graph, while_label(pdl, every), body, {
             "iterations": n, "fold": True, "pdl": pdl, "every": every, "how": how, "body_edges": text,
             "stop": f"the body's last kernel `{step}` does relu, then block 0 counts {every} iteration"
@@ -317,7 +316,7 @@ class ConditionalGraphs(Resource):
             graph, body = self._while_folded_graph(n)
             return self._finish(graph, "WHILE folded", body, {
                 "iterations": n, "fold": True,
-                "stop": f"the body's last kernel `{FOLD_KERNEL}` does relu, then block 0 counts iterations in "
+                "stop": f"the body's last kernel `{WHILE_FOLD_KERNEL}` does relu, then block 0 counts iterations in "
                         f"device memory and sets the condition; stops at {n}",
             })
         graph, body = self._while_graph("conditional", ("ptr", "u64", "i32"), (self.state, n, 1))

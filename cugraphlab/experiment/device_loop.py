@@ -51,11 +51,11 @@ from ..graphs.exec import Graph, GraphExec, ready_exec
 from .chain import Chain
 from .ops import Verification, compare_bits, op_arguments, reference
 
-__all__ = ["DEVLAUNCH_KERNELS", "FOLD_KERNEL", "STATE_WORDS", "COLUMNS", "load_devlaunch_kernels", "predict_loop",
+__all__ = ["DEVLAUNCH_KERNELS", "RELAUNCH_FOLD_KERNEL", "STATE_WORDS", "COLUMNS", "load_devlaunch_kernels", "predict_loop",
            "every_label", "DeviceLoopState", "DeviceLoopCheck", "DeviceLoop", "device_loop"]
 
-FOLD_KERNEL = "dl_relu_relaunch"  # the chain's relu with the self loop's decision and relaunch folded in
-DEVLAUNCH_KERNELS = ("devlaunch", "dl_launch", "dl_relaunch", "dl_schedule", FOLD_KERNEL)
+RELAUNCH_FOLD_KERNEL = "dl_relu_relaunch"  # the chain's relu with the self loop's decision and relaunch folded in
+DEVLAUNCH_KERNELS = ("devlaunch", "dl_launch", "dl_relaunch", "dl_schedule", RELAUNCH_FOLD_KERNEL)
 STATE_WORDS = 8  # struct CglDevLoop: 32 bytes
 #: The timeline's columns (kernels/devlaunch.cu): %globaltimer ns per row, row = iterations done when stamped.
 COLUMNS = ("work start", "launcher start", "launch returned", "target start")
@@ -269,7 +269,7 @@ class DeviceLoop(Resource):
                                        f"decides), got {','.join(c.ops)}")
         _name, signature, values = self._op_args(feedback)[-1]
         ptr, cap = self._slots(stamped)
-        fold = Launch(self.kernels[FOLD_KERNEL],
+        fold = Launch(self.kernels[RELAUNCH_FOLD_KERNEL],
                       PackedArgs((*signature, "ptr", "u64", "f32", "u64", "u64", "ptr", "u64"),
                                  (*values, self.state, probe, thr, limit, every, ptr, cap)), c.config, c.stream)
         self._keep.append(fold.args)

@@ -3,16 +3,14 @@ compared with the other way where there is one, run once on fresh inputs and che
 report.graphs' job."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..core.device import Device
 from ..core.errors import InvalidArgumentError
-from ..graphs.exec import run_once
-from ..graphs.inspect import GraphView, graph_view, same_topology, write_dot
+from ..graphs.inspect import graph_view, same_topology
 from .build import build_chain_graph
 from .chain import Chain
 from .conditional import build_while_graph
 from .forkjoin import ForkJoin
+from .graph_record import GraphReport, _dot, run_graph_once
 
 __all__ = ["GRAPH_MODES", "GraphReport", "inspect_chain_graph", "run_graph_once"]
 
@@ -21,30 +19,6 @@ __all__ = ["GRAPH_MODES", "GraphReport", "inspect_chain_graph", "run_graph_once"
 GRAPH_MODES = ("capture", "explicit", "forkjoin", "while", "ifelse", "switch", "while-captured",
                "host", "events", "child", "join", "memory", "devlaunch")
 _NODE_MODES = ("host", "events", "child", "join", "memory", "devlaunch")  # experiment.node_views.NODE_VIEW_MODES
-
-
-@dataclass
-class GraphReport:
-    """One graph shown: title, its view (nodes in dependency order, edges), what was checked, and the DOT path."""
-
-    mode: str
-    title: str
-    view: GraphView
-    notes: list[str] = field(default_factory=list)
-    dot_path: str | None = None
-    ok: bool = True
-
-
-def run_graph_once(chain, graph):
-    """Fresh inputs, poisoned outputs, one launch of ``graph`` on the chain's stream, bit-exact check."""
-    chain.randomize()
-    chain.poison()
-    run_once(graph, chain.stream)
-    return chain.check_result("graph")
-
-
-def _dot(graph, dot) -> str | None:
-    return str(write_dot(graph, dot)) if dot else None
 
 
 def inspect_chain_graph(mode: str, ops, size: int, device: int = 0, unroll: int = 1,

@@ -27,7 +27,7 @@ class CompileReport:
     kind: str  # "cubin" or "ptx"
     note: str  # how the target was chosen
     nvrtc: str  # "13.0"
-    cache_folder: str | None  # None: the cache was off
+    cache_folder: str | None  # the folder (and why it is not usable, if so); None: the cache was off
     compiled: list[Compiled] = field(default_factory=list)
 
 
@@ -62,7 +62,7 @@ def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bo
     compiled = [_compile_member(read_source(name), name, target, kind, headers, cache)
                 for name in kernel_order(kernel_names())]
     return CompileReport(target, kind, note, "%d.%d" % nvrtc_version(),
-                         str(cache.folder) if cache.enabled else None, compiled)
+                         cache.describe() if cache.enabled else None, compiled)
 
 
 def _compile_member(source: str, name: str, target: str, kind: str, headers: dict[str, str],

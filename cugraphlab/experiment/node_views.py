@@ -1,6 +1,6 @@
 """What ``cugraphlab graph --mode host|events|child|join|memory|devlaunch`` looks at: the graph each node lesson
 builds (experiment.nodes, experiment.memchain, experiment.device_loop), run once on fresh random inputs with poisoned
-outputs and checked bit for bit against NumPy. Returns a graph_report.GraphReport (the text is report.graphs' job).
+outputs and checked bit for bit against NumPy. Returns a graph_record.GraphReport (the text is report.graphs' job).
 
 - host: add -> mul -> HOST -> sub -> relu, the host node a Python callback behind a ctypes trampoline
   (cuGraphAddHostNode); the same graph captured (cuLaunchHostFunc between the launches) has the same topology; each
@@ -29,7 +29,7 @@ from ..graphs.child import child_graph_of
 from ..graphs.host import HostCallback
 from ..graphs.inspect import edge_pairs, graph_view, render_text, same_topology, write_dot
 from .chain import Chain
-from .graph_report import GraphReport
+from .graph_record import GraphReport
 from .ops import compare_bits
 
 __all__ = ["NODE_VIEW_MODES", "inspect_node_mode", "companion_dot"]

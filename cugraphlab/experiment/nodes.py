@@ -36,7 +36,7 @@ from ..graphs.controls import (
     set_enabled,
     set_node_priority,
 )
-from ..graphs.events import add_event_record_node, add_event_wait_node, add_timed_sequence, segment_ms
+from ..graphs.events import add_event_record_node, add_event_wait_node, add_timed_sequence, segment_us
 from ..graphs.exec import Graph
 from ..graphs.host import HostCallback, add_host_node, launch_host_func
 from ..graphs.join import add_empty_node
@@ -223,8 +223,8 @@ def chain_segments(chain) -> dict[str, float]:
             exe.upload(chain.stream)
             _run(chain, exe)  # a warm-up launch: the first one pays for loading
             _run(chain, exe)
-            ms = segment_ms(events)
-        return {f"{i}:{name}": v * 1e3 for i, (name, v) in enumerate(zip(chain.ops, ms))}
+            us = segment_us(events)
+        return {f"{i}:{name}": v for i, (name, v) in enumerate(zip(chain.ops, us))}
     finally:
         for e in events:
             e.close()

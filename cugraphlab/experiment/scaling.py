@@ -40,7 +40,7 @@ from ..graphs.inspect import edge_pairs, graph_nodes
 from .chain import Chain
 from .ops import DEFAULT_OPS, Verification, parse_ops
 
-__all__ = ["Shape", "ScalingWorkload", "WORKS", "TOPOLOGIES", "MAX_WIDTH", "scaling_kernel_names",
+__all__ = ["Shape", "ScalingShape", "ScalingWorkload", "WORKS", "TOPOLOGIES", "MAX_WIDTH", "scaling_kernel_names",
            "branch_lengths"]
 
 WORKS = ("empty", "chain")
@@ -92,6 +92,9 @@ class Shape:
     def label(self) -> str:
         return f"line L={self.length}" if self.topology == "line" else \
             f"forkjoin W={self.width} L={self.length}"
+
+
+ScalingShape = Shape  # its name outside this module (cugraphlab.experiment.ScalingShape)
 
 
 def scaling_kernel_names(work: str, ops=DEFAULT_OPS) -> list[str]:

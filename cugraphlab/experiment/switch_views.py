@@ -1,5 +1,5 @@
 """What ``cugraphlab graph --mode ifelse|switch|while-captured`` looks at: the graph made, its bodies, every branch
-run once on fresh inputs and checked. Returns a graph_report.GraphReport (the text is report.graphs' job).
+run once on fresh inputs and checked. Returns a graph_record.GraphReport (the text is report.graphs' job).
 
 - ifelse: cond_sign -> IF node with two bodies (the chain; the chain without relu), both branches forced.
 - switch: cond_switch -> SWITCH node with 4 bodies (the chain, without relu, without sub, fused), every index run,
@@ -15,7 +15,7 @@ from ..graphs.inspect import graph_view, write_dot
 from .branches import BranchGraphs
 from .chain import Chain
 from .conditional import CAPTURE_WAYS, conditional_graphs
-from .graph_report import GraphReport
+from .graph_record import GraphReport
 
 __all__ = ["SWITCH_VIEW_MODES", "inspect_mode"]
 

@@ -135,12 +135,12 @@ class ChainGraph(Resource):
         t0 = time.perf_counter_ns()
         graph = self.capture(launches)
         try:
-            updated, result, node, reason = try_exec_update(self.exec, graph)
-            if updated:
+            tried = try_exec_update(self.exec, graph)
+            if tried.updated:
                 dt = time.perf_counter_ns() - t0
                 graph.close()  # the exec keeps the nodes of the graph it was instantiated from
                 self.launches, self.inputs, self.ops = launches, inputs, ops
-                return UpdateReport("exec_update", result, host_us=dt / 1e3,
+                return UpdateReport("exec_update", tried.result, host_us=dt / 1e3,
                                     reason="parameters copied from the re-captured graph")
             exe = graph.instantiate()
         except BaseException:
@@ -154,7 +154,8 @@ class ChainGraph(Resource):
         self.nodes = kernel_nodes_in_order(graph)
         self.exec.upload(self.chain.stream)
         self.launches, self.inputs, self.ops = launches, inputs, ops
-        return UpdateReport("reinstantiate", result, node, f"{reason}; instantiated the new graph instead",
+        return UpdateReport("reinstantiate", tried.result, tried.error_node,
+                            f"{tried.reason}; instantiated the new graph instead",
                             host_us=dt / 1e3)
 
     # --- running ---------------------------------------------------------------------------------------------

@@ -38,10 +38,11 @@ from ..graphs.exec import ExecCache
 from ..graphs.pdl import PDL_OPTIONS, programmatic_edge_count, require_pdl
 from ..graphs.pdl_edges import ProgrammaticEdgesRefused, add_programmatic_sequence, describe_with_edges, refused_as
 
-__all__ = ["BUILD_WAYS", "STEP_KERNEL", "MAX_EVERY", "PdlWhileParts", "while_label", "check_every",
+__all__ = ["BUILD_WAYS", "WHILE_FOLD_KERNEL", "STEP_KERNEL", "MAX_EVERY", "PdlWhileParts", "while_label", "check_every",
            "body_launches", "fill_body", "check_programmatic"]
 
 BUILD_WAYS = ("capture", "nodes")  # how the PDL body is filled: stream capture, or cuGraphAddNode with edge data
+WHILE_FOLD_KERNEL = "cond_relu"  # kernels/cond_relu.cu: the chain's relu with the counted loop's decision folded in
 STEP_KERNEL = "cond_relu_step"  # kernels/cond_relu.cu: relu, then the decision counting `step` iterations
 MAX_EVERY = 1000  # a bound on the body's size (4 kernel nodes per iteration), not a driver limit
 WHERE = "a WHILE node's body"
@@ -76,11 +77,9 @@ class PdlWhileParts(Resource):
         names = list(dict.fromkeys(name for name, _sig, _args in chain.op_args()))
         self.chain_kernels = self.adopt(device.load_kernels(names=names, options=PDL_OPTIONS, cache=cache))
         try:
-            from .conditional import FOLD_KERNEL
-
-            fold = self.adopt(device.load_kernels(names=[FOLD_KERNEL], options=(*conditional_options(),
-                                                                                 *PDL_OPTIONS), cache=cache))
-            fold.kernels[STEP_KERNEL] = fold.modules[FOLD_KERNEL].kernel(STEP_KERNEL)
+            fold = self.adopt(device.load_kernels(names=[WHILE_FOLD_KERNEL],
+                                                  options=(*conditional_options(), *PDL_OPTIONS), cache=cache))
+            fold.kernels[STEP_KERNEL] = fold.modules[WHILE_FOLD_KERNEL].kernel(STEP_KERNEL)
             self.fold_kernels = fold
             self.execs = self.adopt(ExecCache(chain.stream))
         except BaseException:
@@ -90,15 +89,13 @@ class PdlWhileParts(Resource):
 
 def _decision_launch(kit, kernels, handle, n: int, every: int, stream) -> Launch:
     """cond_relu (every 1) or cond_relu_step (every K) over relu's arguments, with the handle, state and limit."""
-    from .conditional import FOLD_KERNEL
-
     name, signature, args = kit.chain.op_args()[-1]
     if name != "relu":
         raise InvalidArgumentError(f"the folded WHILE body needs a chain ending in relu, got "
                                    f"{','.join(kit.chain.ops)}")
     if every == 1:
         packed = PackedArgs((*signature, "u64", "ptr", "u64"), (*args, int(handle), kit.state, n))
-        kernel = kernels[FOLD_KERNEL]
+        kernel = kernels[WHILE_FOLD_KERNEL]
     else:
         packed = PackedArgs((*signature, "u64", "ptr", "u64", "u64"), (*args, int(handle), kit.state, every, n))
         kernel = kernels[STEP_KERNEL]

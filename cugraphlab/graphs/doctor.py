@@ -32,14 +32,14 @@ cugraphlab ``capture(stream, mode="thread_local")``. CUDA Driver API, "Stream Ma
 from __future__ import annotations
 
 import contextlib
-import functools
-import os
 import sys
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
+from .doctor_calls import (_HOST_COPY, _LEGACY, _SILENT_HOST_COPIES, CallSite, _as_int, _local, classify, stream_of,
+                           treat_as_user_code)
 from .doctor_cupti import driver_equivalent
 
 __all__ = ["CAPTURE_ERRORS", "MISTAKES", "Mistake", "CallSite", "Finding", "Diagnosis", "Doctor", "explaining",
@@ -144,132 +144,6 @@ MISTAKES: dict[str, Mistake] = {m.key: m for m in (
             "Move the call out of the capture, or read the driver's text for the code named."),
 )}
 
-_SYNC = {"cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuMemcpy", "cuMemcpyPeer",
-         "cuMemcpy2D", "cuMemcpy3D", "cuMemcpyDtoD", "cuMemsetD8", "cuMemsetD16", "cuMemsetD32"}
-_HOST_COPY = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH", "cuMemcpyHtoDAsync",
-              "cuMemcpyDtoHAsync"}
-_ALLOCATION = {"cuMemAlloc", "cuMemAllocPitch", "cuMemAllocManaged", "cuMemAllocHost", "cuMemHostAlloc",
-               "cuMemFree", "cuMemFreeHost", "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate",
-               "cuMemMap", "cuMemUnmap", "cuMemRelease", "cuArrayCreate", "cuModuleLoadData", "cuModuleUnload"}
-_QUERY = {"cuEventQuery", "cuStreamQuery"}
-# Synchronous host copies: refused in a capture on some drivers, accepted (run at once, outside the graph) on others.
-_SILENT_HOST_COPIES = {"cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH"}
-# Which argument of a call is its stream (cuLaunchKernelEx carries it in its config).
-_STREAM_ARG = {"cuLaunchKernel": 8, "cuMemcpyHtoDAsync": 3, "cuMemcpyDtoHAsync": 3, "cuMemcpyDtoDAsync": 3,
-               "cuMemsetD32Async": 3, "cuMemsetD16Async": 3, "cuMemsetD8Async": 3, "cuEventRecord": 1,
-               "cuEventRecordWithFlags": 1, "cuStreamWaitEvent": 0, "cuGraphLaunch": 1, "cuGraphUpload": 1,
-               "cuStreamSynchronize": 0, "cuStreamQuery": 0, "cuLaunchHostFunc": 0, "cuMemAllocAsync": 1,
-               "cuMemFreeAsync": 1, "cuStreamBeginCapture": 0, "cuStreamEndCapture": 0}
-_LEGACY = (0, 1)  # NULL and CU_STREAM_LEGACY; CU_STREAM_PER_THREAD (2) does not wait for other streams
-
-
-def _as_int(h) -> int | None:
-    try:
-        return int(h)
-    except Exception:
-        return None
-
-
-def stream_of(name: str, args: tuple) -> int | None:
-    """The stream handle (int) a call works on, or None for calls without one."""
-    if name == "cuLaunchKernelEx" and args:
-        return _as_int(getattr(args[0], "hStream", None))
-    i = _STREAM_ARG.get(name)
-    return _as_int(args[i]) if i is not None and i < len(args) else None
-
-
-def classify(name: str, args: tuple, code: str, *, other_thread: bool = False, event_in_other_capture: bool = False,
-             pageable: bool = False) -> str:
-    """The MISTAKES key for a call that broke a capture: the call's name decides first, then its stream, then the
-    result code. ``other_thread``: made by a thread other than the capturing one."""
-    if other_thread:
-        return "query_or_thread"
-    if name in _SYNC:
-        return "sync"
-    if name in ("cuMemcpyHtoD", "cuMemcpyDtoH", "cuMemcpyHtoA", "cuMemcpyAtoH") or (name in _HOST_COPY and pageable):
-        return "host_copy"
-    if name in _ALLOCATION:
-        return "allocation"
-    if name in _QUERY:
-        return "query_or_thread"
-    if name == "cuStreamWaitEvent" and (event_in_other_capture or code in (
-            "CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_CAPTURED_EVENT")):
-        return "isolation"
-    if code == "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT" or stream_of(name, args) in _LEGACY:
-        return "legacy_stream"
-    if name in _HOST_COPY:
-        return "host_copy"
-    if code in ("CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION", "CUDA_ERROR_CAPTURED_EVENT"):
-        return "isolation"
-    if code == "CUDA_ERROR_STREAM_CAPTURE_UNJOINED":
-        return "unjoined"
-    if code == "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD":
-        return "wrong_thread"
-    return "other"
-
-
-# --- where a call came from: the first frame outside cugraphlab -------------------------------------------------
-_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
-_USER_CODE: set[str] = set()
-
-
-def treat_as_user_code(path: str) -> None:
-    """Count frames of the file ``path`` as the user's, though it lies inside cugraphlab (the gallery's cases)."""
-    _USER_CODE.add(str(Path(path).resolve()))
-    _is_library.cache_clear()
-
-
-@functools.lru_cache(maxsize=4096)
-def _is_library(filename: str) -> bool:
-    if not filename.startswith(_PACKAGE):
-        try:
-            filename = str(Path(filename).resolve())
-        except OSError:
-            return False
-        if not filename.startswith(_PACKAGE):
-            return False
-    return filename not in _USER_CODE and str(Path(filename).resolve()) not in _USER_CODE
-
-
-@dataclass(frozen=True)
-class CallSite:
-    """A Python frame: file, line and function (the first frame outside cugraphlab)."""
-
-    file: str
-    line: int
-    function: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}, in {self.function}"
-
-    @classmethod
-    def of(cls, frame) -> "CallSite | None":
-        f, last = frame, frame
-        while f is not None and _is_library(f.f_code.co_filename):
-            last, f = f, f.f_back
-        f = f or last
-        return None if f is None else cls(_short_path(f.f_code.co_filename), f.f_lineno, f.f_code.co_name)
-
-    @classmethod
-    def of_traceback(cls, tb) -> "CallSite | None":
-        """The deepest frame of a traceback outside cugraphlab (where the user's line raised)."""
-        site = None
-        while tb is not None:
-            if not _is_library(tb.tb_frame.f_code.co_filename):
-                site = cls(_short_path(tb.tb_frame.f_code.co_filename), tb.tb_lineno, tb.tb_frame.f_code.co_name)
-            tb = tb.tb_next
-        return site
-
-
-@functools.lru_cache(maxsize=1024)
-def _short_path(filename: str) -> str:
-    try:
-        rel = os.path.relpath(filename)
-        return rel if not rel.startswith("..") else filename
-    except ValueError:
-        return filename
-
-
 # --- what the doctor reports ----------------------------------------------------------------------------------------
 @dataclass
 class Finding:
@@ -345,7 +219,6 @@ class _Seen:
     capture_thread: bool
 
 
-_local = threading.local()  # .busy: the doctor's own driver calls are not watched
 # event handle -> id of the capture it was last recorded in (0: outside any), as seen by any doctor, so that a
 # capture begun later can tell that an event came from another capture. Bounded: re-recording overwrites.
 _EVENTS: dict[int, int] = {}
@@ -714,16 +587,22 @@ def explain_all(cupti: bool = False):
 
 def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False,
                   cupti: bool = False) -> tuple[int, list]:
-    """Run a Python file (``runpy.run_path``) or a module (``module=True``: ``runpy.run_module``) as ``__main__``,
-    with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``. Returns (the script's exit code,
-    the diagnoses of every capture it made through cugraphlab). An uncaught exception is printed and counts 1."""
+    """Run a Python file, or a folder holding ``__main__.py`` (``runpy.run_path``), or a module (``module=True``:
+    ``runpy.run_module``) as ``__main__``, with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``.
+
+    Returns (the script's exit code, the diagnoses of every capture it made through cugraphlab). An exception the
+    script raised is printed as Python would print it, from the script's first frame on (the doctor's and runpy's
+    frames left out), and counts 1. Raises, with nothing printed: InvalidArgumentError (one line) when the script
+    could not start (a syntax error in it, no such module, not Python), and the script's NoDeviceError when it
+    ended for want of a GPU (also when that error is the cause or context of the one it raised), so that the
+    CLI says "no usable GPU" in one line with exit 2, as every command does."""
     import runpy
-    import traceback
 
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
     sys.argv = [target, *(argv or [])]
     if not module:
-        sys.path.insert(0, str(Path(target).resolve().parent))
+        where = Path(target).resolve()
+        sys.path.insert(0, str(where if where.is_dir() else where.parent))
     code = 0
     with explain_all(cupti) as diagnoses:
         try:
@@ -739,11 +618,56 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
             else:
                 print(e.code, file=sys.stderr)
                 code = 1
-        except Exception:
-            traceback.print_exc()
-            code = 1
+        except Exception as e:
+            code = _script_failed(target, module, e)
         finally:
             sys.argv = saved_argv
             if not module and sys.path and sys.path[0] != saved_path0:
                 del sys.path[0]
     return code, list(diagnoses)
+
+
+def _script_failed(target: str, module: bool, e: Exception) -> int:
+    """What ``run_explained`` does with an exception out of the script: raise or print (see there); returns 1."""
+    import traceback
+
+    from ..core.errors import InvalidArgumentError, NoDeviceError
+
+    no_gpu = _in_chain(e, NoDeviceError)
+    if no_gpu is not None:
+        raise no_gpu.with_traceback(None) from None
+    tb = _user_frames(e.__traceback__)
+    if tb is None:  # the script never ran a line of its own: it could not be started
+        what = f"-m {target}" if module else target
+        if isinstance(e, SyntaxError) and not module:
+            where = f"line {e.lineno}: " if e.lineno else ""
+            raise InvalidArgumentError(f"{what}: {where}{e.msg} (a syntax error: the script did not start)") from None
+        text = str(e).splitlines()[0] if str(e) else "could not be run"
+        raise InvalidArgumentError(f"{what}: {text}") from None
+    traceback.print_exception(type(e), e, tb)
+    return 1
+
+
+def _in_chain(e: BaseException, cls: type) -> BaseException | None:
+    """``e``, or the first exception of its ``__cause__`` / ``__context__`` chain, that is a ``cls``."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, cls):
+            return e
+        seen.add(id(e))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _user_frames(tb):
+    """``tb`` without its leading frames of the doctor, runpy and the import machinery: from the script's first
+    frame on (None when the script itself never ran)."""
+    import runpy
+
+    ours = {__file__, runpy.__file__}
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name not in ours and not name.startswith("<frozen "):
+            break
+        tb = tb.tb_next
+    return tb

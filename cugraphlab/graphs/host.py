@@ -35,6 +35,7 @@ import ctypes
 import threading
 from typing import Callable
 
+from ..core.native import load_c_library
 from ..core._calls import cu, driver_module, host_fn
 from ..core._calls import launch_host_func as _launch_host_func
 from ..core._resource import Resource
@@ -94,37 +95,6 @@ def _python_trampoline(fn: Callable[[], object]) -> Trampoline:
     return t
 
 
-def _load_c(source: str, name: str):
-    """core.native.load_c_library(source, name), or this module's stand-in while core.native is not there."""
-    try:
-        from ..core.native import load_c_library
-    except ImportError:  # REPLACE-ME: core.native lands on another branch; this stand-in goes then
-        load_c_library = _fallback_load_c_library
-    return load_c_library(source, name)
-
-
-def _fallback_load_c_library(source: str, name: str):  # REPLACE-ME with core.native.load_c_library once merged
-    """Compile ``source`` into a shared library with the system C compiler and load it (private stand-in)."""
-    import os
-    import shutil
-    import subprocess
-    import tempfile
-
-    from ..core.errors import UnsupportedError
-
-    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-    if not cc:
-        raise UnsupportedError("C host callbacks: no C compiler (cc, gcc or clang) on PATH; set CC")
-    folder = tempfile.mkdtemp(prefix="cugraphlab-c-")
-    src, lib = os.path.join(folder, f"{name}.c"), os.path.join(folder, f"lib{name}.so")
-    with open(src, "w") as f:
-        f.write(source)
-    r = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", lib, src], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise UnsupportedError(f"C host callbacks: {cc} could not compile the callback: {r.stderr.strip()[:300]}")
-    return ctypes.CDLL(lib)
-
-
 def _c_trampoline(lib, symbol: str) -> Trampoline:
     counter = ctypes.c_uint64(0)
     fn = getattr(lib, symbol)
@@ -155,7 +125,7 @@ class HostCallback(Resource):
     def c_counter(cls) -> "HostCallback":
         """The C counting callback (C_COUNTER_SOURCE) compiled with the system compiler and loaded; no GIL needed.
         UnsupportedError where no C compiler is found."""
-        return cls(_c_trampoline(_load_c(C_COUNTER_SOURCE, C_COUNTER_NAME), C_COUNTER_NAME))
+        return cls(_c_trampoline(load_c_library(C_COUNTER_SOURCE, C_COUNTER_NAME), C_COUNTER_NAME))
 
     @classmethod
     def c_function(cls, lib, symbol: str) -> "HostCallback":

@@ -145,12 +145,18 @@ def alloc_node_params(device, nbytes: int):
     return p
 
 
-def add_alloc_node(graph, device, nbytes: int, deps=()) -> tuple:
-    """Add an alloc node of ``nbytes`` on ``device`` after ``deps`` (cuGraphAddMemAllocNode).
+def add_alloc_node(graph, device, nbytes: int, deps=()):
+    """Add an alloc node of ``nbytes`` on ``device`` after ``deps`` (cuGraphAddMemAllocNode); returns the node,
+    like every other ``add_*`` function.
 
-    Returns (node, dptr): the driver writes the allocation's address into the params' ``dptr`` when it makes the
-    node; nodes that use the memory must come after this node and before its free node.
+    The driver chooses the allocation's address when it makes the node: ``alloc_node_info(node)`` reads it back
+    (with the size). Nodes that use the memory must come after this node and before its free node.
     """
+    return _add_alloc(graph, device, nbytes, deps)[0]
+
+
+def _add_alloc(graph, device, nbytes: int, deps) -> tuple:
+    """(node, dptr): the address the driver wrote into the params as it made the node (no second call)."""
     p = alloc_node_params(device, nbytes)
     deps = list(deps)
     node = cu("cuGraphAddMemAllocNode", as_handle(graph), deps or None, len(deps), p)
@@ -285,7 +291,7 @@ class MemoryGraph(Graph):
     def alloc(self, nbytes: int, deps=()) -> Allocation:
         """Add an alloc node of ``nbytes`` after ``deps``; returns the Allocation (its ``dptr`` usable at once)."""
         self.require_open()
-        node, dptr = add_alloc_node(self.handle, self.device, nbytes, deps)
+        node, dptr = _add_alloc(self.handle, self.device, nbytes, deps)
         a = Allocation(node, dptr, int(nbytes))
         self.allocations.append(a)
         return a

@@ -44,7 +44,7 @@ from ..core.errors import CudaError, CugraphlabError, InvalidArgumentError, Unsu
 from ..core.native_builtin import (NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api, libcuda_entry,
                                    make_builtin, python_api, raise_native_status)
 from .handles import as_handle
-from .update import UPDATE_REASONS
+from .update import SUCCESS, UPDATE_REASONS, exec_update_report
 
 __all__ = ["NativeExecUpdate", "NativeKernelNodeSetParams", "NATIVE_UPDATE_SOURCE", "native_update_library",
            "exec_update_entry", "set_params_entry", "UPDATE_FAILURE"]
@@ -334,7 +334,7 @@ class NativeExecUpdate(_NativeGraphCall):
 
         with NativeExecUpdate(exe, graph) as upd:
             upd.fire()                 # None, or the CudaError naming the CUresult, info.result and the node
-            ok, result, node, reason = upd.update()    # try_exec_update's answer: a refusal is not raised
+            report = upd.update()      # an UpdateReport, try_exec_update's answer: a refusal is not raised
 
     After each call ``info`` (a ``CUgraphExecUpdateResultInfo`` in the C struct), ``result`` and ``error_node``
     hold the driver's account. ``graph_exec`` and ``graph`` are kept referenced; close this object before them.
@@ -361,17 +361,16 @@ class NativeExecUpdate(_NativeGraphCall):
         """A label of the node the driver blamed in the last call (None: no node)."""
         return _node_label(self._state.info.errorNode)
 
-    def update(self) -> tuple[bool, str, str | None, str]:
-        """One call; (updated, result name, error node label, reason) like ``graphs.update.try_exec_update``. A
-        refused update (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) is returned; any other failure raises."""
+    def update(self):
+        """One call; an UpdateReport like ``graphs.update.try_exec_update``'s. A refused update
+        (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) is reported; any other failure raises."""
         try:
             self.fire()
         except CudaError as e:
             if e.code != UPDATE_FAILURE:
                 raise
-            name = self.result
-            return False, name, self.error_node, UPDATE_REASONS.get(name, "the driver refused the update")
-        return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
+            return exec_update_report(self.result, self.error_node)
+        return exec_update_report(SUCCESS)
 
     def __repr__(self) -> str:
         return f"<NativeExecUpdate {'closed' if self.closed else 'open'}{' nogil' if self.release_gil else ''}>"

@@ -36,13 +36,17 @@ from ..core.errors import check
 from .build import kernel_node_params
 from .inspect import node_label
 
-__all__ = ["UpdateReport", "try_exec_update", "set_kernel_params", "UPDATE_REASONS", "DirectExecUpdate",
+__all__ = ["UpdateReport", "SUCCESS", "exec_update_report", "try_exec_update", "set_kernel_params", "UPDATE_REASONS", "DirectExecUpdate",
            "ResultInfo"]
+
+
+SUCCESS = "CU_GRAPH_EXEC_UPDATE_SUCCESS"
 
 
 @dataclass(frozen=True)
 class UpdateReport:
-    """Which way an update went: ``path`` is "set_params", "exec_update" or "reinstantiate".
+    """Which way an update went: ``path`` is "set_params", "exec_update" or "reinstantiate"; ``updated`` and
+    ``refused`` say whether the executable took the new parameters.
 
     ``result`` is the driver's CUgraphExecUpdateResult name for cuGraphExecUpdate (empty for set_params);
     ``error_node`` names the node the driver blamed; ``reason`` says it in words; ``host_us`` is the host time
@@ -56,8 +60,14 @@ class UpdateReport:
     host_us: float = 0.0
 
     @property
+    def updated(self) -> bool:
+        """The executable runs the new parameters without being instantiated again."""
+        return self.path == "set_params" or (self.path == "exec_update" and self.result in ("", SUCCESS))
+
+    @property
     def refused(self) -> bool:
-        return self.path == "reinstantiate"
+        """The driver refused the update (the caller re-instantiated, or must)."""
+        return not self.updated
 
     def __str__(self) -> str:
         text = f"{self.path} ({self.host_us:.1f} us host)"
@@ -102,7 +112,7 @@ class DirectExecUpdate:
         upd = DirectExecUpdate(exe)          # libcuda's cuGraphExecUpdate_v2 (prototyped), exe's handle made once
         call = upd.bind(graph)               # the graph's handle made once: call is a partial of the C function
         status = call()                      # one C call; 0 is CUDA_SUCCESS; upd.info holds the result info
-        ok, result, node, reason = upd.update(graph)   # the same answer as try_exec_update
+        report = upd.update(graph)           # an UpdateReport, the same answer as try_exec_update
 
     ``fn`` replaces libcuda's function (tests; a CFUNCTYPE object, whose prototype converts the ``c_void_p``
     arguments). UnsupportedError where libcuda.so.1 cannot be opened through ctypes. The executable graph (and each
@@ -132,13 +142,13 @@ class DirectExecUpdate:
         call.exe = self.exe  # type: ignore[attr-defined]
         return call
 
-    def update(self, graph) -> tuple[bool, str, str | None, str]:
-        """cuGraphExecUpdate; (updated, result name, error node label, reason) like ``try_exec_update``; any
-        failure other than CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE raises its typed CudaError."""
+    def update(self, graph) -> UpdateReport:
+        """cuGraphExecUpdate; an UpdateReport like ``try_exec_update``'s; any failure other than
+        CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE raises its typed CudaError."""
         d = driver_module()
         status = self.fn(self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         if status == 0:
-            return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
+            return exec_update_report(SUCCESS)
         if status != int(d.CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE):
             check((d.CUresult(status),), "cuGraphExecUpdate (ctypes)")
         try:
@@ -146,7 +156,7 @@ class DirectExecUpdate:
         except ValueError:
             name = f"CUgraphExecUpdateResult {self.info.result}"
         node = _label(d.CUgraphNode(self.info.errorNode)) if self.info.errorNode else None
-        return False, name, node, UPDATE_REASONS.get(name, "the driver refused the update")
+        return exec_update_report(name, node)
 
 
 def _result_info_from_driver(exe_handle, graph_handle):
@@ -181,12 +191,23 @@ UPDATE_REASONS = {
 }
 
 
-def try_exec_update(exe, graph) -> tuple[bool, str, str | None, str]:
-    """cuGraphExecUpdate; returns (updated, result name, error node label, reason). Other failures raise."""
+def exec_update_report(result: str, error_node: str | None = None, host_us: float = 0.0) -> UpdateReport:
+    """The UpdateReport of one cuGraphExecUpdate whose CUgraphExecUpdateResult is named ``result``."""
+    reason = "" if result == SUCCESS else UPDATE_REASONS.get(result, "the driver refused the update")
+    return UpdateReport("exec_update", result, error_node, reason, host_us)
+
+
+def try_exec_update(exe, graph) -> UpdateReport:
+    """cuGraphExecUpdate(exe, graph): an UpdateReport whose ``updated`` says whether the driver took it; a refusal
+    (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) is reported with the driver's result, the node it blamed and the
+    reason; any other failure raises its typed CudaError. ``host_us`` is the call's host time (perf_counter_ns).
+    CUDA Driver API, "Graph Management": cuGraphExecUpdate."""
     d = driver_module()
+    t0 = time.perf_counter_ns()
     r = driver_fn("cuGraphExecUpdate")(exe.handle, graph.handle)
+    host_us = (time.perf_counter_ns() - t0) / 1e3
     if r[0] == 0:
-        return True, "CU_GRAPH_EXEC_UPDATE_SUCCESS", None, ""
+        return exec_update_report(SUCCESS, host_us=host_us)
     if r[0] != d.CUresult.CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE:
         check(r, "cuGraphExecUpdate")
     info = r[1] if len(r) > 1 else None
@@ -199,7 +220,7 @@ def try_exec_update(exe, graph) -> tuple[bool, str, str | None, str]:
             name, node = asked
         else:  # no way to the driver's own account: the status code is all there is
             name, node = "CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE", None
-    return False, name, node, UPDATE_REASONS.get(name, "the driver refused the update")
+    return exec_update_report(name, node, host_us)
 
 
 def set_kernel_params(exe, nodes, launches) -> float:

@@ -1,5 +1,11 @@
-"""JSON and CSV result files, written atomically (temp file + ``os.replace``) so an interrupted benchmark never leaves
-a truncated file that a later plotting step would half-read."""
+"""JSON, CSV and text result files, and the paths they go to.
+
+``write_text`` (and ``write_json``, ``write_csv`` on top of it) decides by what the path is: a regular file (or
+nothing yet) is written to a temporary file beside it and renamed over it, so an interrupted benchmark never leaves
+a truncated file that a later plotting step would half-read; a symlink is followed; a character device or a FIFO
+(``/dev/stdout``, ``/dev/null``, a named pipe, a shell's ``>(jq .)``) is written through. ``check_output``
+says ahead of time whether a path can be written that way, ``stem_path`` whether a figure stem names files.
+"""
 from __future__ import annotations
 
 import csv
@@ -9,13 +15,17 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-__all__ = ["Tee", "read_csv", "read_json", "to_jsonable", "write_csv", "write_json"]
+from ..core.errors import InvalidArgumentError
+
+__all__ = ["Tee", "check_output", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
+           "write_text"]
 
 _INT_TEXT = re.compile(r"^[+-]?\d+$")
 _FLOAT_TEXT = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:inf|nan)$")
@@ -53,28 +63,137 @@ def to_jsonable(obj: Any) -> Any:
     raise TypeError(f"cannot convert {type(obj).__name__} to JSON")
 
 
-def _atomic_write_text(path: str | os.PathLike, text: str, *, newline: str | None = None) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Same directory as the target so os.replace is a same-filesystem rename.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _umask() -> int:
+    """This process's umask, read without changing it where Linux tells it (os.umask can only be read by setting)."""
     try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _stream_kind(mode: int) -> str | None:
+    """'character device' or 'FIFO' for what is written through, None for a regular file."""
+    if stat.S_ISCHR(mode):
+        return "character device"
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    return None
+
+
+def _target(path: Path) -> tuple[Path, os.stat_result | None]:
+    """The path written to and its stat (None: absent). A regular file behind a symlink is its target (even a
+    dangling link's, created); anything else is opened through the name given, so that a shell's ``/dev/fd/63``
+    (a link the kernel resolves, whose text ``pipe:[...]`` names no file) still reaches its pipe."""
+    try:
+        st = os.stat(path)  # follows every link
+    except (FileNotFoundError, NotADirectoryError):  # absent, or under a file (refused by check_output)
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return path, st
+    return (Path(os.path.realpath(path)) if path.is_symlink() else path), st
+
+
+def check_output(path: str | os.PathLike) -> str:
+    """What ``write_text`` would do with ``path``: ``"replace"`` (a regular file, or none yet: written beside it and
+    renamed over it) or ``"write through"`` (a character device or a FIFO). InvalidArgumentError, one line, for a
+    path that cannot be written: empty, a folder, a block device or a socket, an unwritable file, a parent that
+    is a file, or a folder this process cannot create files in."""
+    text = os.fspath(path)
+    if not text:
+        raise InvalidArgumentError("an empty path: give a file path")
+    target, st = _target(Path(text))
+    shown = text if target == Path(text) else f"{text} (a link to {target})"
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise InvalidArgumentError(f"{shown}: is a folder; give a file path")
+        if _stream_kind(st.st_mode):
+            if not os.access(target, os.W_OK):
+                raise InvalidArgumentError(f"{shown}: the {_stream_kind(st.st_mode)} is not writable")
+            return "write through"
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidArgumentError(f"{shown}: not a regular file, a character device or a FIFO")
+        if not os.access(target, os.W_OK):
+            raise InvalidArgumentError(f"{shown}: the file is not writable")
+    folder = target.parent
+    while not folder.exists() and folder.parent != folder:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InvalidArgumentError(f"{shown}: {folder} is not a folder")
+    try:  # a real probe: os.access says yes to root even on a read-only file system
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".cugraphlab-probe-"):
+            pass
+    except OSError as e:
+        raise InvalidArgumentError(f"{shown}: cannot write in {folder} ({e.strerror or e})") from None
+    return "replace"
+
+
+def stem_path(stem: str | os.PathLike) -> Path:
+    """``stem`` as the Path that figure files are named from (``STEM.png``, ``STEM.svg``, ``STEM_timeline.png``).
+
+    A stem names files, so one that names a folder is refused (InvalidArgumentError, one line): empty, ending in
+    ``/`` (``plots/`` would otherwise write ``plots.png`` beside the folder), or ending in ``.`` or ``..``. Write
+    the folder and a name: ``plots/run``."""
+    text = os.fspath(stem)
+    seps = tuple(s for s in (os.sep, os.altsep) if s)
+    last = Path(text).name if text else ""
+    if not text or text.endswith(seps) or last in ("", ".", ".."):
+        raise InvalidArgumentError(f"{text!r} names a folder, not files: a stem is a path without its suffix "
+                                   f"(STEM.png, STEM.svg); write a name too, e.g. {os.path.join(text or '.', 'figure')}")
+    return Path(text)
+
+
+def write_text(path: str | os.PathLike, text: str, *, newline: str | None = None) -> Path:
+    """Write ``text`` (UTF-8) to ``path``; returns ``path`` as a Path.
+
+    By what ``path`` is:
+
+    - a regular file, or nothing yet: the text goes to a temporary file in the same folder (missing folders are
+      created), flushed and fsynced, then ``os.replace``-d over the target, so a reader sees the old file or the
+      new one, never half of one. The new file has the mode a plain ``open(path, "w")`` would give it: an existing
+      file's permission bits are kept, a new file gets ``0o666`` less the umask (not mkstemp's ``0600``).
+    - a symlink: followed, and its target written as above; the link stays a link (a dangling link's target is
+      created).
+    - a character device or a FIFO (``/dev/stdout``, ``/dev/null``, a named pipe, a shell's ``>(jq .)``): written
+      through, in place. These are streams, not files a later reader could find half-written, and replacing one
+      would put a regular file where ``/dev/null`` was (as root) or leave the reader of the pipe waiting forever;
+      so ``--json /dev/stdout`` prints the record, as every Unix tool's output option does.
+    - anything else (a folder, a block device, a socket): refused before anything is written
+      (InvalidArgumentError, from ``check_output``).
+    """
+    given = Path(path)
+    if check_output(given) == "write through":
+        with open(_target(given)[0], "w", encoding="utf-8", newline=newline) as fh:
+            fh.write(text)
+        return given
+    target, st = _target(given)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
+    # Same directory as the target so os.replace is a same-filesystem rename.
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
         raise
-    return path
+    return given
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> Path:
-    """Atomically write ``obj`` as indented JSON (key order preserved).
+    """Write ``obj`` as indented JSON (key order preserved), as ``write_text`` writes.
 
     Converts via :func:`to_jsonable`; creates parent directories. The
     conversion happens before anything is written, so an unserializable
@@ -82,7 +201,7 @@ def write_json(path: str | os.PathLike, obj: Any) -> Path:
     """
     text = json.dumps(to_jsonable(obj), indent=2, sort_keys=False,
                       ensure_ascii=False, allow_nan=False) + "\n"
-    return _atomic_write_text(path, text)
+    return write_text(path, text)
 
 
 def read_json(path: str | os.PathLike) -> Any:
@@ -99,7 +218,7 @@ def _csv_cell(value: Any) -> Any:
 
 
 def write_csv(path: str | os.PathLike, rows: Iterable[Mapping[str, Any] | Any]) -> Path:
-    """Atomically write flat dicts (or dataclass instances) as CSV.
+    """Write flat dicts (or dataclass instances) as CSV, as ``write_text`` writes.
 
     The header is the union of keys in first-seen order; missing cells and
     ``None`` are written empty. With no rows an empty file is written.
@@ -122,7 +241,7 @@ def write_csv(path: str | os.PathLike, rows: Iterable[Mapping[str, Any] | Any]) 
         writer = csv.DictWriter(buf, fieldnames=list(header), restval="", lineterminator="\n")
         writer.writeheader()
         writer.writerows(dict_rows)
-    return _atomic_write_text(path, buf.getvalue(), newline="")
+    return write_text(path, buf.getvalue(), newline="")
 
 
 def _parse_cell(text: str) -> Any:

@@ -4,7 +4,7 @@ the footprint step by step with cuMemGetInfo's free memory, the reuse checks; th
 Pure: a record in, text out."""
 from __future__ import annotations
 
-from ..bench.memnodes import AMORTIZE, MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW, PRE_ROW
+from ..bench.graphs.memnodes import AMORTIZE, MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW, PRE_ROW
 from .env import versions_line
 from .tables import fmt_count, format_table
 

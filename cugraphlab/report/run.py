@@ -106,4 +106,5 @@ def render_compile(report) -> str:
     table = format_table(["kernel", "kind", "arch", "bytes", "registers", "cache", "ms"], rows)
     foot = (f"NVRTC {report.nvrtc}, {len(rows)} kernels in {total_ms:.1f} ms; "
             f"cache: {report.cache_folder or 'off'}")
-    return "\n".join((f"cugraphlab compile {report.note}".rstrip(), "", table, "", foot))
+    head = f"cugraphlab compile: {report.note}" if report.note else "cugraphlab compile"
+    return "\n".join((head, "", table, "", foot))

@@ -350,10 +350,10 @@ def write_scaling_json(path, result) -> Path:
     """Write a scaling record (a ScalingResult or its dict) to ``path`` as ``report.files.write_json`` does
     (indented, strict JSON, atomic), with each innermost list or object (raw samples, a summary, an interval) on
     one line. Returns the path written."""
-    from .files import _atomic_write_text, to_jsonable
+    from .files import to_jsonable, write_text
 
     text = json.dumps(to_jsonable(result), indent=2, ensure_ascii=False, allow_nan=False)
     # JSON strings never hold a raw newline, so only the indentation between items goes
     text = _INNERMOST.sub(lambda m: re.sub(r"\n\s*", " ", m.group(0)).replace("[ ", "[").replace("{ ", "{")
                           .replace(" ]", "]").replace(" }", "}"), text)
-    return _atomic_write_text(path, text + "\n")
+    return write_text(path, text + "\n")

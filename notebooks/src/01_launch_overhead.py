@@ -108,14 +108,17 @@ print("the events' time per kernel follows the host's calls: the GPU waited for 
 # %% [markdown]
 # ## On the H200: how long a kernel is busy
 # Events cannot say how long a kernel works when the GPU waits for the host between kernels. The committed
-# `benchmarks/floor.py` record can: each kernel stamps `%globaltimer` when its first block starts and its last
-# block ends. At 1,024 floats (the smallest size it measured):
+# floor study's record can (`benchmarks/studies/floor`): each kernel stamps `%globaltimer` when its first block
+# starts and its last block ends. At 1,024 floats (the smallest size it measured), in µs: a kernel's busy time, the
+# gap between two kernels of one graph and between two graphs, and one launch's host time from Python and from C:
 
 # %% [record] the chain's kernels on the H200: busy time, gaps, host launch cost
-floor = show_record("floor", "1,024 floats: kernels busy", "1,024 floats: C:", part=("floor",))
+floor = show_record("floor", "rows:", r"re:^ +1024  (busy_add|gap_inside|gap_boundary|host_launch_py|host_launch_c) ",
+                    part=("floor",), within="rows:")
 
 # %% [gpu] draws one call's host time, the events' time per kernel and the H200's busy time per kernel
-busy = floor.row(1024, "busy_add").us if floor is not None else float("nan")
+rows = floor.get("rows", []) if isinstance(floor, dict) else [vars(r) for r in getattr(floor, "rows", [])]
+busy = next((r["us"] for r in rows if r["size"] == 1024 and r["key"] == "busy_add"), float("nan"))
 fig, ax = new_figure(6.5, 2.6)
 ax.barh(["host: one cuLaunchKernel", "events: per kernel (N=4096)", "H200: add busy (N=1024)"],
         [c1.median, dv.median / 4, busy], color=["tab:orange", "tab:gray", "tab:blue"])

@@ -90,8 +90,9 @@ try:
 except CudaError as e:
     refused = True
     print("refused:", e.name)
-updated, result, node, reason = try_exec_update(exe, g_short)
-print(f"result: {result}; node: {node}; reason: {reason}")
+report = try_exec_update(exe, g_short)
+updated = report.updated
+print(f"result: {report.result}; node: {report.error_node}; reason: {report.reason}")
 assert refused and not updated, "an update to another topology must be refused"
 run_and_check("after the refused update (still the graph of (2))", expected_b)
 
@@ -123,8 +124,7 @@ show_figure(fig)
 # process, paired, for an update that changes every node's parameters.
 
 # %% [record] cuGraphExecUpdate from C and from Python on the H200
-show_record("exec_update", "changed parameters  C ", "changed parameters  bindings   ", "changed parameters  native  ",
-            "The driver alone", part=("paired",))
+show_record("exec_update", "rows:", r"re:^changed parameters  (C|bindings|native) +\d", part=("paired",), within="rows:")
 
 # %% [markdown]
 # ## What it means
@@ -156,7 +156,7 @@ grade(1, half_out, _check1)
 # %% [markdown exercise 2]
 # ### Exercise 2 · Is a reordered graph the same graph? (GPU)
 # Capture `launches_b` in another order, `mul` first: `launches_b[1], launches_b[0], launches_b[2], launches_b[3]`,
-# and try `try_exec_update(exe, that_graph)`. Put its `(updated, result)` in `reordered`. Predict first: is it
+# and try `try_exec_update(exe, that_graph)`. Put the UpdateReport it answers in `reordered`. Predict first: is it
 # refused? (The driver pairs nodes by kind and position in the topology, not by what they compute.)
 
 # %% [exercise 2]
@@ -164,7 +164,7 @@ reordered = None
 
 # %% [check 2 gpu] what the driver answered, and what the executable computes now
 def _check2(answer):
-    updated, result = answer
+    updated, result = answer.updated, answer.result
     if not updated:
         return True, f"refused: {result}: the executable keeps the graph of (2)"
     chain.poison()

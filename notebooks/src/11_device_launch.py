@@ -138,7 +138,7 @@ def per_iteration(enqueue, iterations):
     enqueue()  # warm-up
     st.synchronize()
     start.record(st); enqueue(); end.record(st); end.synchronize()
-    return start.elapsed_ms(end) * 1e3 / iterations
+    return start.elapsed_us(end) / iterations
 def enqueue_again():
     cu("cuMemsetD32Async", count.handle, 0, 2, s); cu("cuMemsetD32Async", status.handle, 0, 1, s)
     cu("cuGraphLaunch", loop_exe.handle, s)

@@ -92,11 +92,12 @@ ax.set_ylabel("device us per iteration"); ax.tick_params(axis="x", labelsize=7);
 
 # %% [markdown]
 # ## On the H200: PDL in the chain's floor
-# The committed `benchmarks/floor.py` record: the chain's graph per iteration, plain against PDL and "PDL early",
-# and the saving per programmatic edge (a paired difference), at two sizes.
+# The committed floor study's record (`benchmarks/studies/floor`): the chain's graph per iteration, plain against
+# PDL, and the saving per programmatic edge (a paired difference), at 2^20 and 1,024 floats (µs).
 
 # %% [record] PDL against plain graphs on the H200
-show_record("floor", "one graph per iteration:", "50 iterations per graph:", part=("floor",))
+show_record("floor", "rows:", r"re:^ *(1048576|1024)  (graph_iter|pdl_graph_iter|pdl_saving) ", part=("floor",),
+            within="rows:")
 
 # %% [markdown]
 # ## What it means

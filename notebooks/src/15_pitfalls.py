@@ -82,9 +82,9 @@ cu("cuStreamBeginCapture", s, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREA
 for L in chain.launches + [chain.launches[-1]]:
     cu("cuLaunchKernel", *L.call_args)
 longer = Graph(dev, cu("cuStreamEndCapture", s))
-updated, result, node, reason = try_exec_update(exe, longer)
-print(f"caught: {result} ({reason})")
-assert not updated and "TOPOLOGY" in result, result
+report = try_exec_update(exe, longer)
+print(f"caught: {report.result} ({report.reason})")
+assert report.refused and "TOPOLOGY" in report.result, report.result
 new_exe = longer.instantiate()  # the fallback that always works
 chain.randomize(); chain.poison()
 cu("cuGraphLaunch", new_exe.handle, s); cu("cuStreamSynchronize", s)

@@ -155,22 +155,17 @@ else:
 #: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
 RECORDS = tuple(f"benchmarks/results/2026-12-01_H200_round{n}" for n in (5, 4, 3))
 COURSE_REPO = @COURSE_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
-#: How each kind of record is drawn: cugraphlab.report.<module>.<function>(record) -> text.
-RENDERERS = {"floor": "floor.render_floor", "compare": "compare.render_compare", "scaling": "scaling.render_scaling",
-             "switch": "switch.render_switch", "nodes": "nodes.render_nodes", "memnodes": "memnodes.render_memnodes",
-             "devlaunch": "devlaunch.render_devlaunch", "doctor": "doctor.render_doctor",
-             "update": "graphs.render_update", "exec_update_paired": "exec_update.render_exec_update",
-             "floor_studies": "floor_studies.render_floor_studies", "pdl": "pdl.render_pdl"}
 
 
 def render(result) -> str:
-    """The text of a result record (live or committed), or of a capture doctor's Diagnosis, as its command prints it."""
-    import importlib
+    """The text of a result record (live, or a committed one or its JSON dict) as its command prints it
+    (``cugraphlab show``: report.render_record; a kind the package has no class for is shown plainly), or of a
+    capture doctor's Diagnosis."""
     if type(result).__name__ == "Diagnosis":
         from cugraphlab.report.doctor import render_diagnosis
         return render_diagnosis(result)
-    module, fn = RENDERERS[result.KIND.split(".", 1)[1]].split(".")
-    return getattr(importlib.import_module(f"cugraphlab.report.{module}"), fn)(result)
+    from cugraphlab.report import render_record
+    return render_record(result)
 
 
 def pick(text: str, keep=(), limit: int = 11, within: str | None = None) -> str:
@@ -208,12 +203,11 @@ def show(result, *keep, limit: int = 11, within: str | None = None) -> None:
 
 
 def h200_record(name, *part):
-    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it)
-    rebuilt as its result object, so the report functions draw it without a GPU; ``part``: the keys leading to the
-    record inside a benchmark file that holds several. From this checkout, else (on Colab) from GitHub; None, with
-    one line saying why, where neither has it."""
+    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it), as
+    its JSON object (``part``: the keys leading to the record inside a file that holds several), printed first as
+    one line: where it came from and on what. From this checkout, else (on Colab) from GitHub; None, with one line
+    saying why, where neither has it."""
     import json, pathlib, urllib.request
-    from cugraphlab.bench import record_from_dict
     from cugraphlab.report.env import versions_line
     files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
     here = pathlib.Path.cwd()
@@ -241,12 +235,12 @@ def h200_record(name, *part):
         data = json.loads(text)
         for key in part:
             data = data[key]
-        record = record_from_dict(data, file)
-    except Exception as e:  # unreadable, or a kind this cugraphlab does not know
+        env = data.get("env") or {}
+    except Exception as e:  # unreadable, or not the record asked for
         print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
         return None
-    print(f"H200 record: {where} ({' | '.join(versions_line(record.env).split(' | ')[:3])})")
-    return record
+    print(f"H200 record: {where} ({' | '.join(versions_line(env).split(' | ')[:3])})")
+    return data
 
 
 def course_file(path):
@@ -269,12 +263,23 @@ def course_file(path):
 
 
 def show_record(name, *keep, part=(), limit: int = 11, within: str | None = None):
-    """Print the committed H200 record ``name`` through its kind's renderer: the lines holding one of ``keep``
-    (with their tables' headers), at most ``limit``. Returns the record (None, with one line, where unreadable)."""
-    record = h200_record(name, *part)
-    if record is not None:
-        show(record, *keep, limit=limit, within=within)
-    return record
+    """Print the committed H200 record ``name`` as its command printed it (``render``): the lines holding one of
+    ``keep`` (with their tables' headers), at most ``limit``. Returns the record: its Record object where this
+    cugraphlab has its kind, else its JSON dict (a study's record); None, with one line, where unreadable."""
+    data = h200_record(name, *part)
+    if data is None:
+        return None
+    try:
+        text = render(data)
+    except Exception as e:  # a record this version cannot show
+        print(f"(not shown: {type(e).__name__}: {e})")
+        return data
+    print(pick(text, keep, limit, within))
+    try:
+        from cugraphlab.bench import record_from_dict
+        return record_from_dict(data, name)
+    except Exception:  # a kind the package has no class for: the dict
+        return data
 
 
 def show_graph(graph, title=""):

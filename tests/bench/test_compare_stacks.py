@@ -175,8 +175,8 @@ def test_cli_parser_and_validation():
     args = resolve_preset(parser.parse_args(["compare", "--size", "2^20,1024", "--stacks", "torch,jax", "--rounds",
                                              "3"]))
     assert args.size == [1 << 20, 1024] and args.stacks == "torch,jax" and args.rounds == 3
-    cfg = validate_compare(args.size, args.iters, args.ops, args.repeats, args.device, args.scalar, args.stacks,
-                           args.rounds, None, 0, args.timeout)
+    cfg = validate_compare(size=args.size, iters=args.iters, ops=args.ops, repeats=args.repeats, device=args.device,
+                           scalar=args.scalar, stacks=args.stacks, rounds=args.rounds, timeout_s=args.timeout)
     assert cfg["stacks"] == ["torch", "jax"] and cfg["launches"] == 5000
     with pytest.raises(SystemExit):
         parser.parse_args(["compare", "--size", "0"])

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cugraphlab.bench.devlaunch import (DevlaunchResult, LatencyRow, LoopRow, SegmentRow, latency_rows,
+from cugraphlab.bench.graphs.devlaunch import (DevlaunchResult, LatencyRow, LoopRow, SegmentRow, latency_rows,
                                         timeline_segments)
-from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.stats.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,7 +129,7 @@ def test_parser():
 
 
 def test_iterations_must_be_a_multiple_of_the_unroll():
-    from cugraphlab.bench.devlaunch import measure_devlaunch
+    from cugraphlab.bench.graphs.devlaunch import measure_devlaunch
     from cugraphlab.core.errors import InvalidArgumentError
 
     with pytest.raises(InvalidArgumentError, match="multiple of unroll"):

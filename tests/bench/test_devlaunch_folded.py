@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cugraphlab.bench import devlaunch as bd
-from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.graphs import devlaunch as bd
+from cugraphlab.bench.stats.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[2]
 

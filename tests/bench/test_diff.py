@@ -16,7 +16,7 @@ from helpers.synthetic_records import KIND, environment, noisy, probe_record  # 
 
 from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,  # noqa: E402
                                    read_record_file)
-from cugraphlab.bench.records import RecordError  # noqa: E402
+from cugraphlab.bench.records.record import RecordError  # noqa: E402
 from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
 
 ENV = {"host": "test"}  # the diff's own environment: skip collect() in most tests

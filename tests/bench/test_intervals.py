@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from cugraphlab.bench import intervals as iv
-from cugraphlab.bench.intervals import (AMBIGUOUS, FASTER, SAME, SLOWER, RatioInterval, compare_samples,
+from cugraphlab.bench.stats import intervals as iv
+from cugraphlab.bench.stats.intervals import (AMBIGUOUS, FASTER, SAME, SLOWER, RatioInterval, compare_samples,
                                         mann_whitney, ratio_of_medians, split_modes, unit_direction, verdict)
 
 
@@ -261,7 +261,7 @@ def test_grouped_samples_widen_the_interval_when_processes_disagree():
     an interval that holds both, where a plain bootstrap of the pooled values would claim a tight one."""
     import numpy as np
 
-    from cugraphlab.bench.intervals import ratio_of_medians
+    from cugraphlab.bench.stats.intervals import ratio_of_medians
 
     rng = np.random.default_rng(3)
     # A: three processes, one of them in the slow mode; B: three processes, all fast

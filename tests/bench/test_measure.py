@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.bench.sweep import bytes_per_iteration, chain_ops
+from cugraphlab.bench.measure.sweep import bytes_per_iteration, chain_ops
 
 
 def test_chain_ops_repeat_the_classic_four():

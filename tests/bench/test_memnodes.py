@@ -17,7 +17,7 @@ def result(tmp_path_factory):
     try:  # module scope runs before conftest's per-test private cache: set one here too
         mp.setenv("CUGRAPHLAB_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "nvrtc-cache"))
         fake_memnodes.install(mp)
-        from cugraphlab.bench.memnodes import measure_memnodes
+        from cugraphlab.bench.graphs.memnodes import measure_memnodes
 
         return measure_memnodes(0, [2048, 1024], 20, 2, first_samples=2, seed=5)
     finally:
@@ -25,7 +25,7 @@ def result(tmp_path_factory):
 
 
 def test_record_has_its_kind_clocks_samples_and_rows(result):
-    from cugraphlab.bench.memnodes import (FIRST_ROWS, MEM_AMORTIZED_ROW, MEM_ROW, MEM_ROWS, PRE_AMORTIZED_ROW,
+    from cugraphlab.bench.graphs.memnodes import (FIRST_ROWS, MEM_AMORTIZED_ROW, MEM_ROW, MEM_ROWS, PRE_AMORTIZED_ROW,
                                            PRE_ROW)
     from cugraphlab.experiment.memchain import MEMCHAIN_SHAPES
 
@@ -67,7 +67,7 @@ def test_footprint_walk_shows_the_pool_keeping_memory_until_the_trim(result):
 
 
 def test_footprint_check_fails_when_trim_gives_nothing_back():
-    from cugraphlab.bench.memnodes import FREE_SLACK, FootprintStep, _footprint_check
+    from cugraphlab.bench.graphs.memnodes import FREE_SLACK, FootprintStep, _footprint_check
 
     start = FootprintStep("start", 0, 0, 0, 0, 10 << 30)
     destroyed = FootprintStep("exec destroyed (cuGraphExecDestroy)", 32 << 20, 32 << 20, 32 << 20, 32 << 20,
@@ -88,10 +88,10 @@ def test_verified_needs_bit_exact_outputs(result):
 def test_goal_is_judged_on_the_best_shape_by_device_medians(result):
     from dataclasses import replace
 
-    from cugraphlab.bench.memnodes import GOAL_PCT
-    from cugraphlab.bench.stats import summarize
+    from cugraphlab.bench.graphs.memnodes import GOAL_PCT
+    from cugraphlab.bench.stats.summary import summarize
 
-    from cugraphlab.bench.memnodes import MEM_ROWS, PRE_ROW
+    from cugraphlab.bench.graphs.memnodes import MEM_ROWS, PRE_ROW
 
     s = result.size(1024)
     mems = [s.steady_row(MEM_ROWS[sh]) for sh in ("line", "parallel", "parallel_end", "block")]
@@ -157,7 +157,7 @@ def test_parser_shapes_are_the_experiments():
 
 def test_measure_times_line_and_the_shapes_asked_for(monkeypatch):
     fake_memnodes.install(monkeypatch)
-    from cugraphlab.bench.memnodes import MEM_ROWS, PRE_ROW, measure_memnodes
+    from cugraphlab.bench.graphs.memnodes import MEM_ROWS, PRE_ROW, measure_memnodes
     from cugraphlab.core.errors import InvalidArgumentError
 
     r = measure_memnodes(0, [512], 4, 1, first_samples=1, seed=1, shapes=["block"])

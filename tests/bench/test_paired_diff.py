@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from cugraphlab.bench.paired_diff import MIN_ROUNDS, goal_verdict, paired_difference, sign_test
+from cugraphlab.bench.stats.paired_diff import MIN_ROUNDS, goal_verdict, paired_difference, sign_test
 
 
 def test_sign_test_known_values():

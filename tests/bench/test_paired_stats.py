@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from cugraphlab.bench.paired_stats import (
+from cugraphlab.bench.stats.paired_stats import (
     Interval,
     hierarchical_bootstrap,
     paired,

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cugraphlab.bench.rebuild import record_class, record_from_dict
-from cugraphlab.bench.records import RecordError
+from cugraphlab.bench.records.kinds import record_class, record_from_dict
+from cugraphlab.bench.records.record import RecordError
+
+import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.floor, registered)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "2026-12-01_H200_round3"
@@ -30,7 +32,7 @@ def _record(name, *part):
 
 def _renderers():
     from cugraphlab.report.devlaunch import render_devlaunch
-    from cugraphlab.report.floor import render_floor
+    from studies.floor.report import render_floor
     from cugraphlab.report.memnodes import render_memnodes
     from cugraphlab.report.nodes import render_nodes
     from cugraphlab.report.switch import render_switch
@@ -55,7 +57,7 @@ def test_a_rebuilt_record_renders_what_the_h200_printed(case):
 
 
 def test_rebuilt_rows_are_objects_with_their_properties():
-    from cugraphlab.bench.stats import Summary
+    from cugraphlab.bench.stats.summary import Summary
 
     m = record_from_dict(_record("memnodes"))
     s = m.sizes[0]

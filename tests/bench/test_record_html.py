@@ -4,9 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cugraphlab.bench.record_html import html_table, main_table
-from cugraphlab.bench.records import Record, clocks
-from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.records.html import html_table, main_table
+from cugraphlab.bench.records.record import Record, clocks
+from cugraphlab.bench.stats.summary import summarize
 
 
 @dataclass(kw_only=True)

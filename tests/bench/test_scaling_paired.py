@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from scaling_pairs import instantiate_pairs, launch_pairs
 
-from cugraphlab.bench.scaling_paired import (INSTANTIATE_GOAL, LAUNCH_GOAL_US, evaluate_goals, pair_stats,
+from cugraphlab.bench.scaling.paired import (INSTANTIATE_GOAL, LAUNCH_GOAL_US, evaluate_goals, pair_stats,
                                              paired_analysis, slope_ratio, verdict_of)
 
 NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]

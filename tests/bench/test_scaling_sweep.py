@@ -80,13 +80,13 @@ def sim(monkeypatch):
     monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
     monkeypatch.setattr("cugraphlab.core.device._initialised", False)
     monkeypatch.setattr("cugraphlab.core.device.Device.load_kernels", lambda self, names=None, **kw: fake.kernels)
-    monkeypatch.setattr("cugraphlab.bench.environment.driver_release", lambda: "999.99")
+    monkeypatch.setattr("cugraphlab.bench.records.environment.driver_release", lambda: "999.99")
     return fake
 
 
 @pytest.mark.parametrize("work", ["empty", "chain"])
 def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
-    from cugraphlab.bench.scaling import KEPT_SAMPLES, ScalingResult, make_plan, measure_scaling
+    from cugraphlab.bench.scaling.sweep import KEPT_SAMPLES, ScalingResult, make_plan, measure_scaling
     from cugraphlab.report.scaling import csv_rows, render_scaling
 
     plan = make_plan([1, 4, 16], [1, 2], work=work, repeats=3, budget_s=0.5, rounds=2)
@@ -136,7 +136,7 @@ def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
     C hold of K launches of the same executable, alternating which goes first."""
     from native_graph_fakes import FakeEntry
 
-    from cugraphlab.bench.scaling import PAIR_MIN_SAMPLES, _held_batch, make_plan, measure_scaling
+    from cugraphlab.bench.scaling.sweep import PAIR_MIN_SAMPLES, _held_batch, make_plan, measure_scaling
     from cugraphlab.core.cache import Cache
 
     fake = FakeEntry(us_for=lambda graph: 2.0 * len(sim.graphs[graph]["nodes"]))
@@ -145,7 +145,7 @@ def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
     assert "unavailable" not in r.native and "c_monotonic" in r.clocks
     eligible = [p for p in r.points if p["topology"] == "line" or 4 <= p["nodes"] <= 128]
     assert {p["nodes"] for p in eligible} == {1, 4, 16, 64, 256, 6, 18, 66}
-    from cugraphlab.bench.scaling_paired import resolve_pairs
+    from cugraphlab.bench.scaling.paired import resolve_pairs
 
     samples = 0
     for p in r.points:
@@ -176,8 +176,8 @@ def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
 def test_the_held_rounds_visit_every_point_in_another_order_each_round():
     """Round r starts at point r * n / rounds (a point takes every place once in n rounds); each visit alternates
     the first way."""
-    from cugraphlab.bench.hold import HeldSample
-    from cugraphlab.bench.scaling import _Held, _held_rounds, make_plan
+    from cugraphlab.bench.probes.hold import HeldSample
+    from cugraphlab.bench.scaling.sweep import _Held, _held_rounds, make_plan
     from cugraphlab.experiment.scaling import Shape
 
     class Exe:
@@ -212,15 +212,15 @@ def test_the_held_rounds_visit_every_point_in_another_order_each_round():
 
 
 def test_without_a_driver_library_the_native_floor_says_why(sim, monkeypatch):
-    from cugraphlab.bench import native
-    from cugraphlab.bench.scaling import make_plan, measure_scaling
+    from cugraphlab.bench.native import loops as native
+    from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
     from cugraphlab.core.errors import NoDeviceError
 
     def no_libcuda(names=()):
         raise NoDeviceError("libcuda.so.1 is not loadable (test)")
 
     monkeypatch.setattr(native, "driver_entry_points", no_libcuda)
-    monkeypatch.setattr("cugraphlab.bench.native_graph.driver_entry_points", no_libcuda)
+    monkeypatch.setattr("cugraphlab.bench.native.instantiate.driver_entry_points", no_libcuda)
     r = measure_scaling(0, make_plan([1, 4], [1], repeats=3, budget_s=0.2))
     assert r.native["unavailable"].startswith("NoDeviceError: libcuda.so.1 is not loadable")
     note = r.goals["instantiate_vs_native"]["note"]

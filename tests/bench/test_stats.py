@@ -1,4 +1,4 @@
-"""Tests for cugraphlab.bench.stats (CPU only)."""
+"""Tests for cugraphlab.bench.stats.summary (CPU only)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from cugraphlab.bench.stats import Summary, measure, median_ci_halfwidth, summarize
+from cugraphlab.bench.stats.summary import Summary, sample_adaptively, median_ci_halfwidth, summarize
 
 
 class FakeClock:
@@ -141,7 +141,7 @@ def test_measure_stops_on_spread_at_min_samples():
         calls.append(1)
         return 5.0
 
-    s = measure(fn, warmup=2, min_samples=10, clock_fn=FakeClock(0.0))
+    s = sample_adaptively(fn, warmup=2, min_samples=10, clock_fn=FakeClock(0.0))
     assert s.stop_reason == "spread"
     assert s.n == 10
     assert len(calls) == 12  # warmup included in calls, not in samples
@@ -150,13 +150,13 @@ def test_measure_stops_on_spread_at_min_samples():
 
 def test_measure_discards_warmup():
     values = iter([1000.0, 1000.0, 1000.0] + [2.0] * 100)
-    s = measure(lambda: next(values), warmup=3, min_samples=10, clock_fn=FakeClock(0.0))
+    s = sample_adaptively(lambda: next(values), warmup=3, min_samples=10, clock_fn=FakeClock(0.0))
     assert s.max == 2.0
     assert s.n == 10
 
 
 def test_measure_stops_on_max_samples():
-    s = measure(alternating(), warmup=0, min_samples=5, max_samples=37,
+    s = sample_adaptively(alternating(), warmup=0, min_samples=5, max_samples=37,
                 target_rel_spread=0.01, clock_fn=FakeClock(0.0))
     assert s.stop_reason == "max_samples"
     assert s.n == 37
@@ -166,7 +166,7 @@ def test_measure_stops_on_time_cap():
     # Clock read once before the first sample (t=0) and after each sample
     # (t=k after k samples); elapsed > 10.5 first holds after 11 samples.
     clock = FakeClock(1.0)
-    s = measure(alternating(), warmup=1, min_samples=5, max_samples=1000,
+    s = sample_adaptively(alternating(), warmup=1, min_samples=5, max_samples=1000,
                 time_cap_s=10.5, clock_fn=clock)
     assert s.stop_reason == "time_cap"
     assert s.n == 11
@@ -174,7 +174,7 @@ def test_measure_stops_on_time_cap():
 
 
 def test_measure_time_cap_can_end_before_min_samples():
-    s = measure(lambda: 1.0, warmup=0, min_samples=50, max_samples=100,
+    s = sample_adaptively(lambda: 1.0, warmup=0, min_samples=50, max_samples=100,
                 time_cap_s=2.5, clock_fn=FakeClock(1.0))
     assert s.stop_reason == "time_cap"
     assert s.n == 3
@@ -182,7 +182,7 @@ def test_measure_time_cap_can_end_before_min_samples():
 
 def test_measure_noisy_converges_with_real_distribution():
     rng = np.random.default_rng(7)
-    s = measure(lambda: float(rng.normal(50.0, 1.0)), warmup=0, min_samples=10,
+    s = sample_adaptively(lambda: float(rng.normal(50.0, 1.0)), warmup=0, min_samples=10,
                 max_samples=100000, target_rel_spread=0.002, clock_fn=FakeClock(0.0))
     assert s.stop_reason == "spread"
     assert s.rel_spread <= 0.002
@@ -207,11 +207,11 @@ def test_measure_noisy_converges_with_real_distribution():
 )
 def test_measure_validates_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        measure(lambda: 1.0, clock_fn=FakeClock(0.0), **kwargs)
+        sample_adaptively(lambda: 1.0, clock_fn=FakeClock(0.0), **kwargs)
 
 
 def test_measure_rejects_non_callable_and_nan_samples():
     with pytest.raises(ValueError, match="callable"):
-        measure(3.0)  # type: ignore[arg-type]
+        sample_adaptively(3.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="non-finite"):
-        measure(lambda: float("nan"), warmup=0, clock_fn=FakeClock(0.0))
+        sample_adaptively(lambda: float("nan"), warmup=0, clock_fn=FakeClock(0.0))

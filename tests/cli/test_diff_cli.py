@@ -204,7 +204,7 @@ def test_plot_without_matplotlib_is_refused_before_any_work(cli, capsys, files, 
 
 def test_every_refusal_is_an_invalid_argument_error():
     # The funnel maps InvalidArgumentError (and RecordError, one) to exit 2; nothing else may escape the handler.
-    from cugraphlab.bench.records import RecordError
+    from cugraphlab.bench.records.record import RecordError
 
     assert issubclass(RecordError, InvalidArgumentError) and issubclass(InvalidArgumentError, CugraphlabError)
 

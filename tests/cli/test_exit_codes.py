@@ -37,15 +37,15 @@ def test_compare_without_a_gpu_is_one_line_and_exit_2_before_any_worker(no_gpu, 
     def refuse(*a, **k):
         raise AssertionError("a worker was started without a GPU")
 
-    monkeypatch.setattr("cugraphlab.bench.compare.measure.compare", refuse)
-    monkeypatch.setattr("cugraphlab.bench.compare.compare", refuse)
+    monkeypatch.setattr("cugraphlab.bench.compare.measure.compare_checked", refuse)
+    monkeypatch.setattr("cugraphlab.bench.compare.compare_checked", refuse)
     assert cli.main(["compare", "--stacks", "torch"]) == 2
     assert "no usable GPU" in _one_line(capsys, "compare")
 
 
 def test_compare_that_measured_no_row_exits_2(fake_driver, monkeypatch, capsys):
     rows = [StackRow(s, "-", "-", 1024, 1, status="unavailable", note="import failed") for s in ("torch", "jax")]
-    monkeypatch.setattr("cugraphlab.bench.compare.compare", lambda *a, **k: CompareResult(config={}, rows=rows))
+    monkeypatch.setattr("cugraphlab.bench.compare.compare_checked", lambda *a, **k: CompareResult(config={}, rows=rows))
     assert cli.main(["compare", "--stacks", "torch,jax", "--quiet"]) == 2
     line = _one_line(capsys, "compare")
     assert "nothing was measured" in line and "torch: import failed" in line

@@ -94,6 +94,8 @@ def test_conditional_kernels_compile_with_what_is_picked():
     inc = ch.cuda_include_dir()
     opts = (f"-I{inc}", "-DCGL_REQUIRE_CUDART_HEADER") if inc else ()
     arch, kind = resolve_arch("sm_75")
+    from cugraphlab.core.sources import read_headers
+
     c = compile_source((KERNELS / "conditional.cu").read_text(), "conditional", arch=arch, kind=kind,
-                       options=opts, cache=Cache(None))
+                       options=opts, headers=read_headers(), cache=Cache(None))
     assert c.image[:4] == b"\x7fELF"

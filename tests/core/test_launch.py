@@ -63,6 +63,7 @@ def test_grid_for():
     assert grid_for(256, 256, 132) == 1
     assert grid_for(257, 256, 132) == 2
     assert grid_for(262_144, 256, 132) == 1024  # 2^20 floats as float4
-    assert grid_for(1 << 30, 256, 132) == 132 * 32  # capped: grid-stride does the rest
+    assert grid_for(1 << 30, 256, 132) == 132 * 8  # capped at BLOCKS_PER_SM (8): grid-stride does the rest
+    assert grid_for(1 << 30, 256, 132, 32) == 132 * 32
     with pytest.raises(InvalidArgumentError):
         grid_for(10, 2048, 132)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cugraphlab.core.errors import InvalidArgumentError
-from cugraphlab.experiment.device_loop import FOLD_KERNEL, DEVLAUNCH_KERNELS, every_label, predict_loop
+from cugraphlab.experiment.device_loop import RELAUNCH_FOLD_KERNEL, DEVLAUNCH_KERNELS, every_label, predict_loop
 from cugraphlab.experiment.ops import DEFAULT_OPS
 
 
@@ -72,7 +72,7 @@ def _source() -> str:
 
 
 def _folded_body(src: str) -> str:
-    start = src.index(f'extern "C" __global__ void {FOLD_KERNEL}(')
+    start = src.index(f'extern "C" __global__ void {RELAUNCH_FOLD_KERNEL}(')
     return src[start:src.index("\n}\n", start)]
 
 
@@ -131,7 +131,7 @@ def test_folded_graph(fake):
 
     with Device(0) as dev, Chain(dev, n=1000) as chain:
         loop = device_loop(chain, capacity=8)
-        fold = int(loop.kernels[FOLD_KERNEL].handle)
+        fold = int(loop.kernels[RELAUNCH_FOLD_KERNEL].handle)
         relu = int(chain.kernels["relu"].handle)
         with loop.build_folded(10) as g:
             ks = _kernels(fake, g)

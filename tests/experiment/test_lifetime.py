@@ -49,7 +49,8 @@ def test_forgotten_chain_with_graphs_is_collected(fake_driver):
 
 @pytest.mark.parametrize("what", ["pdl", "forkjoin", "chaingraph", "conditional", "runner", "kernelset"])
 def test_forgotten_composites_are_collected(fake_driver, what):
-    from cugraphlab import Chain, ChainGraph, ConditionalGraphs, Device, ForkJoin, PdlChain, conditional_graphs
+    from cugraphlab import Chain, Device
+    from cugraphlab.experiment import ChainGraph, ConditionalGraphs, ForkJoin, PdlChain, conditional_graphs
 
     dev = Device(0)
 

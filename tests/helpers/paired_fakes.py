@@ -5,8 +5,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from cugraphlab.bench.hold import HoldReport
-from cugraphlab.bench.paired_ways import PairedWay
+from cugraphlab.bench.probes.hold import HoldReport
+from cugraphlab.bench.paired.ways import PairedWay
 
 
 class FakeClock:

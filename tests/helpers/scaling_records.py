@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from scaling_pairs import instantiate_pairs, launch_pairs
 
-from cugraphlab.bench.scaling import DEFAULT_LENGTHS, ScalingResult
-from cugraphlab.bench.stats import summarize
+from cugraphlab.bench.scaling.sweep import DEFAULT_LENGTHS, ScalingResult
+from cugraphlab.bench.stats.summary import summarize
 
 
 def _point(topology, length, width, nodes, costs):

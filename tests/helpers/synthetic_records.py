@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from cugraphlab.bench.records import Record, clocks
+from cugraphlab.bench.records.record import Record, clocks
 
 KIND = "cugraphlab.test-probe"
 

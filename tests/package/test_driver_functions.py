@@ -20,7 +20,8 @@ FLOOR = 12000  # the oldest driver cugraphlab accepts: CUDA 12.0
 TABLE_FROM = 13000  # INTRODUCED lists what CUDA 13.0's driver API has
 
 INTRODUCED = {
-    "cuCtxCreate": 2000, "cuCtxDestroy": 2000, "cuCtxGetCurrent": 4000, "cuCtxGetStreamPriorityRange": 5050,
+    "cuCtxCreate": 2000, "cuCtxDestroy": 2000, "cuCtxGetCurrent": 4000, "cuCtxGetDevice": 2000,
+    "cuCtxGetStreamPriorityRange": 5050,
     "cuCtxSetCurrent": 4000, "cuCtxSynchronize": 2000, "cuDeviceGet": 2000, "cuDeviceGetAttribute": 2000,
     "cuDeviceGetCount": 2000, "cuDeviceGetGraphMemAttribute": 11040, "cuDeviceGetName": 2000,
     "cuDeviceGraphMemTrim": 11040, "cuDevicePrimaryCtxGetState": 7000, "cuDevicePrimaryCtxRelease": 7000,

@@ -44,15 +44,108 @@ def test_every_module_of_a_floor_stays_on_or_below_it():
     assert bad == []
 
 
-def test_public_api_reexports_the_subpackages_without_clashes():
+def test_the_top_level_offers_a_small_public_api_from_the_subpackages():
+    """``import cugraphlab`` offers what a script needs (at most 45 names), each the same object as in the
+    subpackage that defines it; the subpackages' own ``__all__`` do not clash with each other."""
     import cugraphlab
     from cugraphlab import bench, core, experiment, graphs
 
-    names = [n for sub in (core, graphs, experiment, bench) for n in sub.__all__]
-    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
-    assert set(names) <= set(cugraphlab.__all__)
-    for n in names:
-        assert getattr(cugraphlab, n) is not None
+    assert len(cugraphlab.__all__) <= 45, len(cugraphlab.__all__)
+    assert len(set(cugraphlab.__all__)) == len(cugraphlab.__all__)
+    subs = {"core": core, "graphs": graphs, "experiment": experiment, "bench": bench}
+    for name in cugraphlab.__all__[1:]:
+        home = cugraphlab._PUBLIC[name]
+        assert name in subs[home].__all__, (name, home)
+        assert getattr(cugraphlab, name) is getattr(subs[home], name)
+    names = [n for sub in subs.values() for n in sub.__all__]
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
+    for sub in subs.values():
+        for n in sub.__all__:
+            assert getattr(sub, n) is not None
+    code = "import cugraphlab; print(' '.join(n for n in dir(cugraphlab) if not n.startswith('_')))"
+    shown = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split())
+    assert shown == set(cugraphlab.__all__[1:]) | {"core", "graphs", "experiment", "bench", "report", "cli"}
+
+
+def _imports_of(path, module: str, modules: set[str]) -> set[str]:
+    """The package modules ``module`` (at ``path``) imports, at module level or inside functions."""
+    import ast
+
+    is_pkg = path.name == "__init__.py"
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = module.split(".")
+                base = parts if is_pkg else parts[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target in modules:
+                out.add(target)
+            out |= {f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in modules}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name in modules}
+    out.discard(module)
+    return out
+
+
+def _import_graph() -> dict[str, set[str]]:
+    from pathlib import Path
+
+    import cugraphlab
+
+    root = Path(cugraphlab.__file__).parent
+    paths = {}
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        paths[name] = path
+    return {m: _imports_of(p, m, set(paths)) for m, p in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_imports_itself_back_through_others():
+    """Zero import circles among the package's modules, counting imports inside functions and packages'
+    ``__init__`` files: a circle is two ideas that should be one module, or a third that both need."""
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_circle_check_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
 def test_importing_the_package_loads_no_subpackage():
@@ -91,20 +184,41 @@ def test_a_cli_family_imports_no_other_family():
     assert bad == []
 
 
+#: Families that measure nothing, so have no bench floor: ``show`` reads saved records (bench.records) and renders them.
+NO_BENCH_FLOOR = {"show"}
+
+
 def test_every_family_has_its_name_on_every_floor_it_has():
-    """A command family X is ``cli/X.py``, ``bench/X.py`` (or the wing ``bench/X/``) and ``report/X.py``."""
+    """A command family X is ``cli/X.py``, ``report/X.py`` and, in bench, ``bench/X.py``, the wing ``bench/X/``, or
+    ``bench/<wing>/X.py`` (the graph API's families sit in ``bench/graphs/``), unless it measures nothing
+    (``NO_BENCH_FLOOR``: then it has no bench module of its name either)."""
     from pathlib import Path
 
     import cugraphlab
     from cugraphlab.cli import FAMILIES
 
     root = Path(cugraphlab.__file__).parent
+    bench = root / "bench"
     for family in FAMILIES:
         assert (root / "cli" / f"{family}.py").is_file(), family
         assert (root / "report" / f"{family}.py").is_file(), family
-        bench = root / "bench" / f"{family}.py"
-        wing = root / "bench" / family / "__init__.py"
-        assert bench.is_file() or wing.is_file() or family in ("measure", "graphs"), family
-    # measure and graphs are families of several commands: each command has its bench module
-    for command in ("latency", "timeline", "sweep", "update", "conditional"):
-        assert (root / "bench" / f"{command}.py").is_file(), command
+        if family in NO_BENCH_FLOOR:
+            assert not ((bench / f"{family}.py").is_file() or (bench / family).is_dir()), family
+            continue
+        assert ((bench / f"{family}.py").is_file() or (bench / family / "__init__.py").is_file()
+                or any(bench.glob(f"*/{family}.py"))), family
+    # measure and graphs are families of several commands: each command has its bench module in the wing
+    for command in ("latency", "timeline", "sweep"):
+        assert (bench / "measure" / f"{command}.py").is_file(), command
+    for command in ("update", "conditional"):
+        assert (bench / "graphs" / f"{command}.py").is_file(), command
+
+
+def test_bench_keeps_at_most_twenty_entries():
+    from pathlib import Path
+
+    import cugraphlab
+
+    bench = Path(cugraphlab.__file__).parent / "bench"
+    entries = sorted(p.name for p in bench.iterdir() if p.name != "__pycache__")
+    assert len(entries) <= 19, entries

@@ -91,7 +91,7 @@ def test_the_scan_sees_the_modules_that_call_libcuda():
     seen = {str(m.path.relative_to(ROOT)): set(m.accessed) for m in _modules()}
     assert "cuLaunchHostFunc" in seen["cugraphlab/core/_calls.py"]
     assert "cuGraphExecUpdate_v2" in seen["cugraphlab/graphs/update.py"]
-    assert {"cuGraphLaunch", "cuLaunchKernel"} <= seen["cugraphlab/bench/paired_ways.py"]
+    assert {"cuGraphLaunch", "cuLaunchKernel"} <= seen["cugraphlab/bench/paired/ways.py"]
 
 
 def test_every_libcuda_function_called_through_ctypes_is_prototyped():

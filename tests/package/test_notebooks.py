@@ -77,7 +77,7 @@ def _gpu_present() -> bool:
     try:
         import cugraphlab as cgl
 
-        return cgl.device_count() > 0
+        return cgl.core.device_count() > 0
     except Exception:
         return False
 

@@ -9,7 +9,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: 
 
 from helpers.paired_fakes import FakeClock, FakeRig, fake_ways  # noqa: E402
 
-from cugraphlab.bench.paired import result_from_run, run_paired  # noqa: E402
+from cugraphlab.bench.paired.harness import result_from_run, run_paired  # noqa: E402
 from cugraphlab.report.paired import render_paired  # noqa: E402
 
 

@@ -5,9 +5,13 @@ one shared loop), ``worker`` (what runs inside a stack's process), ``shared`` (c
 stack uses), ``driver_data`` (the device buffers the driver-level stacks share), ``records`` (rows and the result),
 ``measure`` (the orchestration); ``stacks/<key>.py`` holds one stack each, imported only inside its worker.
 """
-from .measure import DEFAULT_SIZES, DEFAULT_TIMEOUT_S, compare, compare_baselines, validate_compare
-from .records import STATUSES, CompareResult, StackRow
-from .registry import BASELINE_STACKS, STACKS, StackSpec, stack_names
+from __future__ import annotations
 
-__all__ = ["DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "validate_compare", "STATUSES",
-           "CompareResult", "StackRow", "BASELINE_STACKS", "STACKS", "StackSpec", "stack_names"]
+from ..._lazy import exports
+
+__all__, __getattr__, __dir__ = exports(__name__, {
+    "measure": ("DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "compare_checked",
+                "validate_compare"),
+    "records": ("STATUSES", "CompareResult", "StackRow"),
+    "registry": ("BASELINE_STACKS", "STACKS", "StackSpec", "stack_names"),
+})

@@ -63,20 +63,15 @@ class DriverData(Way):
         return src.to_numpy(stream=self.stream)
 
     def elapsed_ms(self):
-        return self.start.elapsed_ms(self.end)
+        return self.start.elapsed_us(self.end) / 1e3  # the Way protocol speaks ms, as every stack's events do
 
     def op_values(self):
-        """(kernel name, argument kinds, argument values) per op, wired like Chain.op_args()."""
-        out, src = [], self.x
-        for name, dst in zip(self.ops, self.outs):
-            if name in ("add", "sub"):
-                out.append((name, ("ptr", "ptr", "ptr", "u64"), (dst.ptr, src.ptr, self.y.ptr, self.n)))
-            elif name == "mul":
-                out.append((name, ("ptr", "ptr", "f32", "u64"), (dst.ptr, src.ptr, self.scalar, self.n)))
-            else:
-                out.append((name, ("ptr", "ptr", "u64"), (dst.ptr, src.ptr, self.n)))
-            src = dst
-        return out
+        """(kernel name, argument kinds, argument values) per op, wired like Chain.op_args()
+        (experiment.ops.op_arguments), with the device buffers as their addresses."""
+        from ...experiment.ops import op_arguments
+
+        return [(name, kinds, tuple(getattr(v, "ptr", v) for v in args))
+                for name, kinds, args in op_arguments(self.ops, self.x, self.y, self.outs, self.scalar, self.n)]
 
     def launch_values(self):
         """add's arguments for the ``launch`` rows: outs[0] = x + y."""

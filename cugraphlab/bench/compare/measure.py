@@ -23,7 +23,8 @@ from typing import Callable, Sequence
 from .records import CompareResult, StackRow
 from .registry import BASELINE_STACKS, STACKS
 
-__all__ = ["DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "validate_compare", "CompareResult",
+__all__ = ["DEFAULT_SIZES", "DEFAULT_TIMEOUT_S", "compare", "compare_baselines", "compare_checked", "validate_compare",
+           "CompareResult",
            "StackRow"]
 
 DEFAULT_SIZES = (1 << 20, 1024)
@@ -37,8 +38,12 @@ def _int(name: str, value, minimum: int = 1) -> int:
     return positive_int(name, value, minimum=minimum)
 
 
-def validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s) -> dict:
-    """Every argument checked and normalised, or ONE ``InvalidArgumentError`` (nothing has touched a GPU yet)."""
+def validate_compare(*, size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "relu"), repeats: int = 5,
+                     device: int = 0, scalar: float = 2.0, stacks: Sequence[str] | str | None = None, rounds: int = 2,
+                     launches: int | None = None, warmup: int = DEFAULT_WARMUP,
+                     timeout_s: float = DEFAULT_TIMEOUT_S) -> dict:
+    """Every argument of ``compare`` checked and normalised into its config (sizes deduplicated in order), or ONE
+    ``InvalidArgumentError`` (nothing has touched a GPU yet). ``compare_checked`` runs the config returned."""
     from ...core.errors import InvalidArgumentError
     from ...experiment.ops import parse_ops
 
@@ -70,7 +75,7 @@ def validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, 
         if unknown or not names:
             raise InvalidArgumentError(f"unknown stack {unknown[0] if unknown else '(none)'!r}; "
                                        f"known: {', '.join(STACKS)}")
-    if not (isinstance(timeout_s, (int, float)) and timeout_s > 0):
+    if not (isinstance(timeout_s, (int, float)) and math.isfinite(timeout_s) and timeout_s > 0):
         raise InvalidArgumentError(f"timeout must be a positive number of seconds, got {timeout_s!r}")
     return {"sizes": list(sizes), "iters": iters, "launches": launches, "ops": list(ops), "scalar": float(scalar),
             "repeats": repeats, "rounds": rounds, "device": device, "warmup": warmup, "stacks": names,
@@ -155,10 +160,19 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
     intervals). Stacks are interleaved across processes (round 1: A B C, round 2: A B C, ...), never A A B B.
     Raises ``InvalidArgumentError`` on bad input before any worker starts.
     """
-    from ..environment import collect
+    cfg = validate_compare(size=size, iters=iters, ops=ops, repeats=repeats, device=device, scalar=scalar,
+                           stacks=stacks, rounds=rounds, launches=launches, warmup=warmup, timeout_s=timeout_s)
+    return compare_checked(cfg, seed=seed, progress=progress, target=target, paired_contexts=paired_contexts)
+
+
+def compare_checked(config: dict, *, seed: int | None = None, progress: Callable[[str], None] | None = None,
+                    target: Callable | None = None, paired_contexts: int = 0) -> CompareResult:
+    """``compare`` on a config ``validate_compare`` returned (the CLI checks once, before its other checks, and
+    runs what it checked); the other parameters as ``compare``'s."""
+    from ..records.environment import collect
     from .worker import stack_job
 
-    cfg = validate_compare(size, iters, ops, repeats, device, scalar, stacks, rounds, launches, warmup, timeout_s)
+    cfg = dict(config)
     cfg["seed"] = int(seed) if seed is not None else random.SystemRandom().randrange(2**32)
     cfg["chain"] = " -> ".join(f"mul {cfg['scalar']:g}" if o == "mul" else o for o in cfg["ops"])
     cfg["process"] = "one spawned process per stack, size and round, one at a time"
@@ -232,7 +246,7 @@ def _one_job(target, cfg: dict, name: str, variant: str, env, n: int, r: int, ro
 
 def _driver_release():
     try:
-        from ..environment import driver_release
+        from ..records.environment import driver_release
 
         return driver_release()
     except Exception:

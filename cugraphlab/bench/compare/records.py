@@ -11,7 +11,7 @@ import statistics
 from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar
 
-from ..records import Record, clocks, load_record
+from ..records.record import Record, clocks, check_record
 
 __all__ = ["StackRow", "CompareResult", "STATUSES"]
 # ok: measured; unsupported: the stack has no such mode (the note says why); unavailable: the stack could not be
@@ -167,7 +167,7 @@ class CompareResult(Record):
         Why widen: a launch figure has a mode set per process/context (docs/studies/launch-cost-modes.md), the same
         for every stack, and two rounds are two draws of it; a line whose two processes happened to agree would get a
         narrow interval from its own samples and be ranked ahead of lines it does not beat in the next run."""
-        from ..paired_stats import Interval, hierarchical_bootstrap
+        from ..stats.paired_stats import Interval, hierarchical_bootstrap
 
         entry = self.samples.get(label)
         if not entry or not entry.get("values"):
@@ -245,7 +245,7 @@ class CompareResult(Record):
         """Rebuild from ``to_dict()`` output (a JSON file); unknown row keys are ignored. Records made before the
         record schema (no ``schema`` key) are read too, for re-rendering old results."""
         if "schema" in d:
-            load_record(d, kind=cls.KIND, schema=cls.SCHEMA)
+            check_record(d, kind=cls.KIND, schema=cls.SCHEMA)
         names = {f.name for f in fields(StackRow)}
         rows = [StackRow(**{k: v for k, v in r.items() if k in names}) for r in d.get("rows", [])]
         return cls(config=dict(d.get("config") or {}), rows=rows, env=dict(d.get("env") or {}),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...experiment.chain import BLOCK, BLOCKS_PER_SM, chain_grid, chain_sources
-from ...experiment.ops import CHAIN_KERNELS
+from ...experiment.ops import CHAIN_KERNELS, op_arguments
 
 __all__ = ["BLOCK", "BLOCKS_PER_SM", "chain_grid", "compile_cubins", "op_steps", "make_inputs",
            "expected_for", "LAUNCH_OPS"]
@@ -39,14 +39,10 @@ def compile_cubins(compute_capability: tuple[int, int], ops) -> tuple[dict[str, 
 
 
 def op_steps(ops, x, y, outs, scalar) -> list[tuple[str, object, object, object]]:
-    """(op, destination, first operand, second operand or scalar or None) for each op, in the chain's wiring:
-    the first op reads x, add/sub take y, mul takes the scalar, each op writes its own output."""
-    steps, src = [], x
-    for name, dst in zip(ops, outs):
-        second = y if name in ("add", "sub") else (scalar if name == "mul" else None)
-        steps.append((name, dst, src, second))
-        src = dst
-    return steps
+    """(op, destination, first operand, second operand or scalar or None) for each op, in the chain's wiring
+    (experiment.ops.op_arguments, the one place it is written): for stacks that call an op, not a kernel."""
+    return [(name, args[0], args[1], args[2] if len(args) == 4 else None)
+            for name, _kinds, args in op_arguments(ops, x, y, outs, scalar, None)]
 
 
 def make_inputs(seed: int, n: int, count: int) -> list[tuple[np.ndarray, np.ndarray]]:

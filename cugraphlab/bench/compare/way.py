@@ -34,8 +34,12 @@ class StackUnavailable(Exception):
 
 
 def short_error(e: BaseException, limit: int = 200) -> str:
-    """``Type: message`` on one line, cut to ``limit`` characters."""
-    text = f"{type(e).__name__}: {e}".replace("\n", " ").strip()
+    """``Type: message`` on one line, cut to ``limit`` characters; cugraphlab's own errors by their message alone
+    (it says what happened and what to do; the class name would only repeat it)."""
+    from ...core.errors import CugraphlabError
+
+    text = str(e) if isinstance(e, CugraphlabError) and str(e) else f"{type(e).__name__}: {e}"
+    text = text.replace("\n", " ").strip()
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -41,7 +41,7 @@ def stack_job(stack: str, variant: str, sizes, iters: int, launches: int, repeat
     t0 = time.monotonic()
     extra = _apply_pythonpath(stack)
     from .records import StackRow
-    from . import STACKS
+    from .registry import STACKS
     from .way import StackUnavailable, short_error
 
     spec = STACKS[stack]
@@ -87,7 +87,7 @@ def stack_job(stack: str, variant: str, sizes, iters: int, launches: int, repeat
 
 
 def _one_size(st, n, iters, launches, repeats, warmup, ops, scalar, seed, row, version_text) -> None:
-    from ..stats import summarize
+    from ..stats.summary import summarize
     from ..timing import DEVICE_CLOCK, WALL_CLOCK
     from .way import MODES, StackUnavailable, measure_mode, short_error
     from .shared import expected_for, make_inputs
@@ -148,6 +148,6 @@ def paired_job(device: int, size: int, contexts: int, seed: int, ways=None) -> d
     """The paired measurement (``bench.paired.measure_paired``) of every way that can share one context, in a worker
     process of its own: interleaved in one process, context and stream, over ``contexts`` fresh contexts; returns
     the record as a dict. A failure of this project's own ways raises (the parent turns it into a failed section)."""
-    from ..paired import measure_paired
+    from ..paired.harness import measure_paired
 
     return measure_paired(device, size, contexts=contexts, seed=seed, ways=ways).to_dict()

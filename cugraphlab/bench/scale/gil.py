@@ -64,7 +64,7 @@ def gil_probe_main(*, device: int = 0, seconds: float = 0.5) -> dict:
     """
     from ...core.device import Device
     from ...core.launch import Launch, LaunchConfig, PackedArgs
-    from ..environment import collect
+    from ..records.environment import collect
 
     ns = int(seconds * 1e9)
     with Device(device) as dev:

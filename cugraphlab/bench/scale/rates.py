@@ -10,7 +10,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..stats import summarize
+from ..stats.summary import summarize
 
 __all__ = ["spread", "round_rates", "combine_repeats", "add_speedups", "device_activity", ]
 

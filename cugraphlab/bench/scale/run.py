@@ -17,7 +17,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from ..records import Record, clocks
+from ..records.record import Record, clocks
 from .gil import gil_probe_main, gil_verdict
 from .rates import add_speedups, combine_repeats, round_rates
 from .plan import KERNELS_PER_ITER, Point, ScaleConfig, kind_unroll, plan_points
@@ -128,7 +128,7 @@ def run_scale(config: ScaleConfig, progress: Callable[[str], None] | None = None
                 say(f"    {r['kind']}: {r['calls_per_s'] / 1e6:.3f} M launches/s")
     add_speedups(rows)
     if env is None:
-        from ..environment import collect
+        from ..records.environment import collect
 
         env = collect()
     verdict = gil_verdict(gil) if gil and "error" not in gil else None

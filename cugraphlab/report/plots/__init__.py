@@ -42,9 +42,16 @@ def pyplot() -> Any:
 
 
 def save(fig: Any, out: str | Path) -> list[Path]:
-    """Write ``fig`` to ``out``.png and ``out``.svg (appended, so stems with dots work), close it, return the paths."""
+    """Write ``fig`` to ``out``.png and ``out``.svg (appended, so stems with dots work), close it, return the paths.
+    A stem that names a folder (``plots/``) is refused (``report.files.stem_path``: InvalidArgumentError)."""
+    from ..files import stem_path
+
     plt = pyplot()
-    out = Path(out)
+    try:
+        out = stem_path(out)
+    except InvalidArgumentError:
+        plt.close(fig)
+        raise
     out.parent.mkdir(parents=True, exist_ok=True)
     paths = [out.with_name(out.name + ".png"), out.with_name(out.name + ".svg")]
     try:

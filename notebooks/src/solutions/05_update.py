@@ -10,6 +10,5 @@ cu("cuStreamBeginCapture", s, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREA
 for L in (launches_b[1], launches_b[0], launches_b[2], launches_b[3]):
     cu("cuLaunchKernel", *L.call_args)
 g_reordered = Graph(dev, cu("cuStreamEndCapture", s))
-updated, result, _node, _reason = try_exec_update(exe, g_reordered)
-reordered = (updated, result)
-print(f"updated: {updated} ({result})")
+reordered = try_exec_update(exe, g_reordered)
+print(f"updated: {reordered.updated} ({reordered.result})")

@@ -3,8 +3,7 @@ old_graph = chain.capture()  # mul's node: 2.0
 old_exe = old_graph.instantiate()
 chain.launches[1].args.set(2, 5.0)
 new_graph = chain.capture()  # mul's node: 5.0
-updated, result, _node, _reason = try_exec_update(old_exe, new_graph)
-print("cuGraphExecUpdate:", result)
+print("cuGraphExecUpdate:", try_exec_update(old_exe, new_graph))
 chain.randomize(); chain.poison()
 cu("cuGraphLaunch", old_exe.handle, s); cu("cuStreamSynchronize", s)
 updated_out = chain.out.to_numpy()

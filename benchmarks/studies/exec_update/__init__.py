@@ -1,0 +1,1 @@
+"""studies.exec_update"""

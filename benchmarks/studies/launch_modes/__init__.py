@@ -1,0 +1,1 @@
+"""studies.launch_modes"""

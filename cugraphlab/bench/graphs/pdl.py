@@ -1,0 +1,145 @@
+"""Programmatic dependent launch measured: µs per chain iteration, plain vs PDL, eager and as a graph.
+
+Five ways, interleaved per repeat: plain eager, PDL eager, plain graph, PDL graph (kernels with ``-DCGL_PDL``: trigger
+and wait at the top) and "PDL early graph" (kernels with ``-DCGL_PDL_EARLY``: the operand no kernel writes loaded
+before ``griddepcontrol.wait``, the next launch triggered once the loads are issued; kernels/elementwise.cuh).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...core.device import Device
+from ...core.errors import InvalidArgumentError, positive_int
+from ...core.memory import validate_size
+from ...experiment.chain import Chain
+from ...experiment.ops import DEFAULT_OPS, parse_ops
+from ...experiment.pdl import PDL_MODES, PdlChain
+from ...graphs.pdl import programmatic_edge_count, require_pdl
+from ..records.record import Record, clocks
+from ..stats.summary import Summary
+from ..timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
+
+__all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK", "EARLY_GRAPH"]
+
+EARLY_GRAPH = "PDL early graph"
+
+
+
+@dataclass
+class PdlVariant:
+    """One way of running the chain: how it launches, its µs per iteration on both clocks, and its check."""
+
+    name: str  # "plain eager", "PDL eager", "plain graph", "PDL graph", "PDL early graph"
+    launch: str  # the driver call per kernel or per graph
+    wall_us_per_iter: Summary
+    device_us_per_iter: Summary
+    verified: bool
+    mismatches: int
+
+
+@dataclass(kw_only=True)
+class PdlResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.pdl"
+
+    variants: list[PdlVariant]
+    programmatic_edges: int  # in the captured PDL graph (of `unroll` iterations)
+    plain_graph_edges: int
+
+    def variant(self, name: str) -> PdlVariant:
+        for v in self.variants:
+            if v.name == name:
+                return v
+        raise KeyError(name)
+
+    def saving(self, mode: str) -> float:
+        """Plain minus PDL median wall µs/iteration for ``mode`` ("eager" or "graph")."""
+        return (self.variant(f"plain {mode}").wall_us_per_iter.median
+                - self.variant(f"PDL {mode}").wall_us_per_iter.median)
+
+    @property
+    def verified(self) -> bool:
+        return all(v.verified for v in self.variants)
+
+    def early_saving(self) -> float | None:
+        """Plain graph minus PDL early graph median wall µs/iteration (None in a record without that row)."""
+        try:
+            early = self.variant(EARLY_GRAPH)
+        except KeyError:
+            return None
+        return self.variant("plain graph").wall_us_per_iter.median - early.wall_us_per_iter.median
+
+    def _extra_dict(self) -> dict:
+        return {"saving_us": {m: self.saving(m) for m in PDL_MODES}, "early_graph_saving_us": self.early_saving()}
+
+
+def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int = 5, *, ops=DEFAULT_OPS,
+                scalar: float = 2.0, unroll: int = 1, seed: int | None = None, progress=None) -> PdlResult:
+    """µs per chain iteration: plain vs PDL, eager and graph, interleaved per repeat, each run verified bit-exactly.
+
+    ``device`` is a Device or a device index. "plain" uses the ordinary kernel set and cuLaunchKernel / a captured
+    graph; "PDL" uses the ``-DCGL_PDL`` kernels through cuLaunchKernelEx with programmatic stream serialization /
+    the graph captured from those launches. Both graphs hold ``unroll`` iterations per launch.
+    """
+    from ..records.environment import collect
+
+    ops = parse_ops(ops)
+    size = validate_size(size)
+    for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll)):
+        positive_int(name, v)
+    if iters % unroll:
+        raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of unroll ({unroll})")
+    own_device = not hasattr(device, "compute_capability")
+    dev = Device(device) if own_device else device
+    try:
+        require_pdl(dev)
+        with Chain(dev, ops, size, scalar, seed=seed) as plain, \
+                PdlChain(dev, ops, size, scalar, stream=plain.stream, seed=seed) as pdl, \
+                PdlChain(dev, ops, size, scalar, stream=plain.stream, seed=seed, early=True) as early, \
+                dev.create_event() as start, dev.create_event() as end:
+            env = collect(dev)
+            plan = [
+                ("plain eager", "cuLaunchKernel per kernel", plain, lambda k: plain.run("eager", k)),
+                ("PDL eager", "cuLaunchKernelEx (programmatic serialization) per kernel", pdl.chain,
+                 lambda k: pdl.run("eager", k)),
+                ("plain graph", f"cuGraphLaunch per {unroll} iteration(s)", plain,
+                 lambda k: plain.run("graph", k, unroll)),
+                ("PDL graph", f"cuGraphLaunch per {unroll} iteration(s), programmatic edges", pdl.chain,
+                 lambda k: pdl.run("graph", k, unroll)),
+                (EARLY_GRAPH, f"cuGraphLaunch per {unroll} iteration(s), programmatic edges, late wait",
+                 early.chain, lambda k: early.run("graph", k, unroll)),
+            ]
+            warm = max(unroll, min(iters, 200) // unroll * unroll)
+            for _name, _launch, _chain, run in plan:  # warm-up: module load, graph instantiate + upload, clocks
+                run(warm)
+            plain.stream.synchronize()
+            variants = [Variant(name, plain.stream, run, lambda c=chain: (c.randomize(), c.poison()),
+                                lambda c=chain: c.check_result("eager").mismatches)
+                        for name, _launch, chain, run in plan]
+            timings = interleave(variants, iters, repeats, start, end, progress=progress)
+            variants = [
+                PdlVariant(name, launch, timings[name].wall(WALL_CLOCK), timings[name].device(DEVICE_CLOCK),
+                           timings[name].verified, timings[name].mismatches)
+                for name, launch, _chain, _run in plan
+            ]
+            g = pdl.capture(unroll)
+            try:
+                prog_edges = programmatic_edge_count(g)
+            finally:
+                g.close()
+            g = plain.capture(unroll)
+            try:
+                plain_edges = programmatic_edge_count(g)
+            finally:
+                g.close()
+            config = {"size": size, "iters": iters, "repeats": repeats, "unroll": unroll, "ops": list(ops),
+                      "scalar": scalar, "grid": plain.grid, "block": plain.block, "chain": plain.describe(),
+                      "device": getattr(dev, "ordinal", device)}
+            result = PdlResult(config=config, variants=variants, env=env, programmatic_edges=prog_edges,
+                               plain_graph_edges=plain_edges, clocks=clocks("wall", "device"))
+            for name, _launch, _chain, _run in plan:
+                timings[name].keep(result, name)
+            return result
+    finally:
+        if own_device:
+            dev.close()

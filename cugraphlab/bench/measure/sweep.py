@@ -1,0 +1,130 @@
+"""Sizes x chain lengths x modes: where launch cost stops mattering, and how close each mode gets to the memory roof.
+
+For each size and chain length (the four ops repeated), each mode runs a timed loop (device clock: CUDA events around
+it; wall clock beside it) sized to take about ``target_ms``, a few repeats, median and p5/p95. Long chains at large
+sizes reuse two buffers in turn (ping-pong) so memory stays bounded. Achieved bandwidth counts the bytes each kernel
+must move (binary ops read two arrays and write one, unary ops read one and write one); the roof is a measured
+device-to-device copy (bytes read + written).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from ...core.errors import InvalidArgumentError
+from ...experiment.chain import Chain
+from ...experiment.ops import DEFAULT_OPS, OPS
+from ..probes.copy_roof import copy_bandwidth
+from ..records.environment import collect
+from ..records.record import Record, clocks
+from ..run import time_mode
+from ..stats.summary import summarize
+from ..timing import DEVICE_CLOCK
+
+__all__ = ["SweepResult", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
+           "DEFAULT_SIZES", "DEFAULT_LENGTHS", "SWEEP_MODES"]
+
+DEFAULT_SIZES = tuple(2 ** e for e in range(10, 27, 2))  # 2^10 .. 2^26
+DEFAULT_LENGTHS = (1, 4, 16, 64, 256)
+SWEEP_MODES = ("eager", "graph", "graph x10", "fused")
+VERIFY_LIMIT = 1 << 24  # elements x kernels checked against NumPy per point; beyond, the point says "not checked"
+
+
+def chain_ops(length: int) -> tuple[str, ...]:
+    """The classic four ops repeated to ``length`` kernels."""
+    return tuple(DEFAULT_OPS[i % len(DEFAULT_OPS)] for i in range(length))
+
+
+def bytes_per_iteration(ops, n: int, mode: str) -> int:
+    """Bytes one iteration must move through memory: 12n for a binary op or the fused kernel, 8n for a unary op."""
+    if mode == "fused":
+        return 12 * n
+    return sum((12 if OPS[o].reads_y else 8) * n for o in ops)
+
+
+def copy_bandwidth_gbps(device) -> float:
+    """Median device-to-device copy bandwidth, GB/s counting bytes read plus written (baselines.copy_bandwidth)."""
+    return copy_bandwidth(device).gbps.median
+
+
+@dataclass(kw_only=True)
+class SweepResult(Record):
+    KIND: ClassVar[str] = "cugraphlab.sweep"
+
+    rows: list[dict]
+    copy_gbps: float
+
+
+def _iters_for(estimate_us: float, target_ms: float, unroll: int) -> int:
+    it = max(unroll, int(target_ms * 1e3 / max(estimate_us, 0.5)))
+    return max(unroll, it // unroll * unroll)
+
+
+def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWEEP_MODES, repeats: int = 3,
+              target_ms: float = 10.0, progress=None) -> SweepResult:
+    """Run the sweep on ``device``; ``progress(done, total, label)`` is called after each point."""
+    for m in modes:
+        if m not in SWEEP_MODES:
+            raise InvalidArgumentError(f"unknown sweep mode {m!r}; modes: {', '.join(SWEEP_MODES)}")
+    sizes, lengths = sorted(set(sizes)), sorted(set(lengths))
+    if not sizes or not lengths or min(sizes) < 1 or min(lengths) < 1:
+        raise InvalidArgumentError("sizes and chain lengths must be non-empty and >= 1")
+    copy_gbps = copy_bandwidth_gbps(device)
+    rows, total, done = [], len(sizes) * len(lengths) * len(modes), 0
+    samples: dict[str, list[float]] = {}
+    rng = np.random.default_rng()
+    with device.load_kernels() as kernels, device.create_event() as e0, device.create_event() as e1:
+        for n in sizes:
+            x = rng.standard_normal(n, dtype=np.float32)
+            y = rng.standard_normal(n, dtype=np.float32)
+            for length in lengths:
+                ops = chain_ops(length)
+                # a fused kernel for this op sequence is compiled once per length (cached on disk after)
+                with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
+                           pingpong=length > 4) as chain:
+                    check = n * length <= VERIFY_LIMIT
+                    for mode in modes:
+                        base, unroll = ("graph", 10) if mode == "graph x10" else (mode, 1)
+                        chain.run(base, unroll, unroll)  # warm-up: instantiate, upload, first launch
+                        w, d = time_mode(chain, base, unroll, e0, e1, unroll)
+                        iters = _iters_for(d, target_ms, unroll)
+                        walls, devs, ok = [], [], None
+                        for _ in range(repeats):
+                            if check:
+                                chain.poison()
+                            w, d = time_mode(chain, base, iters, e0, e1, unroll)
+                            walls.append(w)
+                            devs.append(d)
+                            if check:
+                                ok = (ok is not False) and chain.check_result(base).ok
+                        ds = summarize(devs, unit="us", clock=DEVICE_CLOCK)
+                        nbytes = bytes_per_iteration(ops, n, base)
+                        kernels_per_iter = 1 if base == "fused" else length
+                        rows.append({
+                            "mode": mode, "size": n, "chain_len": length, "iters": iters,
+                            "us_per_iter": ds.median, "p5": ds.p5, "p95": ds.p95,
+                            "wall_us_per_iter": float(np.median(walls)),
+                            "us_per_kernel": ds.median / kernels_per_iter,
+                            "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
+                            "verified": ok, "clock": "device",
+                        })
+                        samples[f"{mode} n={n} len={length}"] = devs
+                        done += 1
+                        if progress:
+                            progress(done, total, f"{mode} n={n} len={length}: {ds.median:.2f} us/iter")
+    config = {"sizes": sizes, "lengths": lengths, "modes": list(modes), "repeats": repeats, "target_ms": target_ms,
+              "verify_limit": VERIFY_LIMIT,
+              "bytes_rule": "binary op 12n, unary op 8n, fused 12n bytes per iteration"}
+    result = SweepResult(config=config, rows=rows, copy_gbps=copy_gbps, env=collect(device),
+                         clocks=clocks("device", "copy"))
+    for label, values in samples.items():
+        result.keep_samples(label, values, clock="device")
+    return result
+
+
+def log2_label(n: int) -> str:
+    e = math.log2(n)
+    return f"2^{int(e)}" if e.is_integer() else f"{n:,}"

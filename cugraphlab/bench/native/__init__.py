@@ -1,0 +1,1 @@
+"""cugraphlab.bench.native.loops"""
