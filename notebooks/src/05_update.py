@@ -129,8 +129,9 @@ show_record("exec_update", "rows:", r"re:^changed parameters  (C|bindings|native
 # %% [markdown]
 # ## What it means
 # Setting node parameters and `cuGraphExecUpdate` touch only the executable, and both are cheap once you have
-# what they need; the update path needs a new graph first, and making it (a capture) is most of its cost, more
-# than re-instantiating a graph this small (the cell above compares them). When the topology changed, the driver
+# what they need; the update path needs a new graph first, and making it (a capture) is most of its cost: for a
+# graph this small, re-instantiating can cost less than capturing and updating (the cell above compares them
+# here). When the topology changed, the driver
 # refuses with `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` and `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`, and the
 # executable keeps its previous parameters: it is still valid, so a program can fall back to instantiating.
 #

@@ -106,8 +106,8 @@ show_record("scaling_default", "break-even:", r"re:^straight line +(1|16|4096) +
 
 # %% [markdown]
 # ## What it means
-# Here the wall clock and the events agree at every K: the timed loop ends by waiting for the GPU, and from K = 1
-# on the GPU, not the host, sets the pace. What unrolling buys is on the device side: each graph launch costs the
+# Here the wall clock and the events agree at every K: the timed loop ends by waiting for the GPU, so both clocks
+# measure the same interval (the cell above says how closely). What unrolling buys shows on the device side: each graph launch costs the
 # GPU a crossing from one graph to the next (notebook 01's record has "gap across a graph-to-graph boundary"), and
 # K iterations in one graph pay it once. A graph does not make kernels faster; it keeps the GPU fed. It pays off
 # when it is launched more than `instantiate / saving` times: for a loop run thousands of times, at once; for work
