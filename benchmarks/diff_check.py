@@ -120,12 +120,14 @@ def probe(dev, *, samples: int = 30, launches: int = 2000, delay_ns: int = 1000,
     spin = spin_cost_ns(delay_ns)
     out = {}
     for role in ROLES:
+        # the delay is what the records differ in on purpose: part of the environment (shown side by side by
+        # diff), not of the configuration (which diff requires to match)
+        injected = {"role": role, "launch_delay_ns": delay_ns if role == "delayed" else 0,
+                    "spin_cost_ns": spin if role == "delayed" else None, "how": "busy-wait in this script's loop"}
         rec = LatencyProbeResult(
             config={"kernel": "empty", "grid": 1, "block": 32, "launches_per_sample": launches, "samples": samples,
-                    "delay_ns": delay_ns if role == "delayed" else 0, "role": role,
-                    "spin_cost_ns": spin if role == "delayed" else None,
                     "interleaved": "base, delayed, repeat sample by sample, order rotated; one context, one stream"},
-            env=env, clocks=clocks("host_call", "device"))
+            env={**env, "injected": injected}, clocks=clocks("host_call", "device"))
         rec.keep_samples(HOST_ROW, host[role], "us", "host_call")
         rec.keep_samples(DEVICE_ROW, device[role], "us", "device")
         out[role] = rec
@@ -174,7 +176,7 @@ def main(argv=None) -> int:
     print(render_diff(same))
     print("\n=== diff base -> delayed (expected SLOWER) ===")
     print(render_diff(slower))
-    spin = records["delayed"].config["spin_cost_ns"]
+    spin = records["delayed"].env["injected"]["spin_cost_ns"]
     rows = []
     for pair, result, expected in (("repeat", same, "SAME/AMBIGUOUS"), ("delayed", slower, "SLOWER")):
         for r in result.rows:

@@ -89,8 +89,18 @@ phase_notebooks() {  # every course notebook under cu13, outputs written in plac
   [ "$dry" = 1 ] || cp notebooks/*.ipynb "$r/nb/"
 }
 
-phase_measure() {  # what measure adds over the C loop and over a bare Python loop, paired (measure_overhead.py)
-  opt 480 measure_overhead benchmarks/measure_overhead.py "$r/measure_overhead"
+phase_measure() {  # a user's saxpy.cu and CuPy callable measured and checked from the command line; measure_overhead.py
+  local demo=benchmarks/measure_demo size
+  for size in 2^20 2^10; do
+    t 90 "measure_saxpy_${size/^/_}" $cgl measure "$demo/saxpy.cu" --kernel saxpy --size "$size" \
+      --args out,x,y,2.0,n --check "$demo/saxpy_check.py:check" --json "$r/measure_saxpy_${size/^/_}.json" \
+      > "$r/measure_saxpy_${size/^/_}.log" 2>&1
+  done
+  t 120 measure_cupy $cgl measure "$demo/cupy_saxpy.py:step" --setup make --prepare refill --check verify \
+    --stream cupy --processes 4 --json "$r/measure_cupy.json" > "$r/measure_cupy.log" 2>&1
+  t 60 measure_self_diff $cgl diff "$r/measure_saxpy_2_20.json" "$r/measure_saxpy_2_20.json" \
+    > "$r/measure_self_diff.log" 2>&1
+  opt 240 measure_overhead benchmarks/measure_overhead.py "$r/measure_overhead"
 }
 
 phase_diff() {  # diff's verdicts on self, repeated and slowed records (diff_judges.py); the 1 µs probe (diff_check.py)

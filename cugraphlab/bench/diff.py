@@ -1,39 +1,44 @@
-"""``cugraphlab diff``: two records of one command compared row by row, from the raw samples they keep.
+"""``cugraphlab diff``: two records compared row by row, from the raw samples they keep.
 
 The steps, in order:
 
-1. ``read_record_file(path)``: the file read as JSON, refused in one line (``records.RecordError``, an
-   InvalidArgumentError: exit 2 in the CLI) when it cannot be read or is not JSON.
-2. ``diff_records(a, b)`` checks both: each a cugraphlab record (``records.check_record``) with a ``schema`` (records
-   made before schema 1 kept no raw samples and are refused: re-run the command), B of A's kind and schema, neither
-   newer than this cugraphlab's class for that kind (where that class is loaded), and a ``samples`` block of the
-   shape ``Record.keep_samples`` writes.
-3. Rows are matched by sample label; rows only in one record are listed as such. Per row (``intervals``): the
-   ratio of medians B/A with a bootstrap interval, the Mann-Whitney p-value, the verdict SAME / FASTER / SLOWER /
-   AMBIGUOUS against ``threshold``, and any two-mode split. Time units are converted to A's (ns, us, ms, s); other
-   units must match. Samples of different clocks are not compared (AMBIGUOUS, saying so).
-4. The environments side by side (GPU, driver, packages, commit, host) and the configs' differing keys, each
-   difference marked; ``counts`` per verdict and the ``worst`` row.
+1. ``read_record_file(path)`` (``diff_inputs``): the file read as JSON, refused in one line (``records.RecordError``,
+   an InvalidArgumentError: exit 2 in the CLI) when it cannot be read or is not JSON. An nvbench / cuda-bench JSON
+   file is read as the record ``records.nvbench`` makes of it (its cold GPU samples, from ``--jsonbin``).
+2. ``diff_records(a, b)`` checks both (``diff_inputs.check_measurement``): records whose rows can be judged, B of A's
+   kind and schema, of one configuration (keys that change what a sample measures must match; ``allow_config``
+   lifts that), every sample finite (and positive for a time or a rate). Each refusal says why in one line: made
+   before schema 1, a benchmark script's summary, a diff's own result, NaN or negative samples, what differs.
+3. Rows are matched by sample label, and any ``pairs`` (label in A, label in B) besides: that is how a kernel timed
+   by nvbench is compared with the same kernel timed by cugraphlab (their labels and clocks differ; a pair is
+   compared anyway, saying so). Per row (``intervals``): the ratio of medians B/A with a bootstrap interval, the
+   Mann-Whitney p-value, the verdict SAME / FASTER / SLOWER / AMBIGUOUS against ``threshold``, and any two-mode
+   split; a row whose samples are the same on both sides (a record against itself) is SAME. Time units are
+   converted to A's (ns, us, ms, s); other units must match. Unpaired rows of different clocks are not compared
+   (AMBIGUOUS, saying so). Rows of two nvbench files also carry ``nvbench-compare``'s own verdict.
+4. The environments side by side (GPU, driver, packages, commit, host, an injected delay) and the configs' differing
+   keys; ``counts`` per verdict, the ``worst`` row, and ``notes`` (rows with too few samples, nothing judged).
 
 The result is a ``DiffResult`` record (``KIND = "cugraphlab.diff"``); ``report.diff`` renders and plots it.
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar, Iterable, Mapping
 
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
+from .diff_inputs import (as_record, check_measurement, config_changes, is_foreign, read_record_file,
+                          refuse_config)
+from .records.nvbench import nvbench_compare_status
+from .records.record import Record, RecordError, bounded
 from .stats import intervals as iv
-from .records.record import Record, RecordError, bounded, check_record
 
 __all__ = ["DiffRow", "EnvRow", "DiffResult", "diff_records", "read_record_file", "parse_threshold", "FAIL_ON",
-           "ENV_COLUMNS"]
+           "ENV_COLUMNS", "OPTIONAL_ENV_COLUMNS"]
 
 #: What ``--fail-on`` accepts and which verdicts each one fails on (exit 1). AMBIGUOUS fails none: it shows no change.
 FAIL_ON: dict[str, tuple[str, ...]] = {"slower": (iv.SLOWER,), "faster": (iv.FASTER,),
@@ -65,7 +70,11 @@ ENV_COLUMNS: dict[str, tuple[str, ...]] = {
     "cugraphlab": ("packages", "cugraphlab"),
     "commit": ("commit",),
     "host": ("host",),
+    "nvbench": ("packages", "nvbench"),
+    "injected delay (ns)": ("injected", "launch_delay_ns"),
 }
+#: Columns shown only where a side has a value (another tool's version, the runners' test hook).
+OPTIONAL_ENV_COLUMNS = ("nvbench", "injected delay (ns)")
 
 
 @dataclass
@@ -85,6 +94,8 @@ class DiffRow:
     ``ratio`` is B/A in the row's own unit (for a rate unit, > 1 means B is faster); ``slowdown`` how many times
     longer B takes (B/A for time, A/B for a rate; NaN when the unit says neither). ``low``/``high``: the interval
     of ``ratio``. ``modes_a``/``modes_b``: [low, high, n_low, n_high] of a two-cluster split, or None.
+    ``label_b``: B's label where the row is a pair of two labels (else None: the same label on both sides);
+    ``nvbench``: what nvbench-compare says of the row, where both sides are nvbench's.
     """
 
     label: str
@@ -105,6 +116,13 @@ class DiffRow:
     slowdown: float
     modes_a: list | None = None
     modes_b: list | None = None
+    label_b: str | None = None
+    nvbench: str | None = None
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer than ``MIN_SAMPLES`` on a side, so no verdict (identical samples on both sides are SAME anyway)."""
+        return min(self.n_a, self.n_b) < iv.MIN_SAMPLES and self.verdict == iv.AMBIGUOUS
 
 
 @dataclass(kw_only=True)
@@ -116,6 +134,7 @@ class DiffResult(Record):
 
     compared_kind: str
     compared_schema: int
+    compared_kind_b: str | None = None
     sources: dict = field(default_factory=dict)
     rows: list[DiffRow] = field(default_factory=list)  # typed, so that load_record rebuilds them as DiffRows
     only_a: list = field(default_factory=list)
@@ -144,15 +163,37 @@ class DiffResult(Record):
         r = max(self.rows, key=key)
         return {"label": r.label, "verdict": r.verdict, "ratio": r.ratio, "slowdown": r.slowdown}
 
+    @property
+    def judged(self) -> int:
+        """Rows with a verdict (SAME, FASTER or SLOWER); AMBIGUOUS rows were compared but not judged."""
+        return sum(r.verdict != iv.AMBIGUOUS for r in self.rows)
+
+    @property
+    def notes(self) -> list[str]:
+        """What a reader must know before the table: rows with too few samples, nothing judged."""
+        out = []
+        few = [r for r in self.rows if r.too_few]
+        if few:
+            least = min(min(r.n_a, r.n_b) for r in few)
+            out.append(f"too few samples: {len(few)} of {len(self.rows)} rows have fewer than {iv.MIN_SAMPLES} on a "
+                       f"side (the fewest: {least}), so no verdict there; re-run the command with more repeats "
+                       "(--repeats) or a newer cugraphlab, whose records keep more")
+        if not self.rows:
+            out.append("nothing compared: no row is in both records")
+        elif not self.judged:
+            out.append("nothing judged: every row is AMBIGUOUS (see why), so --fail-on fails")
+        return out
+
     def fails(self, fail_on: str | None) -> bool:
-        """Whether a row has a verdict that ``--fail-on fail_on`` fails on (None: never)."""
+        """Whether ``--fail-on fail_on`` fails (None: never): a row has a verdict it fails on, or nothing could be
+        judged at all (no row SAME, FASTER or SLOWER: a check that cannot see is not a pass)."""
         if fail_on is None:
             return False
         verdicts = FAIL_ON[fail_on]
-        return any(r.verdict in verdicts for r in self.rows)
+        return not self.judged or any(r.verdict in verdicts for r in self.rows)
 
     def _extra_dict(self) -> dict:
-        return {"counts": self.counts, "worst": self.worst}
+        return {"counts": self.counts, "worst": self.worst, "judged": self.judged, "notes": self.notes}
 
 
 # ------------------------------------------------------------------------------------------------------- inputs
@@ -183,68 +224,6 @@ def parse_threshold(text: Any) -> float:
     return v
 
 
-def read_record_file(path: str | os.PathLike) -> dict:
-    """The JSON object in ``path``; RecordError in one line when it cannot be read or is not JSON.
-
-    Only reading and parsing: ``diff_records`` checks that it is a record.
-    """
-    name = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise RecordError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{name} is a directory, not a record file") from None
-    except OSError as e:
-        raise RecordError(f"{name}: cannot read ({e.strerror or e})") from None
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError(f"{name} is not JSON (not UTF-8 text)") from None
-    except json.JSONDecodeError as e:
-        raise RecordError(f"{name} is not JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    except RecursionError:
-        raise RecordError(f"{name} is not a record (JSON nested too deeply)") from None
-
-
-def _record_class(kind: str) -> type[Record] | None:
-    """The loaded Record subclass of ``kind`` (None when no loaded class has it)."""
-    stack, seen = list(Record.__subclasses__()), set()
-    while stack:
-        cls = stack.pop()
-        if cls in seen:
-            continue
-        seen.add(cls)
-        if getattr(cls, "KIND", None) == kind:
-            return cls
-        stack.extend(cls.__subclasses__())
-    return None
-
-
-def _check_record(d: Any, source: str) -> Mapping[str, Any]:
-    d = check_record(d, source)
-    schema = d.get("schema")
-    if schema is None:
-        raise RecordError(f"{source} ({d['kind']}) has no raw samples: made before schema 1; re-run the command")
-    if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
-        raise RecordError(f"{source} has schema {schema!r}, not a version number this cugraphlab reads")
-    cls = _record_class(d["kind"])
-    if cls is not None and schema > cls.SCHEMA:
-        raise RecordError(f"{source} has schema {schema} of {d['kind']}, newer than this cugraphlab reads "
-                          f"({cls.SCHEMA}): update cugraphlab")
-    samples = d.get("samples")
-    if not isinstance(samples, Mapping):
-        raise RecordError(f"{source} has no 'samples' block of raw samples per row")
-    for label, entry in samples.items():
-        if not (isinstance(entry, Mapping) and isinstance(entry.get("values"), list)
-                and isinstance(entry.get("unit"), str)):
-            raise RecordError(f"{source}: samples row {label!r} is not {{'unit': str, 'values': [numbers]}}")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) or v is None for v in entry["values"]):
-            raise RecordError(f"{source}: samples row {label!r} holds values that are not numbers")
-    return d
-
-
 def _values(entry: Mapping) -> np.ndarray:
     # A record written by keep_samples holds at most MAX_SAMPLES; a longer hand-made one is thinned the same way.
     return np.array(bounded(v for v in entry["values"] if v is not None), dtype=float)
@@ -258,7 +237,7 @@ def _row_seed(seed: int, label: str) -> np.random.Generator:
 
 
 def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed: int, resamples: int,
-                 confidence: float, alpha: float) -> DiffRow:
+                 confidence: float, alpha: float, label_b: str | None = None) -> DiffRow:
     unit_a, unit_b = ea["unit"], eb["unit"]
     xa, xb = _values(ea), _values(eb)
     clock_a, clock_b = ea.get("clock"), eb.get("clock")
@@ -268,18 +247,28 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
         problem = f"units differ: A in {unit_a}, B in {unit_b}"
     else:
         xb = converted
+    paired_note = ""
     if problem is None and clock_a != clock_b:
-        problem = f"clocks differ: A from {clock_a}, B from {clock_b}"
+        if label_b is None:
+            problem = f"clocks differ: A from {clock_a}, B from {clock_b}"
+        else:  # a pair the caller asked for: two tools' clocks of one kernel, compared on purpose
+            paired_note = f"paired rows of two clocks (A: {clock_a}, B: {clock_b}); "
     ga, gb = ea.get("groups"), eb.get("groups")
     c = iv.compare_samples(xa, xb, unit=unit_a, threshold=threshold, seed=_row_seed(seed, label),
                            resamples=resamples, confidence=confidence, alpha=alpha,
                            groups_a=ga if ga is not None and len(ga) == len(xa) else None,
                            groups_b=gb if gb is not None and len(gb) == len(xb) else None)
-    verdict, reason = c.verdict, c.reason
+    verdict, reason = c.verdict, paired_note + c.reason
     grouped = [f"{side}: {len(set(g))} processes/contexts" for side, g in (("A", ga), ("B", gb))
                if g is not None and len(set(g)) >= 2]
     if grouped:
         reason += " (interval resampled by process/context: " + ", ".join(grouped) + ")"
+    if problem is None and xa.size and xa.shape == xb.shape and np.array_equal(xa, xb):
+        # the same measurements on both sides (a record against itself): nothing changed, whatever the spread
+        verdict, reason = iv.SAME, f"B's {xa.size} samples are A's (the same measurements): nothing changed"
+    for side, e in (("A", ea), ("B", eb)):
+        if e.get("note") and verdict == iv.AMBIGUOUS:
+            reason += f"; {side}: {e['note']}"
     if problem is not None:
         verdict, reason = iv.AMBIGUOUS, f"{problem}: not compared"
     i = c.interval
@@ -287,67 +276,97 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
                    median_a=i.median_a, median_b=i.median_b, ratio=i.ratio, low=i.low, high=i.high,
                    p_value=c.test.p_value, verdict=verdict, reason=reason, direction=c.direction,
                    slowdown=c.slowdown, modes_a=list(c.modes_a) if c.modes_a else None,
-                   modes_b=list(c.modes_b) if c.modes_b else None)
+                   modes_b=list(c.modes_b) if c.modes_b else None, label_b=label_b)
 
 
 def _environment(env_a: Mapping, env_b: Mapping) -> list[EnvRow]:
     rows = []
     for name, path in ENV_COLUMNS.items():
         a, b = _get(env_a, *path), _get(env_b, *path)
+        if name in OPTIONAL_ENV_COLUMNS and a is None and b is None:
+            continue
         rows.append(EnvRow(name, a, b, a != b))
     return rows
 
 
-def _config_changes(cfg_a: Any, cfg_b: Any) -> list[EnvRow]:
-    if not isinstance(cfg_a, Mapping) or not isinstance(cfg_b, Mapping):
-        return [] if cfg_a == cfg_b else [EnvRow("config", cfg_a, cfg_b, True)]
-    keys = list(dict.fromkeys([*cfg_a, *cfg_b]))
-    return [EnvRow(k, cfg_a.get(k), cfg_b.get(k), True) for k in keys if cfg_a.get(k) != cfg_b.get(k)]
+def _pairs(pairs: Iterable, sa: Mapping, sb: Mapping, a_name: str, b_name: str) -> list[tuple[str, str]]:
+    out = []
+    for pair in pairs or ():
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+            raise InvalidArgumentError(f"a pair is two row labels (one of A, one of B), got {pair!r}")
+        la, lb = pair
+        for name, label, rows in ((a_name, la, sa), (b_name, lb, sb)):
+            if label not in rows:
+                known = ", ".join(repr(k) for k in list(rows)[:6]) + (" ..." if len(rows) > 6 else "")
+                raise RecordError(f"--pair: {name} has no row {label!r} (its rows: {known or 'none'})")
+        out.append((la, lb))
+    return out
 
 
 def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_name: str = "A", b_name: str = "B",
                  resamples: int = iv.RESAMPLES, confidence: float = iv.CONFIDENCE, alpha: float = iv.ALPHA,
-                 env: dict | None = None) -> DiffResult:
+                 env: dict | None = None, pairs: Iterable = (), allow_config: Iterable[str] | str = ()) -> DiffResult:
     """Compare record ``b`` against record ``a`` row by row.
 
-    Parameters: ``a``, ``b`` two records as dicts (read back from JSON, or ``Record.to_dict()``); ``threshold`` the
-    fraction a change must exceed to count (0.05: 5%); ``seed`` of the bootstrap (an int >= 0); ``a_name``,
-    ``b_name`` how messages name them (file paths); ``resamples``, ``confidence``, ``alpha`` the statistics'
-    settings (``intervals``); ``env`` the environment of the diff itself (default: ``environment.collect()``).
-    Returns a DiffResult. Raises RecordError (one line) when either is not a record of a kind and schema this code
-    reads, or when the two differ in kind or schema; InvalidArgumentError for a bad threshold or seed.
+    Parameters: ``a``, ``b`` two records as dicts (read back from JSON, ``Record.to_dict()``, or an nvbench JSON
+    object); ``threshold`` the fraction a change must exceed to count (0.05: 5%); ``seed`` of the bootstrap (an int
+    >= 0); ``a_name``, ``b_name`` how messages name them (file paths); ``resamples``, ``confidence``, ``alpha`` the
+    statistics' settings (``intervals``); ``env`` the environment of the diff itself (default:
+    ``environment.collect()``); ``pairs``: (label in A, label in B) rows compared besides the shared labels (a
+    kernel timed by nvbench against the same kernel timed by cugraphlab); ``allow_config``: configuration keys
+    allowed to differ ("all": any).
+    Returns a DiffResult. Raises RecordError (one line) when either cannot be judged (``diff_inputs``), when the two
+    differ in kind, schema or configuration, or for a pair naming a row that is not there; InvalidArgumentError for
+    a bad threshold or seed.
     """
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
             math.isfinite(threshold) and 0 < threshold <= 1):
         raise InvalidArgumentError(f"threshold must be a fraction in (0, 1], got {threshold!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise InvalidArgumentError(f"seed must be an integer >= 0, got {seed!r}")
-    ra = _check_record(a, a_name)
-    check_record(b, b_name, kind=ra["kind"])
-    rb = _check_record(b, b_name)
-    if rb["schema"] != ra["schema"]:
+    ra = check_measurement(as_record(a), a_name)
+    b = as_record(b)
+    foreign = is_foreign(ra) or (isinstance(b, Mapping) and is_foreign(b))
+    rb = check_measurement(b, b_name, kind=None if foreign else ra["kind"])
+    two_tools = ra["kind"] != rb["kind"]
+    if not two_tools and rb["schema"] != ra["schema"]:
         raise RecordError(f"{a_name} has schema {ra['schema']} of {ra['kind']} and {b_name} schema {rb['schema']}: "
                           "records of two schemas are not compared; re-run the older command")
+    changes = [] if two_tools else config_changes(ra.get("config"), rb.get("config"))
+    refuse_config(changes, ra["kind"], allow_config, a_name, b_name)
     sa, sb = ra["samples"], rb["samples"]
     if not sa and not sb:
         raise RecordError(f"neither {a_name} nor {b_name} keeps raw samples (their 'samples' blocks are empty)")
+    paired = _pairs(pairs, sa, sb, a_name, b_name)
     shared = [k for k in sa if k in sb]
-    rows = [_compare_row(k, sa[k], sb[k], threshold=float(threshold), seed=int(seed), resamples=resamples,
-                         confidence=confidence, alpha=alpha) for k in shared]
+    if two_tools and not shared and not paired:
+        raise RecordError(f"{a_name} ({ra['kind']}) and {b_name} ({rb['kind']}) share no row label: name the rows "
+                          "to compare with --pair A_ROW B_ROW")
+    kw = dict(threshold=float(threshold), seed=int(seed), resamples=resamples, confidence=confidence, alpha=alpha)
+    rows = [_compare_row(k, sa[k], sb[k], **kw) for k in shared]
+    rows += [_compare_row(f"{la} ~ {lb}", sa[la], sb[lb], label_b=lb, **kw) for la, lb in paired]
+    nv_a, nv_b = ra.get("nvbench") or {}, rb.get("nvbench") or {}
+    for r, (la, lb) in zip(rows, [(k, k) for k in shared] + paired):
+        r.nvbench = nvbench_compare_status(nv_a.get(la), nv_b.get(lb))
     if env is None:
         from .records.environment import collect
 
         env = collect()
     env_a, env_b = ra.get("env") or {}, rb.get("env") or {}
     clocks = {**(ra.get("clocks") or {}), **(rb.get("clocks") or {})}
+    used_a = set(shared) | {la for la, _ in paired}
+    used_b = set(shared) | {lb for _, lb in paired}
     return DiffResult(
         config={"threshold": float(threshold), "seed": int(seed), "resamples": int(resamples),
                 "confidence": confidence, "alpha": alpha, "min_samples": iv.MIN_SAMPLES,
+                "pairs": [list(p) for p in paired],
+                "allow_config": allow_config if isinstance(allow_config, str) else list(allow_config),
                 "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own",
                 "test": "Mann-Whitney U, two-sided, normal approximation with tie and continuity corrections"},
         env=env, clocks=clocks, compared_kind=ra["kind"], compared_schema=ra["schema"],
+        compared_kind_b=rb["kind"] if two_tools else None,
         sources={"a": a_name, "b": b_name}, rows=rows,
-        only_a=[k for k in sa if k not in sb], only_b=[k for k in sb if k not in sa],
+        only_a=[k for k in sa if k not in used_a], only_b=[k for k in sb if k not in used_b],
         environment=_environment(env_a if isinstance(env_a, Mapping) else {},
                                  env_b if isinstance(env_b, Mapping) else {}),
-        config_changes=_config_changes(ra.get("config"), rb.get("config")))
+        config_changes=[EnvRow(k, va, vb, True) for k, va, vb in changes])

@@ -19,11 +19,11 @@ from ..core.device import Device
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.memory import validate_size
 from ..experiment.chain import Chain
-from ..experiment.ops import DEFAULT_OPS, parse_ops
+from ..experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, parse_ops
 from .records.environment import collect
 from .records.record import Record, clocks
 from .stats.summary import Summary
-from .timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, timed_loop
+from .timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, timed_loop
 
 __all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
            "roof_entry"]
@@ -96,12 +96,14 @@ def roof_entry(*, bytes_per_iter: int, warm_us: float, cold_us: float, copy, l2_
 
 def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
                    device: int = 0, repeats: int = 5, unroll: int = 1, seed: int | None = None,
-                   progress=None, cold_l2: bool = False) -> RunResult:
+                   progress=None, cold_l2: bool = False, chunks: int = CHUNKS) -> RunResult:
     """Run the experiment and return its record. ``unroll`` > 1 adds a mode with that many iterations per graph;
-    ``cold_l2`` adds "fused (cold L2)" (rotating input sets, experiment.cold_l2) and the record's ``roof``."""
+    ``cold_l2`` adds "fused (cold L2)" (rotating input sets, experiment.cold_l2) and the record's ``roof``.
+    ``chunks``: each timed loop is also cut into that many chunks (``timing.timed_chunks``), whose samples the
+    record keeps for ``cugraphlab diff`` (10 x ``repeats`` per row); the figures are the whole loops', as before."""
     ops = parse_ops(ops)
     size = validate_size(size)
-    for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll)):
+    for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll), ("chunks", chunks)):
         positive_int(name, v)
     plan = [("eager", 1), ("graph", 1)] + ([("graph", unroll)] if unroll > 1 else []) + [("fused", 1)]
     if cold_l2:
@@ -124,14 +126,16 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
         def variant(mode: str, k: int) -> Variant:
             if mode == COLD_MODE:
                 return Variant(COLD_MODE, chain.stream, cold.run, lambda: (cold.randomize(), cold.poison()),
-                               cold.mismatches)
+                               cold.mismatches, grain=cold.per_graph)
+            # chunk boundaries on whole graphs: the chunks enqueue exactly the launches the whole loop would
+            grain = FUSED_PER_GRAPH if mode == "fused" else k
             return Variant(_mode_name(mode, k), chain.stream, lambda n: chain.run(mode, n, k),
                            lambda: (chain.randomize(), chain.poison()),
-                           lambda: chain.check_result(mode).mismatches)
+                           lambda: chain.check_result(mode).mismatches, grain=grain)
 
         # an untimed lead-in of the same mode before each timed loop: the GPU's clocks settle at this mode's load
         timings = interleave([variant(m, k) for m, k in plan], iters, repeats, start, end, lead_in=warm,
-                             progress=progress)
+                             progress=progress, chunks=chunks)
         results = []
         for (mode, k) in plan:
             t = timings[_mode_name(mode, k)]
@@ -143,7 +147,7 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
         for m in results:
             m.speedup_vs_eager = eager / m.wall_us_per_iter.median
         config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar, "device": device,
-                  "repeats": repeats, "unroll": unroll, "grid": chain.grid, "block": chain.block,
+                  "repeats": repeats, "unroll": unroll, "chunks": chunks, "grid": chain.grid, "block": chain.block,
                   "chain": chain.describe()}
         roof = None
         if cold is not None:

@@ -2,7 +2,7 @@
 to a renderer (report), prints, and returns an exit code.
 
 One module per command family, each with ``add_commands(subparsers, common)``: run (run, info, compile), measure
-(latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes),
+(measure, latency, timeline, sweep), graphs (graph, update, conditional), nodes (host, event, child, empty and control nodes),
 memnodes (graph memory nodes), switch (IF/ELSE, SWITCH, captured bodies), pdl, compare, scale, diff (two records, row
 by row), show (a saved record printed and drawn, no GPU), devlaunch (device graph launch), doctor (which call broke a
 capture), scaling (what a graph costs as it grows). ``main`` is the one funnel from errors to exit codes, so no command ends in a traceback:

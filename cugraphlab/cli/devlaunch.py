@@ -24,7 +24,7 @@ def add_commands(sub, common) -> None:
     p.add_argument("--unroll", type=count_arg, default=50,
                    help="K: iterations per graph of the unrolled graph and of the self loop with a decision every "
                         "K iterations (default 50)")
-    add_repeats(p, 5, "timed loops per way")
+    add_repeats(p, 10, "timed loops per way")
     add_device(p)
     add_seed(p)
     add_json(p, "write the full record (raw samples, environment)")

@@ -6,8 +6,9 @@ report.diff).
 Every option is taken as text and checked in the handler, so that each bad input is one line on stderr and exit 2
 (InvalidArgumentError; RecordError is one): the threshold, --fail-on, --seed, then the output paths (--json, --plot:
 writable, not an input file), then matplotlib where --plot asks for it, all before a file is read; then the two
-files (readable, JSON, cugraphlab records of one kind and schema that keep raw samples). Exit 0 when compared, 1
-when --fail-on matches a row's verdict (for CI).
+files (readable, JSON, cugraphlab records of one kind, schema and configuration that keep raw samples, or
+nvbench / cuda-bench JSON). Exit 0 when compared, 1 when --fail-on matches a row's verdict or when no row could be
+judged at all (for CI).
 """
 from __future__ import annotations
 
@@ -40,6 +41,12 @@ def add_commands(sub, common) -> None:
     p.add_argument("--plot", metavar="STEM", help="write STEM.png and STEM.svg: a forest plot of the rows")
     p.add_argument("--seed", default="0", help="seed of the bootstrap (default 0: the same files give the same "
                                                "intervals)")
+    p.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A_ROW", "B_ROW"),
+                   help="compare row A_ROW of A with row B_ROW of B besides the rows of one label (repeatable): "
+                        "e.g. an nvbench JSON's 'saxpy [Elements=2^20]: cold GPU' against a cugraphlab row")
+    p.add_argument("--allow-config", default="", metavar="KEY,...",
+                   help="compare records whose configurations differ in these keys (or 'all'); by default records "
+                        "of different configurations are refused, saying what differs")
     p.set_defaults(handler=cmd_diff)
 
 
@@ -116,8 +123,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         from ..report.diff import require_matplotlib
 
         require_matplotlib()
+    allow = _allow_config(args.allow_config)
     a, b = read_record_file(args.a), read_record_file(args.b)
-    result = diff_records(a, b, threshold=threshold, seed=seed, a_name=args.a, b_name=args.b)
+    result = diff_records(a, b, threshold=threshold, seed=seed, a_name=args.a, b_name=args.b,
+                          pairs=[tuple(p) for p in args.pair], allow_config=allow)
     print(render_diff(result))
     written = []
     if args.plot:
@@ -132,9 +141,26 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(f"written: {path}")
     if result.fails(fail_on):
         failing = [r.label for r in result.rows if r.verdict in _verdicts(fail_on)]
-        print(f"--fail-on {fail_on}: {len(failing)} row(s): {', '.join(failing)}")
+        if failing:
+            print(f"--fail-on {fail_on}: {len(failing)} row(s): {', '.join(failing)}")
+        else:
+            print(f"--fail-on {fail_on}: nothing could be judged ({len(result.rows)} row(s) compared, every one "
+                  "AMBIGUOUS): a check that cannot see is not a pass")
         return EXIT_FAILED
     return 0
+
+
+def _allow_config(text: str):
+    from ..core.errors import InvalidArgumentError
+
+    text = (text or "").strip()
+    if text == "all":
+        return "all"
+    keys = [k.strip() for k in text.split(",")] if text else []
+    if any(not k for k in keys):
+        raise InvalidArgumentError(f"--allow-config takes configuration keys separated by commas, or 'all'; got "
+                                   f"{text!r}")
+    return tuple(keys)
 
 
 def _verdicts(fail_on: str) -> tuple[str, ...]:

@@ -37,7 +37,7 @@ def add_commands(sub, common) -> None:
                         help="conditional graph nodes: a WHILE loop decided on the GPU vs in Python; IF; threshold")
     add_size(cd)
     cd.add_argument("--iterations", type=count_arg, default=1000, help="loop iterations (default 1000)")
-    add_repeats(cd, 5, "timed loops per way")
+    add_repeats(cd, 10, "timed loops per way")
     cd.add_argument("--threshold", type=finite_arg, default=1000.0,
                     help="stop value of the threshold loop's running total (default 1000)")
     cd.add_argument("--pdl", action="store_true",

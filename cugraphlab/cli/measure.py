@@ -1,4 +1,5 @@
-"""The measure family: ``latency`` (where a launch's time goes), ``timeline`` (the device's own clock, drawn) and
+"""The measure family: ``measure`` (your own work: a function in a .py file or a kernel in a .cu file,
+``cli.measure_work``), ``latency`` (where a launch's time goes), ``timeline`` (the device's own clock, drawn) and
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ __all__ = ["add_commands"]
 
 
 def add_commands(sub, common) -> None:
+    from .measure_work import add_measure
+
+    add_measure(sub, common)
     lat = sub.add_parser("latency", parents=[common],
                          help="where a launch's time goes: host per API call, Python share, device gaps")
     add_size(lat)

@@ -22,7 +22,7 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
                        help="host, event, child-graph and empty nodes, node controls: checked and measured")
     p.add_argument("--lesson", choices=LESSON_CHOICES, default="all", help="which lesson (default all)")
     p.add_argument("--size", type=positive_int_arg, default=1 << 20, help="float32 elements (default 1048576)")
-    p.add_argument("--repeats", type=positive_int_arg, default=5, help="samples per row (default 5)")
+    p.add_argument("--repeats", type=positive_int_arg, default=10, help="samples per row (default 10)")
     p.add_argument("--iters", type=iters_arg, default=200,
                    help="graph launches per device sample (default 200)")
     p.add_argument("--calls", type=positive_int_arg, default=1000,

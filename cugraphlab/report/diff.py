@@ -72,21 +72,32 @@ def render_diff(result: Any) -> str:
     cfg = d.get("config") or {}
     src = d.get("sources") or {}
     t = float(cfg.get("threshold", 0.05))
-    lines = [f"cugraphlab diff of two {d.get('compared_kind')} records (schema {d.get('compared_schema')})",
-             f"  A = {src.get('a')}", f"  B = {src.get('b')}",
-             f"B/A = median(B) / median(A), {cfg.get('confidence', 0.95) * 100:g}% bootstrap interval "
-             f"({cfg.get('resamples')} resamples, seed {cfg.get('seed')}); p: Mann-Whitney U; "
-             f"SAME: interval inside [{1 / (1 + t):.3f}, {1 + t:.3f}] (±{t * 100:g}%)", ""]
+    kind_b = d.get("compared_kind_b")
+    what = (f"records of two tools: {d.get('compared_kind')} (A) against {kind_b} (B)" if kind_b
+            else f"two {d.get('compared_kind')} records (schema {d.get('compared_schema')})")
+    lines = [f"cugraphlab diff of {what}", f"  A = {src.get('a')}", f"  B = {src.get('b')}"]
+    lines += [f"NOTE: {n}" for n in d.get("notes") or []]
+    lines += [f"B/A = median(B) / median(A), {cfg.get('confidence', 0.95) * 100:g}% bootstrap interval "
+              f"({cfg.get('resamples')} resamples, seed {cfg.get('seed')}); p: Mann-Whitney U; "
+              f"SAME: interval inside [{1 / (1 + t):.3f}, {1 + t:.3f}] (±{t * 100:g}%)", ""]
     rows = d.get("rows") or []
     if rows:
         table = []
+        nvbench = any(r.get("nvbench") for r in rows)
         for r in rows:
             unit = r["unit"] + (" (rate)" if r.get("direction") == "rate" else "")
             interval = f"[{_ratio(r['low'])}, {_ratio(r['high'])}]" if _finite(r.get("low")) else "n/a"
             table.append([r["label"], unit, r["n_a"], r["n_b"], _num(r["median_a"]), _num(r["median_b"]),
-                          _ratio(r["ratio"]), interval, _p(r["p_value"]), r["verdict"]])
+                          _ratio(r["ratio"]), interval, _p(r["p_value"]), r["verdict"]]
+                         + ([r.get("nvbench") or "-"] if nvbench else []))
         lines.append(format_table(["row", "unit", "n A", "n B", "median A", "median B", "B/A", "interval", "p",
-                                   "verdict"], table, align="llrrrrrlrl"))
+                                   "verdict"] + (["nvbench-compare"] if nvbench else []), table,
+                                  align="llrrrrrlrl" + ("l" if nvbench else "")))
+        if any(r.get("label_b") for r in rows):
+            lines.append("A_ROW ~ B_ROW: a pair compared on request (--pair), rows of two labels")
+        if nvbench:
+            lines.append("nvbench-compare: cuda-bench's own verdict (SAME when the means differ by at most the "
+                         "smaller relative noise)")
         if any(r.get("direction") == "rate" for r in rows):
             lines.append("(rate): bigger is faster, so B/A > 1 there is FASTER")
         notes = [f"  {r['label']}: {r['verdict']}: {r['reason']}" for r in rows if r["verdict"] != "SAME"]

@@ -1,12 +1,13 @@
-"""What ``latency``, ``timeline`` and ``sweep`` print and draw."""
+"""What ``measure`` (your own work: ``measure_work``), ``latency``, ``timeline`` and ``sweep`` print and draw."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from .env import versions_line
+from .measure_work import render_measure
 from .tables import fmt_count, format_table
 
-__all__ = ["render_latency", "native_lines", "render_timeline", "render_sweep", "plot_timeline_files",
+__all__ = ["render_measure", "render_latency", "native_lines", "render_timeline", "render_sweep", "plot_timeline_files",
            "plot_sweep_files", "timeline_figures", "sweep_figures"]
 
 

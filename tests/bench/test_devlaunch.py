@@ -117,7 +117,7 @@ def _cli():
 def test_parser():
     p, mod = _cli()
     a = p.parse_args(["devlaunch"])
-    assert (a.size, a.iterations, a.repeats, a.device, a.seed, a.json) == (None, 1000, 5, 0, None, None)
+    assert (a.size, a.iterations, a.repeats, a.device, a.seed, a.json) == (None, 1000, 10, 0, None, None)
     assert a.handler is mod.cmd_devlaunch
     a = p.parse_args(["devlaunch", "--size", "1024,2^20", "--iterations", "500", "--repeats", "3", "--device",
                       "1", "--seed", "7", "--json", "out.json", "--trace"])

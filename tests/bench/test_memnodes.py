@@ -39,9 +39,12 @@ def test_record_has_its_kind_clocks_samples_and_rows(result):
                                           + [MEM_AMORTIZED_ROW, PRE_AMORTIZED_ROW])  # 20 iterations: 2 x 10
     assert isinstance(s.amortized_overhead_pct, float) and set(s.per_launch_cost_us) == set(MEMCHAIN_SHAPES)
     assert MEM_ROW == MEM_ROWS["line"] and s.shapes() == list(MEMCHAIN_SHAPES)
-    assert all(len(result.samples[f"2048/steady/{MEM_ROWS[sh]}/device"]["values"]) == 2 for sh in MEMCHAIN_SHAPES)
+    # 2 timed loops of 20 iterations, each cut into 10 chunks (the amortized rows, 10 iterations per graph, into 2)
+    assert all(len(result.samples[f"2048/steady/{MEM_ROWS[sh]}/device"]["values"]) == 20 for sh in MEMCHAIN_SHAPES)
+    assert len(result.samples[f"2048/steady/{MEM_AMORTIZED_ROW}/wall"]["values"]) == 4
     assert len(result.samples[f"2048/first/{FIRST_ROWS[0]}/host_api"]["values"]) == 2
-    assert len(result.samples[f"1024/steady/{MEM_ROW}/device"]["values"]) == 2
+    assert len(result.samples[f"1024/steady/{MEM_ROW}/device"]["values"]) == 20
+    assert d["config"]["chunks"] == 10
     steps = [f.step for f in s.footprint]
     assert steps[0].startswith("start") and "first launch" in steps and steps[-1].startswith("cuDeviceGraphMemTrim")
     assert s.topology_same and s.address_reuse["ok"] and result.unfreed["ok"]

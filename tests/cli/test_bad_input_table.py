@@ -115,6 +115,17 @@ TABLE = [
     ("doctor -m", 2, "-m needs a module name"),
     ("doctor", 2, "name a Python file to run"),
     ("doctor --gallery x.py", 2, "give a script, a module or --gallery, not both"),
+    # measure: your own work (issue 25; a function that raises names its exception: tests/cli/test_measure_cli.py)
+    ("measure {tmp}/missing.py:step", 2, "missing.py: no such file"),
+    ("measure {tmp}/step", 2, "expected path/to/file.py:function, package.module:function or a .cu file"),
+    ("measure {tmp}/missing.cu --args out,x", 2, "missing.cu: no such file"),
+    ("measure {scripts}/needs_gpu.py:main", 2, NO_GPU),
+    ("measure cugraphlab_no_such_module:step", 2, "no module named 'cugraphlab_no_such_module'"),
+    ("measure {tmp}/k.cu --setup make", 2, "--setup is for a Python function"),
+    ("measure {tmp}/s.py:step --kernel saxpy", 2, "--kernel is for a kernel in a .cu file"),
+    ("measure {tmp}/s.py:step --time-budget 0", 2, "--time-budget must be > 0 seconds"),
+    ("measure {tmp}/s.py:step --compare-to {tmp}/old.json", 2, "old.json: no such file"),
+    ("measure {tmp}/s.py:step --processes 0", 2, "--processes: must be >= 1"),
     # show: records that cannot be shown
     ("show {tmp}/missing.json", 2, "missing.json: no such file"),
     ("show {tmp}", 2, "is a folder, not a record file"),

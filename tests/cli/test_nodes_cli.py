@@ -32,7 +32,7 @@ def _parser():
 def test_defaults_and_handler():
     p, mod = _parser()
     a = p.parse_args(["nodes"])
-    assert (a.lesson, a.size, a.repeats, a.device, a.json) == ("all", 1 << 20, 5, 0, None)
+    assert (a.lesson, a.size, a.repeats, a.device, a.json) == ("all", 1 << 20, 10, 0, None)
     assert a.handler is mod.cmd_nodes and a.trace is False
     assert mod.lessons_of("all") == ("host", "event", "child", "controls") and mod.lessons_of("host") == ("host",)
 

@@ -90,6 +90,20 @@ def _pdl_record() -> dict:
                      programmatic_edges=3, plain_graph_edges=3).to_dict()
 
 
+def _measure_record() -> dict:
+    """A measure record as cugraphlab measure writes it (issue 25: no committed one exists yet)."""
+    from cugraphlab.bench.measure.result import build_result
+    from synthetic_records import environment
+
+    rounds = {"eager": 5.0, "graph": 2.6, "reference": 4.4}
+    part = {"work": "saxpy from saxpy.cu on 1,048,576 elements", "calls": 200, "stop_reason": "spread",
+            "ways": [{"name": w, "what": w} for w in rounds], "checks": {"eager": "passed", "graph": "passed"},
+            "costs": {"capture_us": [20.0, 21.0], "instantiate_us": [9.0, 9.5], "upload_us": [1.0, 1.1], "nodes": 1},
+            "values": {w: {c: [us * (1 + i / 500) for i in range(12)] for c in ("host", "wall", "device")}
+                       for w, us in rounds.items()}}
+    return build_result([part], config={"work": part["work"], "kind": "launches"}, env=environment()).to_dict()
+
+
 def test_every_kind_the_cli_writes_has_a_renderer_and_renders():
     """Each record class of the package has its command's renderer in report.show, and a record of it (committed,
     inside a committed study record, or made here where none is committed) renders by it."""
@@ -102,10 +116,12 @@ def test_every_kind_the_cli_writes_has_a_renderer_and_renders():
         d = json.loads(path.read_text())
         for kind in _kinds_inside(d, set()):
             samples.setdefault(kind, path)
-    made = {"cugraphlab.pdl": _pdl_record()}
+    made = {"cugraphlab.pdl": _pdl_record(), "cugraphlab.measure": _measure_record()}
     assert set(kinds) - set(samples) - set(made) == set(), "a kind with no record to render"
     text = render_record(made["cugraphlab.pdl"])
     assert text.startswith("cugraphlab pdl: ") and "PDL early" in text
+    text = render_record(made["cugraphlab.measure"])
+    assert text.startswith("cugraphlab measure: saxpy") and "pays off after" in text
 
 
 @pytest.mark.parametrize("name, suffixes", [

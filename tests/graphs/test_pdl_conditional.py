@@ -124,7 +124,7 @@ def test_pdl_and_conditional_options_parse():
     a = cli.build_parser().parse_args(["pdl", "--size", "1_024", "--iters", "100", "--repeats", "3"])
     assert (a.size, a.iters, a.repeats) == (1024, 100, 3)
     a = cli.build_parser().parse_args(["conditional"])
-    assert (a.size, a.iterations, a.repeats, a.threshold) == (1 << 20, 1000, 5, 1000.0)
+    assert (a.size, a.iterations, a.repeats, a.threshold) == (1 << 20, 1000, 10, 1000.0)  # 10: diff needs 6 samples a side
     a = cli.build_parser().parse_args(["conditional", "--iterations", "50", "--size", "4096", "--repeats", "2"])
     assert (a.size, a.iterations, a.repeats) == (4096, 50, 2)
 

@@ -44,8 +44,13 @@ from ..records.record import Record, clocks
 from ..stats.summary import Summary, summarize
 from ..timing import Variant, interleave
 
-__all__ = ["LoopRow", "LatencyRow", "SegmentRow", "DevlaunchResult", "measure_devlaunch", "GOAL_US",
+__all__ = ["REPEATS", "LoopRow", "LatencyRow", "SegmentRow", "DevlaunchResult", "measure_devlaunch", "GOAL_US",
            "timeline_segments", "latency_rows", "FOLDED", "every_name", "PER_ITERATION_DECISION"]
+
+#: Timed loops per way by default. Each loop is one call that runs all its iterations (a device-side loop), so it
+#: cannot be cut into chunks: one sample per loop. 10 (it was 5) so that ``cugraphlab diff`` has the 6 samples per
+#: side it needs; the 5 more loops cost about 1.5 s at the defaults (estimated, docs/diff.md).
+REPEATS = 10
 
 #: The goal of the graph-API issue: the device loop within this many µs per iteration of the unrolled graph.
 GOAL_US = 0.5
@@ -245,7 +250,7 @@ def _measure_latency(result, kit, samples: int) -> tuple[list[LatencyRow], list[
     return out, checks
 
 
-def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, repeats: int = 5, *,
+def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, repeats: int = REPEATS, *,
                       unroll: int = 50, seed: int | None = None, ops=DEFAULT_OPS, scalar: float = 2.0,
                       timeline_rows: int = 200, latency_samples: int = 200, progress=None) -> DevlaunchResult:
     """Every loop of the module docstring at each size, the latency probes and the timelines, in one record.

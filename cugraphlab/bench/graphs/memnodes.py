@@ -37,7 +37,7 @@ from ...experiment.memchain import (MEMCHAIN_SHAPES, SHAPE_TEXT, MemChain, demon
 from ...graphs.memory import graph_mem_footprint, require_graph_memory, reset_graph_mem_high, trim_graph_mem
 from ..records.record import Record, _plain, clocks
 from ..stats.summary import Summary, summarize
-from ..timing import Variant, interleave
+from ..timing import CHUNKS, Variant, interleave
 
 __all__ = ["MemnodesResult", "SizeResult", "FootprintStep", "measure_memnodes", "GOAL_PCT", "DEFAULT_SIZES",
            "MEM_ROW", "MEM_ROWS", "PRE_ROW", "FIRST_ROWS", "FREE_SLACK"]
@@ -375,15 +375,16 @@ def _measure_size(device, size, kernels, stream, start, end, iters, repeats, fir
                 pre.run("graph", AMORTIZE * max(1, warm // AMORTIZE), AMORTIZE)
                 stream.synchronize()
                 variants.append(Variant(MEM_AMORTIZED_ROW, stream, lambda k: mu.run(k // AMORTIZE), mu.prepare,
-                                        mu.mismatches))
+                                        mu.mismatches, grain=AMORTIZE))
                 variants.append(Variant(PRE_AMORTIZED_ROW, stream, lambda k: pre.run("graph", k, AMORTIZE),
-                                        pre_prepare, lambda: pre.check_result("graph").mismatches))
-            timings = interleave(variants, iters, repeats, start, end, progress=progress)
+                                        pre_prepare, lambda: pre.check_result("graph").mismatches, grain=AMORTIZE))
+            # each timed loop also cut into CHUNKS chunks: their samples are what the record keeps (for diff)
+            timings = interleave(variants, iters, repeats, start, end, progress=progress, chunks=CHUNKS)
             for v in variants:
                 t = timings[v.name]
                 steady.append(Steady(v.name, t.device("device"), t.wall("wall"), t.mismatches))
-                record.keep_samples(f"{size}/steady/{v.name}/device", t.device_us, "us", "device")
-                record.keep_samples(f"{size}/steady/{v.name}/wall", t.wall_us, "us", "wall")
+                record.keep_samples(f"{size}/steady/{v.name}/device", t.device_chunks or t.device_us, "us", "device")
+                record.keep_samples(f"{size}/steady/{v.name}/wall", t.wall_chunks or t.wall_us, "us", "wall")
             shape_reuse = {sh: chains[sh].address_reuse().to_dict() for sh in shapes}
             shape_views = {sh: chains[sh].view(f"{sh}: {SHAPE_TEXT[sh]}, {size:,} floats") for sh in shapes}
         finally:
@@ -431,7 +432,8 @@ def measure_memnodes(device=0, sizes=DEFAULT_SIZES, iters: int = 5000, repeats: 
         require_graph_memory(dev)
         result = MemnodesResult(clocks=clocks("wall", "device", "host_api"))
         result.env = collect(dev)
-        result.config = {"sizes": sizes, "iters": iters, "repeats": repeats, "first_samples": first_samples,
+        result.config = {"sizes": sizes, "iters": iters, "repeats": repeats, "chunks": CHUNKS,
+                         "first_samples": first_samples,
                          "seed": seed, "device": getattr(dev, "ordinal", device), "goal_pct": GOAL_PCT,
                          "chain": "add -> mul 2 -> sub -> relu, t1..t3 allocated in the graph",
                          "shapes": list(shapes)}

@@ -39,7 +39,12 @@ from ...graphs.join import add_empty_node
 from ..records.record import Record, clocks
 from ..stats.summary import Summary, summarize
 
-__all__ = ["NodeRow", "NodesResult", "measure_nodes", "LESSONS", "Prelude", "busy_python_thread"]
+__all__ = ["REPEATS", "NodeRow", "NodesResult", "measure_nodes", "LESSONS", "Prelude", "busy_python_thread"]
+
+#: Samples per row by default: one per timed loop or block of calls (a few ms each). 10 (it was 5) so that
+#: ``cugraphlab diff`` has the 6 samples per side it needs; the 5 more cost about 0.3 s at the defaults
+#: (estimated, docs/diff.md).
+REPEATS = 10
 
 LESSONS = lessons.LESSONS
 
@@ -427,7 +432,7 @@ def _measure_priority(result, chain, repeats, start, end, prelude) -> None:
         graph.close()
 
 
-def measure_nodes(device=0, size: int = 1 << 20, repeats: int = 5, *, lessons_to_run=LESSONS, iters: int = 200,
+def measure_nodes(device=0, size: int = 1 << 20, repeats: int = REPEATS, *, lessons_to_run=LESSONS, iters: int = 200,
                   calls: int = 1000, seed: int | None = None, progress=None) -> NodesResult:
     """Measure and check the node lessons ``lessons_to_run`` on the chain of ``size`` floats.
 

@@ -18,7 +18,7 @@ from ...experiment.pdl import PDL_MODES, PdlChain
 from ...graphs.pdl import programmatic_edge_count, require_pdl
 from ..records.record import Record, clocks
 from ..stats.summary import Summary
-from ..timing import DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
+from ..timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave
 
 __all__ = ["PdlVariant", "PdlResult", "measure_pdl", "WALL_CLOCK", "DEVICE_CLOCK", "EARLY_GRAPH"]
 
@@ -99,28 +99,29 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
                 dev.create_event() as start, dev.create_event() as end:
             env = collect(dev)
             plan = [
-                ("plain eager", "cuLaunchKernel per kernel", plain, lambda k: plain.run("eager", k)),
+                ("plain eager", "cuLaunchKernel per kernel", plain, lambda k: plain.run("eager", k), 1),
                 ("PDL eager", "cuLaunchKernelEx (programmatic serialization) per kernel", pdl.chain,
-                 lambda k: pdl.run("eager", k)),
+                 lambda k: pdl.run("eager", k), 1),
                 ("plain graph", f"cuGraphLaunch per {unroll} iteration(s)", plain,
-                 lambda k: plain.run("graph", k, unroll)),
+                 lambda k: plain.run("graph", k, unroll), unroll),
                 ("PDL graph", f"cuGraphLaunch per {unroll} iteration(s), programmatic edges", pdl.chain,
-                 lambda k: pdl.run("graph", k, unroll)),
+                 lambda k: pdl.run("graph", k, unroll), unroll),
                 (EARLY_GRAPH, f"cuGraphLaunch per {unroll} iteration(s), programmatic edges, late wait",
-                 early.chain, lambda k: early.run("graph", k, unroll)),
+                 early.chain, lambda k: early.run("graph", k, unroll), unroll),
             ]
             warm = max(unroll, min(iters, 200) // unroll * unroll)
-            for _name, _launch, _chain, run in plan:  # warm-up: module load, graph instantiate + upload, clocks
+            for _name, _launch, _chain, run, _grain in plan:  # warm-up: module load, instantiate + upload, clocks
                 run(warm)
             plain.stream.synchronize()
             variants = [Variant(name, plain.stream, run, lambda c=chain: (c.randomize(), c.poison()),
-                                lambda c=chain: c.check_result("eager").mismatches)
-                        for name, _launch, chain, run in plan]
-            timings = interleave(variants, iters, repeats, start, end, progress=progress)
+                                lambda c=chain: c.check_result("eager").mismatches, grain=grain)
+                        for name, _launch, chain, run, grain in plan]
+            # each timed loop also cut into CHUNKS chunks (on whole graphs): the record keeps their samples
+            timings = interleave(variants, iters, repeats, start, end, progress=progress, chunks=CHUNKS)
             variants = [
                 PdlVariant(name, launch, timings[name].wall(WALL_CLOCK), timings[name].device(DEVICE_CLOCK),
                            timings[name].verified, timings[name].mismatches)
-                for name, launch, _chain, _run in plan
+                for name, launch, _chain, _run, _grain in plan
             ]
             g = pdl.capture(unroll)
             try:
@@ -132,12 +133,13 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
                 plain_edges = programmatic_edge_count(g)
             finally:
                 g.close()
-            config = {"size": size, "iters": iters, "repeats": repeats, "unroll": unroll, "ops": list(ops),
+            config = {"size": size, "iters": iters, "repeats": repeats, "chunks": CHUNKS, "unroll": unroll,
+                      "ops": list(ops),
                       "scalar": scalar, "grid": plain.grid, "block": plain.block, "chain": plain.describe(),
                       "device": getattr(dev, "ordinal", device)}
             result = PdlResult(config=config, variants=variants, env=env, programmatic_edges=prog_edges,
                                plain_graph_edges=plain_edges, clocks=clocks("wall", "device"))
-            for name, _launch, _chain, _run in plan:
+            for name, _launch, _chain, _run, _grain in plan:
                 timings[name].keep(result, name)
             return result
     finally:

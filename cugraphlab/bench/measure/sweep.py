@@ -16,13 +16,13 @@ import numpy as np
 
 from ...core.errors import InvalidArgumentError
 from ...experiment.chain import Chain
-from ...experiment.ops import DEFAULT_OPS, OPS
+from ...experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, OPS
 from ..probes.copy_roof import copy_bandwidth
 from ..records.environment import collect
 from ..records.record import Record, clocks
 from ..run import time_mode
 from ..stats.summary import summarize
-from ..timing import DEVICE_CLOCK
+from ..timing import DEVICE_CLOCK, chunk_sizes, timed_chunks
 
 __all__ = ["SweepResult", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
            "DEFAULT_SIZES", "DEFAULT_LENGTHS", "SWEEP_MODES"]
@@ -31,6 +31,9 @@ DEFAULT_SIZES = tuple(2 ** e for e in range(10, 27, 2))  # 2^10 .. 2^26
 DEFAULT_LENGTHS = (1, 4, 16, 64, 256)
 SWEEP_MODES = ("eager", "graph", "graph x10", "fused")
 VERIFY_LIMIT = 1 << 24  # elements x kernels checked against NumPy per point; beyond, the point says "not checked"
+#: Each timed loop is also cut into this many chunks (``timing.timed_chunks``): the record keeps one device sample
+#: per chunk, 12 per point at the default 3 repeats (``cugraphlab diff`` needs 6 a side); the figures are the loops'.
+SWEEP_CHUNKS = 4
 
 
 def chain_ops(length: int) -> tuple[str, ...]:
@@ -76,45 +79,56 @@ def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWE
     rows, total, done = [], len(sizes) * len(lengths) * len(modes), 0
     samples: dict[str, list[float]] = {}
     rng = np.random.default_rng()
-    with device.load_kernels() as kernels, device.create_event() as e0, device.create_event() as e1:
-        for n in sizes:
-            x = rng.standard_normal(n, dtype=np.float32)
-            y = rng.standard_normal(n, dtype=np.float32)
-            for length in lengths:
-                ops = chain_ops(length)
-                # a fused kernel for this op sequence is compiled once per length (cached on disk after)
-                with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
-                           pingpong=length > 4) as chain:
-                    check = n * length <= VERIFY_LIMIT
-                    for mode in modes:
-                        base, unroll = ("graph", 10) if mode == "graph x10" else (mode, 1)
-                        chain.run(base, unroll, unroll)  # warm-up: instantiate, upload, first launch
-                        w, d = time_mode(chain, base, unroll, e0, e1, unroll)
-                        iters = _iters_for(d, target_ms, unroll)
-                        walls, devs, ok = [], [], None
-                        for _ in range(repeats):
-                            if check:
-                                chain.poison()
-                            w, d = time_mode(chain, base, iters, e0, e1, unroll)
-                            walls.append(w)
-                            devs.append(d)
-                            if check:
-                                ok = (ok is not False) and chain.check_result(base).ok
-                        ds = summarize(devs, unit="us", clock=DEVICE_CLOCK)
-                        nbytes = bytes_per_iteration(ops, n, base)
-                        kernels_per_iter = 1 if base == "fused" else length
-                        rows.append({
-                            "mode": mode, "size": n, "chain_len": length, "iters": iters,
-                            "us_per_iter": ds.median, "p5": ds.p5, "p95": ds.p95,
-                            "wall_us_per_iter": float(np.median(walls)),
-                            "us_per_kernel": ds.median / kernels_per_iter,
-                            "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
-                            "verified": ok, "clock": "device",
-                        })
-                        samples[f"{mode} n={n} len={length}"] = devs
-                        done += 1
-                        if progress:
-                            progress(done, total, f"{mode} n={n} len={length}: {ds.median:.2f} us/iter")
+    events = [device.create_event() for _ in range(SWEEP_CHUNKS + 1)]
+    e0, e1 = events[0], events[-1]
+    try:
+        with device.load_kernels() as kernels:
+            for n in sizes:
+                x = rng.standard_normal(n, dtype=np.float32)
+                y = rng.standard_normal(n, dtype=np.float32)
+                for length in lengths:
+                    ops = chain_ops(length)
+                    # a fused kernel for this op sequence is compiled once per length (cached on disk after)
+                    with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
+                               pingpong=length > 4) as chain:
+                        check = n * length <= VERIFY_LIMIT
+                        for mode in modes:
+                            base, unroll = ("graph", 10) if mode == "graph x10" else (mode, 1)
+                            chain.run(base, unroll, unroll)  # warm-up: instantiate, upload, first launch
+                            w, d = time_mode(chain, base, unroll, e0, e1, unroll)
+                            iters = _iters_for(d, target_ms, unroll)
+                            walls, devs, ok = [], [], None
+                            chunked = []
+                            parts = chunk_sizes(iters, SWEEP_CHUNKS, FUSED_PER_GRAPH if base == "fused" else unroll)
+                            loop_events = [e0, *events[1:len(parts)], e1]
+                            for _ in range(repeats):
+                                if check:
+                                    chain.poison()
+                                w, d, _walls, chunk_devs = timed_chunks(
+                                    chain.stream, lambda k, b=base, u=unroll: chain.run(b, k, u), parts, loop_events)
+                                walls.append(w)
+                                devs.append(d)
+                                chunked += chunk_devs
+                                if check:
+                                    ok = (ok is not False) and chain.check_result(base).ok
+                            ds = summarize(devs, unit="us", clock=DEVICE_CLOCK)
+                            nbytes = bytes_per_iteration(ops, n, base)
+                            kernels_per_iter = 1 if base == "fused" else length
+                            rows.append({
+                                "mode": mode, "size": n, "chain_len": length, "iters": iters,
+                                "us_per_iter": ds.median, "p5": ds.p5, "p95": ds.p95,
+                                "wall_us_per_iter": float(np.median(walls)),
+                                "us_per_kernel": ds.median / kernels_per_iter,
+                                "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
+                                "verified": ok, "clock": "device",
+                            })
+                            samples[f"{mode} n={n} len={length}"] = chunked
+                            done += 1
+                            if progress:
+                                progress(done, total, f"{mode} n={n} len={length}: {ds.median:.2f} us/iter")
+    finally:
+        for e in events:
+            e.close()
     config = {"sizes": sizes, "lengths": lengths, "modes": list(modes), "repeats": repeats, "target_ms": target_ms,
               "verify_limit": VERIFY_LIMIT,
               "bytes_rule": "binary op 12n, unary op 8n, fused 12n bytes per iteration"}

@@ -83,6 +83,11 @@ def collect(device=None) -> dict:
         "commit": commit(),
         "packages": package_versions(),
     }
+    from ...experiment.runners import LAUNCH_DELAY_ENV, launch_delay_ns
+
+    delay = launch_delay_ns()
+    if delay:  # the test hook of experiment.runners: a record made with it says so
+        env["injected"] = {"launch_delay_ns": delay, "how": f"${LAUNCH_DELAY_ENV}: a busy-wait after every launch"}
     if device is not None:
         from ...core.device import driver_version
 

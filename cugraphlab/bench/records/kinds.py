@@ -86,7 +86,7 @@ def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
     except UnicodeDecodeError:
         raise RecordError(f"{name} is not a text file (a record is JSON)") from None
     except json.JSONDecodeError as exc:
-        raise RecordError(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+        raise RecordError(f"{name} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno})") from None
     except OSError as exc:
         raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
     return record_from_dict(d, source=name)

@@ -1,0 +1,123 @@
+"""What every way of ``measure`` is (``Way``: ``run(n)`` enqueues n calls), the errors a user's work meets, and the
+loops that cost next to nothing: a callable and a native launch are driven by ``itertools.starmap`` drained into a
+zero-length deque, a loop that runs in C (no Python bytecode per call), so that what is timed is the call."""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from itertools import cycle, islice, repeat, starmap
+from typing import Callable
+
+from ...core.errors import CugraphlabError, InvalidArgumentError
+
+__all__ = ["WAYS", "Way", "WorkRaised", "StreamIgnoredError", "call_user", "user_error", "drain", "repeat_calls",
+           "unavailable", "reference_way", "CAPTURE_COST_REPEATS"]
+
+WAYS = {
+    "eager": "each call made from Python",
+    "graph": "the work captured once, one cuGraphLaunch per call from Python",
+    "native": "the same driver call made from C behind a Python builtin (no binding between)",
+    "floor": "the same driver call in a C loop (no Python at all): the floor",
+    "reference": "cuLaunchKernel of an empty kernel through the bare binding, in the same rounds: what x ref "
+                 "divides by",
+}
+CAPTURE_COST_REPEATS = 3
+
+
+class WorkRaised(InvalidArgumentError):
+    """The user's work (or its setup or check) raised: the message names the exception and the line it came from;
+    the original exception is chained (``__cause__``)."""
+
+
+class StreamIgnoredError(InvalidArgumentError):
+    """A callable enqueued nothing on the stream it was given (a capture of one call holds no node)."""
+
+
+def _where(exc: BaseException) -> str:
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return ""
+    code = last.tb_frame.f_code
+    return f" (at {code.co_filename.rsplit('/', 1)[-1]}:{last.tb_lineno} in {code.co_name})"
+
+
+def user_error(what: str, e: BaseException) -> WorkRaised:
+    """The one-line WorkRaised for exception ``e`` of the user's ``what`` (raise it ``from e``)."""
+    text = f": {str(e).splitlines()[0]}" if str(e) else ""
+    return WorkRaised(f"{what} raised {type(e).__name__}{text}{_where(e)}")
+
+
+def call_user(what: str, fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)``; an exception of the user's code becomes one WorkRaised line naming ``what``.
+    cugraphlab's own errors (a CudaError, a CompileError) pass through as they are."""
+    try:
+        return fn(*args, **kwargs)
+    except CugraphlabError:
+        raise
+    except Exception as e:
+        raise user_error(what, e) from e
+
+
+def drain(it) -> None:
+    """Run an iterator to its end in C, keeping nothing (a zero-length deque)."""
+    deque(it, maxlen=0)
+
+
+try:
+    from operator import call as _call  # Python 3.11+
+except ImportError:  # pragma: no cover - Python 3.10
+    def _call(f):
+        return f()
+
+
+def repeat_calls(fns: tuple, args: tuple = ()) -> Callable[[int], None]:
+    """``run(n)``: ``n`` rounds of ``fns`` in order, each called with ``args``, the loop in C."""
+    if len(fns) == 1:
+        f = fns[0]
+        return lambda n: drain(starmap(f, repeat(args, n)))
+    if args:
+        raise ValueError("several functions are called without arguments")
+    k = len(fns)
+    return lambda n: drain(map(_call, islice(cycle(fns), n * k)))
+
+
+@dataclass
+class Way:
+    """One way of running the work: ``run(n)`` enqueues ``n`` calls (None when it cannot be measured here:
+    ``note`` says why; a failed capture also keeps the doctor's ``diagnosis``). ``costs``: one-off costs in µs
+    (graph: capture, instantiate, upload samples) and facts (nodes). ``close`` frees what the way made."""
+
+    name: str
+    what: str
+    run: Callable[[int], None] | None
+    note: str = ""
+    diagnosis: dict | None = None
+    costs: dict = field(default_factory=dict)
+    close: Callable[[], None] | None = None
+
+
+def unavailable(name: str, e: BaseException) -> Way:
+    return Way(name, WAYS[name], None, note=f"not measured: {e}")
+
+
+# --- graphs -------------------------------------------------------------------------------------------------------
+def reference_way(device, stream) -> Way:
+    """The reference measured beside every way, in the same rounds: the package's empty kernel launched through
+    the bare binding (``bench.native.loops.bindings_loop``). A way's host µs per call over the reference's, round
+    by round, is its cost in bare launches: a figure that repeats between processes, where the absolute one moves
+    with the process's launch-cost mode (docs/studies/launch-cost-modes.md)."""
+    try:
+        from ...core.launch import LaunchConfig
+        from ..native.loops import bindings_loop
+
+        kernels = device.load_kernels(names=["empty"])
+    except Exception as e:
+        return unavailable("reference", e)
+    launch = kernels["empty"].prepare((), (), LaunchConfig(1, 32), stream)
+    loop = bindings_loop(launch)
+    loop.keep = launch  # type: ignore[attr-defined]
+    return Way("reference", WAYS["reference"], loop, close=kernels.close)

@@ -1,0 +1,169 @@
+"""``cugraphlab measure``: time your own work from the command line, a Python function or a kernel in a .cu file.
+
+The parser and the handler; the work is ``bench.measure`` (``run_spec`` in this process, ``measure_processes``
+in N), the text ``report.measure_work``. Every bad input is one line and exit 2; a capture that fails prints the
+timings that could be made and the capture doctor's diagnosis, and exits 2.
+"""
+from __future__ import annotations
+
+import argparse
+
+from ..core.errors import InvalidArgumentError
+from .args import add_device, add_json, count_arg, save_json, size_arg
+
+__all__ = ["add_measure", "cmd_measure", "spec_from_args", "EPILOG"]
+
+EPILOG = """\
+what to measure:
+  path/to/file.py:function   function(stream) enqueues one call's work on the stream it is given (CuPy, PyTorch,
+                             cuda.core or cugraphlab: --stream says which); --setup FUNC runs once first and what it
+                             returns is passed on: function(stream, *state) (a tuple), (stream, **state) (a dict)
+  package.module:function    the same, imported by module name
+  path/to/kernel.cu          a kernel of the file, no Python needed: --kernel NAME --size N --args LIST, where
+                             --args has one item per kernel parameter, in order: a name (x, out) is a buffer of
+                             --size elements of the pointer's type, filled with random values; n is the size; a
+                             number is that value (types come from the kernel's declaration; KIND:VALUE such as
+                             f32:2.0 or u64:n where the source does not say)
+
+examples:
+  cugraphlab measure saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n
+  cugraphlab measure step.py:step --setup make --stream cupy --check verify --json new.json
+  cugraphlab measure step.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
+
+ways: eager (each call from Python), graph (captured once through the capture doctor, one cuGraphLaunch per call),
+native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop), and the reference (the
+bare launch of an empty kernel, in the same rounds). Per call, in µs: host (what the calls cost the launching
+thread), wall (until the GPU is done), device (CUDA events); x ref: host over the reference's, round by round.
+exit: 0 measured (and checked), 1 a check failed or --fail-on matched, 2 bad input or a capture that failed."""
+
+
+def add_measure(sub, common) -> None:
+    p = sub.add_parser("measure", parents=[common], formatter_class=argparse.RawDescriptionHelpFormatter,
+                       help="time your own work: a function(stream) in a .py file, or a kernel in a .cu file",
+                       description="Time your own work every way it can run: eagerly from Python, as a CUDA "
+                                   "graph (what it saves, after how many calls it pays off) and, for a kernel, "
+                                   "natively from C.", epilog=EPILOG)
+    p.add_argument("target", metavar="WHAT", help="path/to/file.py:function, package.module:function, or a .cu file")
+    py = p.add_argument_group("a Python function")
+    py.add_argument("--setup", metavar="FUNC", help="run once first (a function of the same file, or file.py:func)")
+    py.add_argument("--check", metavar="FUNC", help="run after the timed loops, once per way: returns None/True or "
+                    "raises AssertionError (for a .cu kernel: file.py:func called as func(inputs, outputs), two "
+                    "dicts of NumPy arrays by buffer name)")
+    py.add_argument("--prepare", metavar="FUNC", help="run before each way's checked call (fresh inputs)")
+    py.add_argument("--stream", choices=("cugraphlab", "cupy", "torch", "cuda.core", "handle"), default=None,
+                    help="the stream the function gets (default cugraphlab)")
+    cu = p.add_argument_group("a kernel in a .cu file")
+    cu.add_argument("--kernel", metavar="NAME", help="the kernel (default: the file's only one)")
+    cu.add_argument("--size", type=size_arg, default=None, help="elements per buffer, e.g. 2^20 (default 2^20)")
+    cu.add_argument("--args", metavar="LIST", help="one comma-separated item per kernel parameter, e.g. out,x,y,2.0,n")
+    cu.add_argument("--block", type=count_arg, default=256, help="threads per block (default 256)")
+    cu.add_argument("--grid", type=count_arg, default=None, help="blocks (default ceil(size / block))")
+    how = p.add_argument_group("how")
+    how.add_argument("--ways", metavar="LIST", help="comma list of eager, graph, native, floor (default: all that "
+                     "apply)")
+    how.add_argument("--processes", type=count_arg, default=1,
+                     help="measure in N fresh processes, one after the other; intervals take the process as the "
+                          "unit (default 1: here)")
+    how.add_argument("--l2", choices=("warm", "cold"), default="warm",
+                     help="cold: the L2 flushed before every call (one call per sample)")
+    how.add_argument("--time-budget", type=float, default=5.0, metavar="S",
+                     help="seconds of sampling per process at most (default 5)")
+    how.add_argument("--no-reference", action="store_true",
+                     help="leave out the reference (the bare launch of an empty kernel timed in the same rounds, which "
+                          "x ref divides by)")
+    how.add_argument("--capture-mode", choices=("thread_local", "global", "relaxed"), default="thread_local",
+                     help="the capture's mode (default thread_local)")
+    add_device(how)
+    out = p.add_argument_group("records")
+    add_json(out)
+    out.add_argument("--compare-to", metavar="OLD.json", help="diff this run against an older record of it")
+    out.add_argument("--threshold", default="5%", help="for --compare-to: smallest change that counts (default 5%%)")
+    out.add_argument("--fail-on", choices=("slower", "faster", "any-change"), default=None,
+                     help="for --compare-to: exit 1 when a row gets this verdict")
+    p.set_defaults(handler=cmd_measure)
+
+
+def _function_name(text: str | None, target_source: str | None, option: str) -> str | None:
+    """``--setup make`` -> ``file.py:make`` (the target's file); ``other.py:make`` as it is."""
+    if text is None:
+        return None
+    if ":" in text:
+        return text
+    if not text.isidentifier():
+        raise InvalidArgumentError(f"--{option} {text!r}: give a function name, or path/to/file.py:function")
+    if target_source is None:
+        raise InvalidArgumentError(f"--{option} {text}: name its file too (path/to/file.py:{text})")
+    return f"{target_source}:{text}"
+
+
+def spec_from_args(args) -> dict:
+    """The spec (``bench.measure.run``) the options describe; InvalidArgumentError for options that do not fit."""
+    target = args.target
+    if target.endswith((".cu", ".cuh")):
+        for option in ("setup", "prepare", "stream"):
+            if getattr(args, option) is not None:
+                raise InvalidArgumentError(f"--{option} is for a Python function; {target} is a kernel source")
+        items = None if args.args is None else [a.strip() for a in args.args.split(",")]
+        return {"cu": target, "kernel": args.kernel, "size": args.size or 1 << 20, "args": items,
+                "block": args.block, "grid": args.grid, "check": _function_name(args.check, None, "check"),
+                "device": args.device}
+    for option in ("kernel", "size", "args", "grid"):
+        if getattr(args, option) is not None:
+            raise InvalidArgumentError(f"--{option} is for a kernel in a .cu file, not for {target}")
+    if ":" not in target:
+        raise InvalidArgumentError(f"expected path/to/file.py:function, package.module:function or a .cu file, "
+                                   f"got {target!r}")
+    source = target.rpartition(":")[0]
+    return {"target": target, "setup": _function_name(args.setup, source, "setup"),
+            "check": _function_name(args.check, source, "check"),
+            "prepare": _function_name(args.prepare, source, "prepare"), "stream": args.stream,
+            "device": args.device}
+
+
+def _options(args) -> dict:
+    ways = None if not args.ways else tuple(w.strip() for w in args.ways.split(",") if w.strip())
+    if not args.time_budget > 0:
+        raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
+    return {"ways": ways, "l2": args.l2, "calls": None, "sm_clock": True, "reference": not args.no_reference,
+            "capture_mode": args.capture_mode,
+            "min_samples": 10, "max_samples": 200, "target_spread": 0.01, "time_budget_s": args.time_budget}
+
+
+def _compare(args, result) -> tuple[str, bool]:
+    from ..bench.diff import diff_records, parse_threshold, read_record_file
+    from ..report.diff import render_diff
+
+    threshold = parse_threshold(args.threshold)
+    old = read_record_file(args.compare_to)
+    d = diff_records(old, result.to_dict(), threshold, a_name=args.compare_to, b_name="this run")
+    return render_diff(d), d.fails(args.fail_on)
+
+
+def cmd_measure(args) -> int:
+    from ..bench.measure.result import build_result
+    from ..bench.measure.processes import measure_processes, run_spec
+    from ..report.measure_work import render_measure
+
+    spec = spec_from_args(args)
+    options = _options(args)
+    if args.compare_to:
+        from ..bench.diff import parse_threshold, read_record_file
+
+        parse_threshold(args.threshold)
+        read_record_file(args.compare_to)  # a missing or broken file costs one line before anything is measured
+    if args.processes > 1:
+        result = measure_processes(None, processes=args.processes, options=options, spec=spec)
+    else:
+        part, env, config = run_spec(spec, options)
+        config["processes"] = 1
+        result = build_result([part], config=config, env=env,
+                              sampling={k: options[k] for k in ("min_samples", "max_samples", "target_spread",
+                                                                "time_budget_s")})
+    comparison, failed = _compare(args, result) if args.compare_to else (None, False)
+    print(render_measure(result, comparison))
+    save_json(args.json, result)
+    if result.capture_failed:
+        return 2
+    if result.verified is False or failed:
+        return 1
+    return 0

@@ -1,0 +1,286 @@
+"""cugraphlab.measure on the fake driver: the ways of each kind of work, the checks, the errors a user meets, the
+record and diff. Figures here are the host's (fake events), so only the logic is tested, never a timing."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fake_measure import fake_kernel, install_measure_driver, memset_work
+
+QUICK = dict(sm_clock=False, time_budget_s=0.3, min_samples=6, max_samples=8)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    return install_measure_driver(monkeypatch)
+
+
+@pytest.fixture
+def dev(fake):
+    from cugraphlab import Device
+
+    with Device(0) as d:
+        yield d
+
+
+def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(dev):
+    import cugraphlab as cgl
+
+    with dev.create_stream() as s:
+        r = cgl.measure(fake_kernel(dev, s), **QUICK)
+    assert [w.way for w in r.ways] == ["eager", "graph", "native", "floor", "reference"]
+    for name in ("eager", "graph"):
+        w = r[name]
+        assert w.measured and w.host.n == w.wall.n == w.device.n == w.relative.n >= 6
+        assert set(w.intervals) == {"host", "wall", "device", "relative"}
+        assert w.relative.unit == "time ratio"
+    for name in ("native", "floor"):  # no libcuda here: the reason instead of a figure
+        assert not r[name].measured and r[name].note.startswith("not measured:")
+    assert r.graph_costs["nodes"] == 1 and len(r.graph_costs["capture_us"]["values"]) == 3
+    assert r.break_even["setup_us"] == pytest.approx(r.graph_costs["setup_us"])
+    assert r.stop_reason in ("spread", "max_samples", "time_cap")
+    assert r.config["kind"] == "launches" and r.config["calls"] == "auto"
+    assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference")
+                                        for c in ("host", "wall", "device")] + ["eager: host / reference",
+                                                                                "graph: host / reference"])
+    assert r.samples["eager: host"]["clock"] == "host_call"
+    ratios = [a / b for a, b in zip(r.samples["eager: host"]["values"], r.samples["reference: host"]["values"])]
+    assert r.samples["eager: host / reference"]["values"] == pytest.approx(ratios)  # paired, round by round
+    assert r["reference"].relative is None
+
+
+def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+    seen, checked, prepared = [], [], []
+
+    def work(stream):
+        seen.append(stream)
+        fn(_Handle(stream))
+
+    r = cgl.measure(work, device=dev, stream="handle", check=lambda: checked.append(1),
+                    prepare=lambda: prepared.append(1), **QUICK)
+    assert all(isinstance(s, int) for s in seen)
+    assert [w.way for w in r.ways] == ["eager", "graph", "reference"]
+    assert [w.check for w in r.ways] == ["passed", "passed", None] and r.verified is True
+    assert len(checked) == len(prepared) == 2
+    buf.close()
+
+
+class _Handle:
+    def __init__(self, handle):
+        self.handle = handle
+
+
+def test_setup_state_reaches_the_work_check_and_prepare(dev):
+    import cugraphlab as cgl
+
+    got = {}
+
+    def setup(stream):
+        return dev.array(256), 256
+
+    def work(stream, buf, n):
+        from cugraphlab.core._calls import cu
+
+        got["work"] = n
+        cu("cuMemsetD32Async", buf.handle, 0, n, stream.handle)
+
+    def check(buf, n):
+        got["check"] = n
+        assert n == 256
+
+    r = cgl.measure(work, setup=setup, check=check, device=dev, ways=("eager",), **QUICK)
+    assert got == {"work": 256, "check": 256} and r["eager"].check == "passed"
+
+
+def test_a_check_that_fails_is_reported_per_way_not_raised(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+
+    def check():
+        raise AssertionError("3 of 1,024 elements differ")
+
+    r = cgl.measure(fn, device=dev, check=check, **QUICK)
+    assert r["eager"].check == "FAILED: 3 of 1,024 elements differ" and r.verified is False
+    r = cgl.measure(fn, device=dev, check=lambda: False, ways=("eager",), **QUICK)
+    assert r["eager"].check == "FAILED: the check returned False"
+
+
+def test_a_work_that_raises_is_one_line_naming_the_exception_and_the_line(dev):
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure import WorkRaised
+
+    def broken(stream):
+        raise ValueError("the buffers are not set up")
+
+    with pytest.raises(WorkRaised, match=r"broken\(stream\) raised ValueError: the buffers are not set up "
+                                         r"\(at test_measure_work.py:\d+ in broken\)") as e:
+        cgl.measure(broken, device=dev, **QUICK)
+    assert isinstance(e.value.__cause__, ValueError) and "\n" not in str(e.value)
+
+
+def test_a_callable_that_ignores_its_stream_is_refused(dev):
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure import StreamIgnoredError
+
+    fn, buf = memset_work(dev)
+    with dev.create_stream() as other:
+        with pytest.raises(StreamIgnoredError, match="enqueued nothing on the stream it was given"):
+            cgl.measure(lambda stream: fn(other), device=dev, **QUICK)
+        with pytest.raises(StreamIgnoredError):  # also when the graph way is not asked for
+            cgl.measure(lambda stream: fn(other), device=dev, ways=("eager",), **QUICK)
+
+
+def test_a_capture_that_fails_gives_the_doctors_diagnosis_and_eager_is_still_measured(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+
+    def syncs(stream):
+        fn(stream)
+        stream.synchronize()  # refused while capturing: the doctor names this line
+
+    r = cgl.measure(syncs, device=dev, **QUICK)
+    assert r["eager"].measured and not r["graph"].measured and r.capture_failed
+    first = r["graph"].diagnosis["findings"][0]
+    assert first["kind"] == "sync" and first["call"] == "cuStreamSynchronize"
+    assert "test_measure_work.py" in first["where"] and "Fix:" in r["graph"].note
+    from cugraphlab.report.measure_work import render_measure
+
+    text = render_measure(r)
+    assert "the capture failed" in text and "fix: Move the wait out of the capture" in text
+
+
+def test_a_graph_and_an_exec_are_replayed_and_a_graph_instantiated_here(dev):
+    import cugraphlab as cgl
+
+    with dev.create_stream() as s:
+        launch = fake_kernel(dev, s)
+        with cgl.capture(s) as cap:
+            launch()
+        r = cgl.measure(cap.graph, ways=("graph",), **QUICK)
+        assert r["graph"].measured and "instantiate_us" in r.graph_costs
+        with cap.graph.instantiate() as exe:
+            r = cgl.measure(exe, ways=("graph",), **QUICK)
+            assert r["graph"].measured and "instantiate_us" not in r.graph_costs
+        cap.graph.close()
+
+
+def test_cold_l2_times_one_call_per_sample(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, l2="cold", ways=("eager",), **QUICK)
+    assert r.calls_per_sample == 1 and r.config["l2"] == "cold"
+
+
+def test_bad_arguments_are_one_line_each(dev):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    fn, buf = memset_work(dev)
+    for kwargs, match in ((dict(ways=("eager", "warp")), "unknown way 'warp'"),
+                          (dict(ways=("native",)), "cannot be run as 'native'"),
+                          (dict(l2="tepid"), "l2 must be 'warm' or 'cold'"),
+                          (dict(stream="jax"), "stream must be one of")):
+        with pytest.raises(InvalidArgumentError, match=match):
+            cgl.measure(fn, device=dev, **{**QUICK, **kwargs})
+    with pytest.raises(InvalidArgumentError, match="got int"):
+        cgl.measure(42, device=dev, **QUICK)
+    with pytest.raises(InvalidArgumentError, match="top-level function"):
+        cgl.measure(lambda s: None, processes=2, **QUICK)
+
+
+def test_the_record_round_trips_and_diff_finds_it_the_same_as_itself(dev):
+    import cugraphlab as cgl
+
+    with dev.create_stream() as s:
+        r = cgl.measure(fake_kernel(dev, s), **QUICK)
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["kind"] == "cugraphlab.measure" and "break_even" in d and d["verified"] is None
+    back = cgl.load_record(d)
+    assert back["eager"].wall.median == r["eager"].wall.median
+    diff = cgl.diff_records(d, d)  # the fake's host-clock samples are noisy: judged, never SLOWER or FASTER
+    assert len(diff.rows) == 11 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
+
+
+def test_processes_pool_samples_with_the_process_as_the_group(dev):
+    from cugraphlab.bench.measure.result import build_result
+
+    def part(offset):
+        return {"work": "w", "ways": [{"name": "eager", "what": "x"}], "calls": 10, "stop_reason": "spread",
+                "values": {"eager": {c: [1.0 + offset + i / 100 for i in range(6)] for c in ("host", "wall",
+                                                                                            "device")}}}
+
+    r = build_result([part(0), part(1), part(2), part(3)], config={"work": "w"}, env={})
+    row = r.samples["eager: wall"]
+    assert row["groups"] == [g for g in range(4) for _ in range(6)]
+    assert r.processes == 4 and r["eager"].intervals["wall"]["groups"] == 4
+
+
+def test_the_sm_clock_probe_runs_after_each_round(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, "sm_clock": True})
+    assert r.sm_clock["note"] == "" and r.sm_clock["rated_mhz"] == pytest.approx(0.001)  # the fake's 1 kHz
+    assert r.sm_clock["clock"].startswith("clock64")
+
+
+def test_a_launch_prepared_without_a_stream_is_bound_to_the_one_given_or_made(dev):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    with dev.create_stream() as s:
+        bound = fake_kernel(dev, s)
+        unbound = bound.kernel.prepare(("ptr", "u64"), (bound.keep[1], 1024), (4, 256))
+        r = cgl.measure(unbound, stream=s, ways=("eager", "graph"), **QUICK)
+        assert r["graph"].measured and r.config["kind"] == "launches"
+        r = cgl.measure([unbound, unbound], ways=("eager",), **QUICK)  # a stream made for it
+        assert r["eager"].measured and "2 launches" in r.work
+        with dev.create_stream() as other, pytest.raises(InvalidArgumentError, match="leave stream= out"):
+            cgl.measure(bound, stream=other, **QUICK)
+
+
+def test_a_work_that_raises_later_in_the_timed_loops_is_one_line_too(dev):
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure import WorkRaised
+
+    fn, buf = memset_work(dev)
+    calls = []
+
+    def flaky(stream):
+        calls.append(1)
+        if len(calls) > 40:
+            raise RuntimeError("out of patience")
+        fn(stream)
+
+    with pytest.raises(WorkRaised, match=r"the work, in the timed loops, raised RuntimeError: out of patience"):
+        cgl.measure(flaky, device=dev, ways=("eager",), **QUICK)
+
+
+def test_sampling_settings_are_checked(dev):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, "min_samples": 10, "max_samples": 7})
+    assert r["eager"].wall.n == 7  # min_samples cannot exceed max_samples
+    for bad in (dict(max_samples=0), dict(calls=0), dict(time_budget_s=0), dict(target_spread=-1)):
+        with pytest.raises(InvalidArgumentError):
+            cgl.measure(fn, device=dev, ways=("eager",), **{**QUICK, **bad})
+
+
+def test_many_processes_are_thinned_within_each_so_every_value_keeps_its_process():
+    from cugraphlab.bench.measure.result import build_result
+    from cugraphlab.bench.records.record import MAX_SAMPLES
+
+    parts = [{"work": "w", "ways": [{"name": "eager", "what": ""}], "calls": 1,
+              "values": {"eager": {c: [float(i)] * 500 for c in ("host", "wall", "device")}}} for i in range(8)]
+    row = build_result(parts, config={}, env={}).samples["eager: wall"]
+    assert len(row["values"]) == len(row["groups"]) <= MAX_SAMPLES
+    assert sorted(set(row["groups"])) == list(range(8)) and row["values"] == [float(g) for g in row["groups"]]
