@@ -3,10 +3,21 @@
 #
 # *CUDA Programming Guide, "CUDA Graphs": why graphs exist.* Every kernel launched from the host is one driver
 # call, `cuLaunchKernel`. This notebook launches a chain of four small kernels, one call each, and measures what
-# a launch costs on the host and how long the GPU is busy.
+# a launch costs on the host and what the GPU's clock sees.
 #
 # The chain, on float32 vectors `x`, `y` of `N` elements: `out = relu((x + y) * 2 - y)`, four kernels
 # `add`, `mul`, `sub`, `relu`, each writing its own buffer.
+#
+# *Prerequisites: Python and NumPy; what a CUDA kernel, a grid and a block are. No graph yet.*
+
+# %% [markdown]
+# ## The kernels, as NVRTC compiles them
+# The package ships its kernels as CUDA C (`kernels/*.cu`); NVRTC compiles them at run time for this GPU. `add`
+# is one grid-stride loop (`map2` in `elementwise.cuh`) over float4s, then the tail; `__fadd_rn` rounds exactly as
+# NumPy's float32 `+` does, so the results can be compared bit for bit.
+
+# %%
+print(cuda_source("add.cu"))
 
 # %% [markdown]
 # ## Predict
@@ -58,15 +69,15 @@ print(v)
 assert v.ok, f"the GPU's chain differs from NumPy: {v}"
 
 # %% [markdown]
-# ## Measure
-# `cugraphlab.bench.timed_loop` times a loop on two clocks at once: the host wall clock (`perf_counter_ns`, from
-# the first call until the last kernel finished) and the device clock (CUDA events recorded before and after,
-# `cuEventElapsedTime`). A separate loop times the calls alone, without waiting for the GPU. Small repeats here;
-# `cugraphlab latency` does it properly.
+# ## Measure: two clocks
+# `bench.timed_loop` times a loop on two clocks at once: the host wall clock (`perf_counter_ns`, from the first
+# call until the last kernel finished) and CUDA events recorded on the stream before and after the loop
+# (`cuEventElapsedTime`). Events measure the **stream's interval**, idle gaps included: they tell how long the GPU
+# took to get through the loop, not how long each kernel was busy. A separate loop times the calls alone, without
+# waiting for the GPU. Small repeats here; `cugraphlab latency` does it properly.
 
 # %% [gpu] times eager launches (host and device clocks), 5 repeats of 500 iterations
-from cugraphlab.bench import timed_loop, summarize
-from cugraphlab.core.errors import check
+from cugraphlab.bench import summarize, timed_loop
 start, end = dev.create_event(), dev.create_event()
 fn = launches[0].fn  # the binding's cuLaunchKernel, looked up once (traced only while tracing is on)
 calls = [L.call_args for L in launches]
@@ -74,9 +85,8 @@ calls = [L.call_args for L in launches]
 def eager(iters):
     for _ in range(iters):
         for c in calls:
-            r = fn(*c)
-            if r[0]:
-                check(r, "cuLaunchKernel")  # a typed error naming the CUresult
+            if fn(*c)[0]:  # a CUresult other than CUDA_SUCCESS
+                cu("cuLaunchKernel", *c)  # the same call through the door raises the typed error naming it
 
 eager(50)  # warm-up: the first launches of a module pay one-time costs
 wall, device = zip(*[timed_loop(stream, eager, 500, start, end) for _ in range(5)])
@@ -89,37 +99,103 @@ for _ in range(5):
 stream.synchronize()
 w, dv, c1 = (summarize(s, unit="us", clock=k) for s, k in ((wall, "perf_counter_ns"), (device, "cuEventElapsedTime"),
                                                           (call_us, "perf_counter_ns")))
-print(f"one cuLaunchKernel call:       {c1.median:6.2f} us (host clock)")
-print(f"one iteration (4 kernels):     {w.median:6.2f} us wall, {dv.median:6.2f} us device")
-print(f"device time per kernel:        {dv.median / 4:6.2f} us")
-
-# %% [gpu] draws host cost against device time per kernel
-fig, ax = new_figure(6, 2.6)
-ax.barh(["host: one cuLaunchKernel", "device: one kernel (N=4096)"], [c1.median, dv.median / 4],
-        color=["tab:orange", "tab:blue"])
-ax.set_xlabel("microseconds (median of 5)")
-ax.set_title("Launching costs more than the work")
-show_figure(fig)
+print(f"one cuLaunchKernel call:        {c1.median:6.2f} us (host clock)")
+print(f"one iteration (4 kernels):      {w.median:6.2f} us wall, {dv.median:6.2f} us between the events")
+print(f"per kernel, between the events: {dv.median / 4:6.2f} us, {dv.median / 4 / c1.median:.2f}x one call's host time")
+print("the events' time per kernel follows the host's calls: the GPU waited for each launch (launch-bound)"
+      if dv.median / 4 < 1.5 * c1.median else "the events' time per kernel exceeds the calls: the GPU sets the pace")
 
 # %% [markdown]
-# ## On the H200: where the time of one iteration goes
-# The committed `benchmarks/floor.py` record, drawn without a GPU: each kernel's busy time (`%globaltimer`), the
-# gaps between kernels inside a graph, and what one launch costs the host from Python and from C.
+# ## On the H200: how long a kernel is busy
+# Events cannot say how long a kernel works when the GPU waits for the host between kernels. The committed
+# floor study's record can (`benchmarks/studies/floor`): each kernel stamps `%globaltimer` when its first block
+# starts and its last block ends. At 1,024 floats (the smallest size it measured), in µs: a kernel's busy time, the
+# gap between two kernels of one graph and between two graphs, and one launch's host time from Python and from C:
 
-# %% [record] the floor of the chain on the H200: busy time, gaps, host launch cost
-rec = h200_record("floor", "floor", rebuild=False)  # a study's record (benchmarks/studies/floor): its rows as they are
-for row in (rec or {}).get("rows", [])[:14]:
-    print(f"{row['size']:>9,}  {row['what']:<52} {row['us']:8.3f} us  ({row['clock']})")
+# %% [record] the chain's kernels on the H200: busy time, gaps, host launch cost
+floor = show_record("floor", "rows:", r"re:^ +1024  (busy_add|gap_inside|gap_boundary|host_launch_py|host_launch_c) ",
+                    part=("floor",), within="rows:")
+
+# %% [gpu] draws one call's host time, the events' time per kernel and the H200's busy time per kernel
+rows = floor.get("rows", []) if isinstance(floor, dict) else [vars(r) for r in getattr(floor, "rows", [])]
+busy = next((r["us"] for r in rows if r["size"] == 1024 and r["key"] == "busy_add"), float("nan"))
+fig, ax = new_figure(6.5, 2.6)
+ax.barh(["host: one cuLaunchKernel", "events: per kernel (N=4096)", "H200: add busy (N=1024)"],
+        [c1.median, dv.median / 4, busy], color=["tab:orange", "tab:gray", "tab:blue"])
+ax.set_xlabel("microseconds (medians)")
+ax.set_title("the host's call against the kernel's work")
+show_figure(fig)
+print(f"one call costs the host {c1.median / busy:.0f}x the H200's busy time of one add kernel")
 
 # %% [markdown]
 # ## What it means
 # For small kernels the host cannot issue launches as fast as the GPU finishes them: the GPU idles between
-# kernels, and the wall time per iteration is set by the launch calls, not by the work. (The Python-level cost of
-# one call through cuda-bindings is part of it; `cugraphlab latency` separates the binding from the driver.)
-# A CUDA graph replaces the four calls with one (notebook 02).
+# kernels, so the events' time per kernel is the launch interval, set by the calls, and the kernel's own work is a
+# small part of it (the record above). (The Python-level cost of one call through cuda-bindings is part of the
+# call; `cugraphlab latency` separates the binding from the driver.) A CUDA graph replaces the four calls with one
+# (notebook 02).
 #
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · The reference, by hand (no GPU needed)
+# Write `my_chain(x, y)`: the chain `relu((x + y) * 2 - y)` in NumPy float32, op by op. (The kernel's relu is
+# `a > 0.0f ? a : 0.0f`: `np.where(v > 0, v, np.float32(0))` matches it; `np.maximum(v, 0)` would keep a NaN.) The
+# check compares it bit for bit with `cgl.reference` on fresh random inputs of an odd length.
+
+# %% [exercise 1]
+my_chain = None  # def my_chain(x, y): ...
+
+# %% [check 1] my_chain against cgl.reference, bit for bit, on 10,001 fresh random floats
+def _check1(f):
+    xs, ys = (rng.standard_normal(10_001, dtype=np.float32) for _ in range(2))
+    got = np.asarray(f(xs, ys))
+    if got.dtype != np.float32 or got.shape != xs.shape:
+        return False, f"got {got.dtype} of shape {got.shape}, want float32 of shape {xs.shape}"
+    v = cgl.compare_bits("my_chain", got, cgl.reference("add,mul,sub,relu", xs, ys, 2.0))
+    return v.ok, str(v)
+grade(1, my_chain, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · A kernel of your own, compiled (no GPU needed)
+# NVRTC runs without a GPU. Compile a kernel `extern "C" __global__ void axpy(float* out, const float* x,
+# const float* y, float a, unsigned long long n)` (a grid-stride loop) computing `out[i] = a * x[i] + y[i]` (with `__fmul_rn` and `__fadd_rn`, so no fused
+# multiply-add) for `sm_75` (a T4), with `cgl.compile_source(source, "axpy", arch="sm_75", kind="ptx")`, and put
+# the result in `compiled_axpy`. The check reads the PTX: an entry named `axpy`, one `mul.rn.f32`, one
+# `add.rn.f32`, no `fma`.
+
+# %% [exercise 2]
+compiled_axpy = None  # compiled_axpy = cgl.compile_source(...)
+
+# %% [check 2] the PTX of axpy: its entry, the rounded multiply and add, no fma
+def _check2(c):
+    ptx = bytes(c.image).decode(errors="replace")
+    found = {"entry axpy": ".entry axpy" in ptx, "mul.rn.f32": "mul.rn.f32" in ptx, "add.rn.f32": "add.rn.f32" in ptx,
+             "no fma": "fma" not in ptx, "sm_75": "sm_75" in ptx}
+    return all(found.values()), ", ".join(f"{k}: {'yes' if ok else 'NO'}" for k, ok in found.items())
+grade(2, compiled_axpy, _check2)
+
+# %% [markdown exercise 3]
+# ### Exercise 3 · Launch it (GPU)
+# Load your `axpy` for this GPU (`compile_source(..., arch=dev.arch, kind="cubin")`, `dev.load_module(image)`,
+# `.kernel("axpy")`), launch it with `cu("cuLaunchKernel", ...)` on `N3 = (1 << 20) + 3` floats with `a = 1.5`,
+# and put the output (a NumPy array) in `axpy_out` and your inputs in `axpy_in = (x, y)`. The check is bit-exact
+# against `np.float32(1.5) * x + y` in NumPy.
+
+# %% [exercise 3]
+axpy_out, axpy_in = None, None
+
+# %% [check 3 gpu] axpy's output against NumPy, bit for bit
+def _check3(out3):
+    x3, y3 = axpy_in
+    want = np.float32(1.5) * x3 + y3
+    v = cgl.compare_bits("axpy", np.asarray(out3), want)
+    return v.ok and len(out3) == (1 << 20) + 3, str(v)
+grade(3, axpy_out, _check3)
+
+# %% [markdown]
 # ## Change this and run again
-# Set `N = 1 << 22` in the first GPU cell and run everything again. At what size does the device time per kernel
+# Set `N = 1 << 22` in the first GPU cell and run everything again. At what size does the events' time per kernel
 # exceed the launch cost, so that launching is no longer the bottleneck?
 
 # %% [gpu] frees what this notebook made

@@ -7,6 +7,8 @@
 #
 # The chain is notebook 01's four launches; `cgl.Chain` packs them exactly as notebook 01 did by hand
 # (`chain.launches`, buffers `chain.x`, `chain.y`, `chain.out`, its own `chain.stream`).
+#
+# *Prerequisites: notebook 01.*
 
 # %% [markdown]
 # ## Predict
@@ -23,7 +25,7 @@ print(chain.describe())
 # %% [markdown]
 # ## Run: capture, instantiate, upload, launch
 # `CU_STREAM_CAPTURE_MODE_THREAD_LOCAL`: only this thread's unsafe calls (a synchronize, a `cuMemAlloc`) break the
-# capture (notebook 12 breaks one on purpose).
+# capture (notebook 06 breaks one on purpose).
 
 # %% [gpu] captures the four launches into a graph and instantiates it
 chain.poison()  # NaN pattern in every output
@@ -42,19 +44,6 @@ cu("cuGraphLaunch", exe.handle, s)  # the whole chain in one call
 cu("cuStreamSynchronize", s)
 
 # %% [markdown]
-# ### Picture
-# The cell below shows the drawing of the graph when this cugraphlab can draw graphs (a graph view with
-# `_repr_svg_`), and the text view otherwise.
-
-# %% [gpu] shows the captured graph (drawing, or text view)
-view = graph_view(graph)
-if hasattr(view, "_repr_svg_"):
-    from IPython.display import display
-    display(view)
-else:
-    print(render_text(view, "drawing not available in this version; the text view:"))
-
-# %% [markdown]
 # ## The answer, graded
 
 # %% [gpu] checks the replayed graph's output bit for bit
@@ -67,10 +56,11 @@ assert graph.node_count == 4 and len(graph.edges()) == 3, "a capture of 4 launch
 # %% [markdown]
 # ## Measure: eager against replay
 # Both on the same stream and buffers, timed with `bench.timed_loop` (host wall clock and CUDA events), 5 repeats
-# of 500 iterations after a warm-up.
+# of 500 iterations after a warm-up. Remember notebook 01: the events measure the stream's interval, gaps
+# included, so they fall when the host's cost falls; the kernels' own busy time does not change.
 
 # %% [gpu] times eager launches against one cuGraphLaunch per iteration
-from cugraphlab.bench import timed_loop, summarize
+from cugraphlab.bench import summarize, timed_loop
 start, end = dev.create_event(), dev.create_event()
 launch = exe.fn  # the binding's cuGraphLaunch
 
@@ -79,8 +69,7 @@ def eager(iters):
 
 def replay(iters):
     for _ in range(iters):
-        r = launch(exe.handle, s)
-        if r[0]:
+        if launch(exe.handle, s)[0]:
             cu("cuGraphLaunch", exe.handle, s)  # raises the typed error
 
 rows = {}
@@ -89,7 +78,10 @@ for name, run in (("eager: 4 x cuLaunchKernel", eager), ("graph: 1 x cuGraphLaun
     wall, dv = zip(*[timed_loop(chain.stream, run, 500, start, end) for _ in range(5)])
     rows[name] = (summarize(wall, unit="us", clock="perf_counter_ns"), summarize(dv, unit="us", clock="cuEventElapsedTime"))
 for name, (w, dv) in rows.items():
-    print(f"{name:28s} {w.median:7.2f} us/iter wall   {dv.median:7.2f} us/iter device")
+    print(f"{name:28s} {w.median:7.2f} us/iter wall   {dv.median:7.2f} us/iter between the events")
+(we, de), (wg, dg) = ((w.median, dv.median) for w, dv in rows.values())
+print(f"the graph saves {we - wg:.2f} us of wall time per iteration ({we / wg:.2f}x); the events' interval falls "
+      f"with it ({de:.2f} -> {dg:.2f} us): the GPU waited less for launches")
 fig, ax = new_figure()
 ax.bar(list(rows), [w.median for w, _ in rows.values()], color=["tab:orange", "tab:green"])
 ax.set_ylabel("us per iteration (wall, median)")
@@ -98,28 +90,64 @@ v = cgl.compare_bits("after timing", chain.out.to_numpy(), chain.expected())
 assert v.ok, f"the timed runs' output differs from NumPy: {v}"
 
 # %% [markdown]
-# ## On the H200: the same chain from eight stacks
+# ## On the H200: the same chain from other Python stacks
 # The committed `cugraphlab compare` record, drawn without a GPU: host µs per launch and per iteration, eager and
-# as a graph, for the bare bindings, cugraphlab, ctypes, CuPy, PyTorch, cuda.core, Triton and JAX (each in its own
-# process, bit-exact against NumPy).
+# as a graph, for the bare bindings, cugraphlab, PyTorch and others (each in its own process, bit-exact against
+# NumPy); the table at 1,024 floats, the figure at both sizes.
 
 # %% [record] graph against eager, stack by stack, on the H200
-from cugraphlab.report.compare import render_baseline_rows
 from cugraphlab.report.plots.compare import plot_compare_stacks
-rec = h200_record("compare_default")
-if rec is not None:
-    print(render_baseline_rows(rec, rec.sizes[0]))
-    show_plot(plot_compare_stacks, rec)
+stacks = show_record("compare_default_1", "size 1,024 floats", "bindings *", "cugraphlab *", "torch ", "cupy_raw *",
+                     "jit per op", within="size 1,024 floats")
+if stacks is not None:
+    show_plot(plot_compare_stacks, stacks)
 
 # %% [markdown]
 # ## What it means
 # The capture ran nothing: it only recorded four kernel nodes joined by three edges. One `cuGraphLaunch` then
-# submits all four, so the host's cost per iteration falls; the kernels themselves take the same device time.
-# What the graph cannot remove is the GPU's own gap between dependent kernels (notebooks 06 and 08).
+# submits all four, so the host's cost per iteration falls, and with it the time the GPU spends waiting between
+# kernels: the interval the events measure. The kernels' own work is the same in both (notebook 01's record); what
+# the graph cannot remove is the GPU's own gap between dependent kernels (notebooks 07 and 12).
 #
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Capture the body twice (GPU)
+# Capture `chain.launches` **twice** in one capture (two loops before `cuStreamEndCapture`), instantiate it, launch
+# it once on fresh inputs (`chain.randomize(); chain.poison()`), and put the Graph in `twice` and the output in
+# `twice_out` (`chain.out.to_numpy()`). Predict the node and edge counts first. The check: 8 nodes, 7 edges, and
+# the output bit-exact (each op reads only `x`, `y` and the op before, so twice gives the result of once).
+
+# %% [exercise 1]
+twice, twice_out = None, None
+
+# %% [check 1 gpu] 8 nodes in a line, and the output bit-exact
+def _check1(g):
+    nodes, edges = g.node_count, len(g.edges())
+    v = cgl.compare_bits("captured twice", twice_out, chain.expected())
+    return nodes == 8 and edges == 7 and v.ok, f"{nodes} nodes, {edges} edges; {v}"
+grade(1, twice, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · Another scalar, another graph (GPU)
+# Make `chain3 = cgl.Chain(dev, n=N, scalar=3.0)`, capture its launches into a graph, replay it once and put the
+# output in `scaled_out`. The check compares it bit for bit with `cgl.reference("add,mul,sub,relu", x, y, 3.0)`
+# on `chain3`'s inputs (`chain3.x_host`, `chain3.y_host`). Then close `chain3` and your graph objects.
+
+# %% [exercise 2]
+scaled_out = None
+
+# %% [check 2 gpu] the output of the chain with scalar 3.0, bit for bit
+def _check2(out2):
+    want = cgl.reference("add,mul,sub,relu", chain3.x_host, chain3.y_host, 3.0)
+    v = cgl.compare_bits("scalar 3.0", np.asarray(out2), want)
+    return v.ok, str(v)
+grade(2, scaled_out, _check2)
+
+# %% [markdown]
 # ## Change this and run again
-# Capture the loop body **twice** (repeat the `for L in chain.launches` loop) before `cuStreamEndCapture`. How
-# many nodes now? Does the output still match NumPy, and why (each op reads only `x`, `y` and the previous op)?
+# Make the chain 256 times larger (`N = 1 << 20`) and run the measurement again. Does the graph still save as much
+# per iteration? (Notebook 07 answers it with unrolling.)
 
 # %% [gpu] frees what this notebook made
 for o in (exe, graph, start, end, chain):

@@ -5,6 +5,8 @@
 # graph API says the same thing directly: `cuGraphCreate`, then one `cuGraphAddKernelNode` per kernel with the
 # nodes it depends on. Each node takes a `CUDA_KERNEL_NODE_PARAMS`: function, grid, block, shared memory and the
 # same `void** kernelParams` a `cuLaunchKernel` call takes.
+#
+# *Prerequisites: notebooks 01 and 02.*
 
 # %% [markdown]
 # ## Predict
@@ -68,7 +70,7 @@ assert v.ok, f"the built graph differs from NumPy with scalar 2.0: {v}"
 # %% [markdown]
 # ## Measure: what building and instantiating cost
 # Host time of each step (perf_counter_ns), 20 repeats: `cuGraphCreate` + 4 x `cuGraphAddKernelNode`, then
-# `cuGraphInstantiate`, then one `cuGraphLaunch` + synchronize.
+# `cuGraphInstantiate`, then one `cuGraphLaunch` + synchronize. Which is the largest? The cell says.
 
 # %% [gpu] times build, instantiate and one launch
 from cugraphlab.bench import summarize
@@ -89,17 +91,68 @@ rows = {k: summarize(v, unit="us", clock="perf_counter_ns") for k, v in
         (("build (5 calls)", build_us), ("instantiate", inst_us), ("first launch + sync", launch_us))}
 for k, sm in rows.items():
     print(f"{k:22s} {sm.median:8.1f} us  (p5 {sm.p5:.1f}, p95 {sm.p95:.1f})")
+b, i = rows["build (5 calls)"].median, rows["instantiate"].median
+print(f"instantiating cost {i / b:.2f}x building here: for 4 nodes both are a few microseconds, paid once")
 fig, ax = new_figure()
 ax.bar(list(rows), [sm.median for sm in rows.values()], color="tab:purple")
 ax.set_ylabel("host us (median of 20)")
 show_figure(fig)
 
 # %% [markdown]
+# ## On the H200: building, capturing and instantiating from 1 to 4,096 nodes
+# The committed `cugraphlab scaling` record fits each cost as `a + b·nodes` (lines of empty kernels): the
+# per-node slopes of building by hand, capturing and instantiating (notebook 08 has the whole sweep).
+
+# %% [record] the cost per node of building, capturing and instantiating, on the H200
+show_record("scaling_default", "cost = a + b * nodes", r"re:^(capture|explicit build|instantiate) +straight line ")
+
+# %% [markdown]
 # ## What it means
 # Building by hand gives the same graph as capture, with every dependency stated. The node holds a copy of its
 # arguments: changing them later needs `cuGraphExecKernelNodeSetParams` or `cuGraphExecUpdate` (notebook 05).
-# Instantiation is the expensive step: done once, it is paid back over many launches (notebook 06).
+# Building and instantiating both grow with the nodes (the record's slopes) and are paid once: a graph pays them
+# back over many launches (notebook 07).
 #
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Edges added afterwards (GPU)
+# Build the chain graph again, but add the four nodes with **no** dependencies, then join them with
+# `cuGraphAddDependencies(graph, from, to, ...)`. Its form differs between the bindings: CUDA 13's takes an
+# edge-data list (`None`: plain edges) before the count, 12.x's does not (`d.CUDA_VERSION` tells which you have).
+# Put the Graph in `late_edges`. The check: the same topology as a captured chain, and bit-exact on fresh inputs.
+
+# %% [exercise 1]
+late_edges = None
+
+# %% [check 1 gpu] the same topology as a capture, and bit-exact
+def _check1(g):
+    cap = chain.capture()
+    same, diff = same_topology(g, cap)
+    cap.close()
+    with g.instantiate() as e1:
+        chain.randomize(); chain.poison()
+        cu("cuGraphLaunch", e1.handle, s); cu("cuStreamSynchronize", s)
+    v = cgl.compare_bits("edges added afterwards", chain.out.to_numpy(), chain.expected())
+    return same and v.ok, f"{diff}; {v}"
+grade(1, late_edges, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · The scalar, before the node (GPU)
+# The prediction above changed `mul`'s scalar *after* adding its node. Set it to `3.0` **before** adding the node
+# (`chain.launches[1].args.set(2, 3.0)`), build the graph, launch it once on fresh inputs, and put the output in
+# `scalar_out`; then set the scalar back to `2.0`. The check: bit-exact against `cgl.reference(..., 3.0)`.
+
+# %% [exercise 2]
+scalar_out = None
+
+# %% [check 2 gpu] the graph computed with 3.0, bit for bit
+def _check2(out2):
+    v = cgl.compare_bits("scalar 3.0", np.asarray(out2), cgl.reference(chain.ops, chain.x_host, chain.y_host, 3.0))
+    return v.ok, str(v)
+grade(2, scalar_out, _check2)
+
+# %% [markdown]
 # ## Change this and run again
 # Give `sub` the dependencies `[nodes[0]]` instead of `[nodes[1]]` (it then no longer waits for `mul`). Does the
 # check still pass every time? Why is "it passed once" not proof that a graph is right?

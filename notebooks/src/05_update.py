@@ -2,21 +2,23 @@
 # # 05 · Updating an instantiated graph (and why an update is refused)
 #
 # *Programming Guide, "Updating Instantiated Graphs".* An executable graph keeps copies of every kernel's
-# arguments. To run it on other buffers or scalars, cheapest first:
+# arguments. To run it on other buffers or scalars there are three ways (which is cheapest is measured below):
 #
-# 1. `cuGraphExecKernelNodeSetParams(exec, node, params)`: new arguments for one node;
-# 2. a new graph of the same shape, then `cuGraphExecUpdate(exec, graph)`: the driver pairs the nodes and copies the
-#    parameters over; it **refuses** when the topology changed, and says why;
-# 3. `cuGraphInstantiate` again: always works, costs the most.
+# 1. `cuGraphExecKernelNodeSetParams(exec, node, params)`: new arguments for one node, straight into the
+#    executable;
+# 2. a new graph of the same shape (captured or built), then `cuGraphExecUpdate(exec, graph)`: the driver pairs the
+#    nodes and copies the parameters over; it **refuses** when the topology changed, and says why;
+# 3. `cuGraphInstantiate` again: always works.
+#
+# *Prerequisites: notebooks 02 and 03.*
 
 # %% [markdown]
 # ## Predict
-# Which of the three is cheapest, and by how much? If the new graph has one node fewer, what does
-# `cuGraphExecUpdate` answer, and is the executable still usable afterwards?
+# Which of the three is cheapest, and by how much? Is making the new graph part of the cost of (2)? If the new
+# graph has one node fewer, what does `cuGraphExecUpdate` answer, and is the executable still usable afterwards?
 
 # %% [gpu] builds the chain graph node by node (notebook 03) and instantiates it
 from cugraphlab.graphs import add_launch_sequence, kernel_node_params
-from cugraphlab.experiment.ops import op_arguments
 chain = cgl.Chain(dev, n=1 << 16)
 s = chain.stream.handle
 graph = Graph(dev)
@@ -24,13 +26,21 @@ nodes = add_launch_sequence(graph, chain.launches)  # cuGraphAddKernelNode x 4 (
 exe = graph.instantiate()
 
 
+def chain_launches(x, y, scalar):
+    """The chain's four launches on inputs x, y and another scalar, into the chain's own output buffers."""
+    t1, t2, t3, out = chain.outs
+    k, cfg, st, n = chain.kernels, chain.config, chain.stream, chain.n
+    return [k["add"].prepare(("ptr", "ptr", "ptr", "u64"), (t1, x, y, n), cfg, st),
+            k["mul"].prepare(("ptr", "ptr", "f32", "u64"), (t2, t1, scalar, n), cfg, st),
+            k["sub"].prepare(("ptr", "ptr", "ptr", "u64"), (t3, t2, y, n), cfg, st),
+            k["relu"].prepare(("ptr", "ptr", "u64"), (out, t3, n), cfg, st)]
+
+
 def new_inputs(scalar):
     """Other buffers, other values, another scalar: the four launches of the chain pointed at them."""
     xh, yh = (rng.standard_normal(chain.n, dtype=np.float32) for _ in range(2))
     x, y = dev.to_device(xh), dev.to_device(yh)
-    launches = [chain.kernels[k].prepare(sig, args, chain.config, chain.stream)
-                for k, sig, args in op_arguments(chain.ops, x, y, chain.outs, scalar, chain.n)]
-    return (x, y), launches, cgl.reference(chain.ops, xh, yh, scalar)
+    return (x, y), chain_launches(x, y, scalar), cgl.reference(chain.ops, xh, yh, scalar)
 
 
 def run_and_check(label, expected):
@@ -89,30 +99,86 @@ run_and_check("after the refused update (still the graph of (2))", expected_b)
 # %% [markdown]
 # ## Measure: host cost of each path
 # `bench.measure_update_costs` times every path (one sample per update, host clock), alternating two input sets,
-# and checks the output bit for bit after each.
+# and checks the output bit for bit after each. `recapture_update` includes making the new graph by capture;
+# `exec_update` starts from a graph already made.
 
-# %% [gpu] measures every update path, 30 repeats each
+# %% [gpu] measures every update path, 30 repeats each, and ranks them
 from cugraphlab.bench import measure_update_costs
 costs = measure_update_costs(chain, repeats=30, warmup=5)
-for path, sm in costs.costs.items():
+for path, sm in sorted(costs.costs.items(), key=lambda kv: kv[1].median):
     print(f"{path:24s} {sm.median:8.2f} us  (p5 {sm.p5:.2f}, p95 {sm.p95:.2f})  "
           f"{'bit-exact' if costs.verified[path] else 'FAILED'}")
 assert all(costs.verified.values()), f"an update path gave wrong results: {costs.verified}"
+c = {k: sm.median for k, sm in costs.costs.items()}
+print(f"cheapest: {min(c, key=c.get)}; a capture + cuGraphExecUpdate costs {c['recapture_update'] / c['reinstantiate']:.2f}x "
+      f"re-instantiating the graph we have ({'dearer' if c['recapture_update'] > c['reinstantiate'] else 'cheaper'}"
+      " here, for 4 nodes)")
 fig, ax = new_figure(7, 3)
 ax.barh(list(costs.costs), [sm.median for sm in costs.costs.values()], color="tab:cyan")
 ax.set_xscale("log"); ax.set_xlabel(f"host us per update ({costs.clock}, log scale)")
 show_figure(fig)
 
 # %% [markdown]
+# ## On the H200: what cuGraphExecUpdate costs the driver, and what Python adds
+# The committed exec-update record: the same update timed from C (the driver alone) and from Python, in one
+# process, paired, for an update that changes every node's parameters.
+
+# %% [record] cuGraphExecUpdate from C and from Python on the H200
+show_record("exec_update", "rows:", r"re:^changed parameters  (C|bindings|native) +\d", part=("paired",), within="rows:")
+
+# %% [markdown]
 # ## What it means
-# Setting node parameters touches only the executable; `cuGraphExecUpdate` first needs a new graph (a capture
-# costs about as much as launching eagerly), then pairs the nodes. When the topology changed, the driver refuses
-# with `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` and `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`, and the
+# Setting node parameters and `cuGraphExecUpdate` touch only the executable, and both are cheap once you have
+# what they need; the update path needs a new graph first, and making it (a capture) is most of its cost: for a
+# graph this small, re-instantiating can cost less than capturing and updating (the cell above compares them
+# here). When the topology changed, the driver
+# refuses with `CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE` and `CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED`, and the
 # executable keeps its previous parameters: it is still valid, so a program can fall back to instantiating.
 #
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Change one scalar, nothing else (GPU)
+# Update only `mul`'s node so that the executable multiplies by `-0.5` (keep the inputs of (2)): make a launch
+# with the new scalar (`chain_launches(*bufs_b, -0.5)[1]`) and `cuGraphExecKernelNodeSetParams` it into the
+# executable's second node. Launch once, and put the output in `half_out`. The check: bit-exact against
+# `expected_b`'s inputs with scalar `-0.5`.
+
+# %% [exercise 1]
+half_out = None
+
+# %% [check 1 gpu] the chain on (2)'s inputs with scalar -0.5, bit for bit
+def _check1(out1):
+    xh, yh = (buf.to_numpy() for buf in bufs_b)
+    v = cgl.compare_bits("mul -0.5", np.asarray(out1), cgl.reference(chain.ops, xh, yh, -0.5))
+    return v.ok, str(v)
+grade(1, half_out, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · Is a reordered graph the same graph? (GPU)
+# Capture `launches_b` in another order, `mul` first: `launches_b[1], launches_b[0], launches_b[2], launches_b[3]`,
+# and try `try_exec_update(exe, that_graph)`. Put the UpdateReport it answers in `reordered`. Predict first: is it
+# refused? (The driver pairs nodes by kind and position in the topology, not by what they compute.)
+
+# %% [exercise 2]
+reordered = None
+
+# %% [check 2 gpu] what the driver answered, and what the executable computes now
+def _check2(answer):
+    updated, result = answer.updated, answer.result
+    if not updated:
+        return True, f"refused: {result}: the executable keeps the graph of (2)"
+    chain.poison()
+    cu("cuGraphLaunch", exe.handle, s); cu("cuStreamSynchronize", s)
+    differs = not cgl.compare_bits("reordered", chain.out.to_numpy(), expected_b).ok
+    return differs, (f"updated ({result}): the executable now runs mul before add, so its output "
+                     f"{'differs from' if differs else 'still equals'} the chain's: same shape, other work")
+grade(2, reordered, _check2)
+
+# %% [markdown]
 # ## Change this and run again
-# In (2), launch `launches_b` in another order: `mul` before `add` (`launches_b[1], launches_b[0], ...`). Is the
-# update refused? If not, what does the check say, and why?
+# In the measurement, use a graph of 50 unrolled iterations (`chain.graph_exec(unroll=50)`, notebook 07) and time
+# `reinstantiate` against `exec_update` by hand. Which grows with the number of nodes?
 
 # %% [gpu] frees what this notebook made
 for o in (exe, graph, g_b, g_short, *bufs_a, *bufs_b, chain):

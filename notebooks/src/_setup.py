@@ -1,42 +1,289 @@
 # %%
-# Setup 1/2: install cugraphlab with the extra that fits this machine's driver (skipped when it already imports).
-# cu12: a CUDA 12 driver (Colab's T4); cu13: a CUDA 13 driver (r580+). nvidia-smi says which.
-import importlib.util, re, shutil, subprocess, sys
-if importlib.util.find_spec("cugraphlab") is None:
-    extra = "cu12"
-    if shutil.which("nvidia-smi"):
-        smi = subprocess.run(["nvidia-smi"], capture_output=True, text=True).stdout
-        m = re.search(r"CUDA Version:\s*(\d+)", smi)
-        extra = "cu13" if m and int(m.group(1)) >= 13 else "cu12"
-    print(f"installing cugraphlab[{extra}] ...")
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", f"cugraphlab[{extra}]"], check=True)
-print(subprocess.run([sys.executable, "-m", "cugraphlab", "info"], capture_output=True, text=True).stdout)
+# Setup 1/2: make `import cugraphlab` work in this runtime, and say how. It never raises; it tries, in order:
+# (1) cugraphlab already importable, (2) a checkout of the course at or above this folder, (3) COURSE_SOURCE below,
+# (4) a cugraphlab wheel uploaded to this runtime, else it says in one line what to do.
+COURSE_SOURCE = @COURSE_SOURCE@  # a pip URL: "git+https://github.com/OWNER/REPO" or "https://.../cugraphlab-....whl"
+import glob, importlib, os, re, shutil, subprocess, sys
+
+
+def _cuda_extra():
+    """("cu13" | "cu12" | "", why): the extra that fits the driver nvidia-smi reports ("" without a GPU)."""
+    if not shutil.which("nvidia-smi"):
+        return "", "no nvidia-smi here (no GPU): the default install, and every GPU cell will say it skips"
+    try:
+        smi = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        return "cu12", f"nvidia-smi did not answer ({type(e).__name__}): cu12, the extra for CUDA 12 drivers"
+    m = re.search(r"CUDA Version:\s*(\d+)", smi)
+    major = int(m.group(1)) if m else 12
+    return ("cu13" if major >= 13 else "cu12"), f"nvidia-smi: a driver for CUDA {major}"
+
+
+def _pip(args, what):
+    print(f"   pip install {what} ...")
+    try:
+        r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True,
+                           timeout=1200)
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"   pip did not run: {type(e).__name__}: {e}")
+        return False
+    if r.returncode:
+        tail = [line for line in (r.stderr or r.stdout).strip().splitlines() if line.strip()][-2:]
+        print(f"   pip failed (exit {r.returncode}): {' | '.join(tail)}")
+        return False
+    importlib.invalidate_caches()
+    return True
+
+
+def _import_cugraphlab():
+    """(module, "") when cugraphlab imports, else (None, why); a failed try leaves nothing half-imported behind."""
+    try:
+        import cugraphlab
+        return cugraphlab, ""
+    except Exception as e:  # not installed, or installed without its dependencies
+        for name in [m for m in sys.modules if m == "cugraphlab" or m.startswith("cugraphlab.")]:
+            del sys.modules[name]
+        return None, f"{type(e).__name__}: {e}"
+
+
+def _checkout():
+    """The root of a cugraphlab checkout at or above the working folder (the course opened from a clone)."""
+    here = os.path.abspath(os.getcwd())
+    for _ in range(4):
+        if os.path.isfile(os.path.join(here, "pyproject.toml")) and \
+                os.path.isfile(os.path.join(here, "cugraphlab", "__init__.py")):
+            return here
+        here = os.path.dirname(here)
+    return None
+
+
+def _uploaded_wheel():
+    found = [w for d in (os.getcwd(), "/content", os.path.expanduser("~"))
+             for w in glob.glob(os.path.join(d, "cugraphlab-*.whl"))]
+    return max(found, key=os.path.getmtime) if found else None
+
+
+def setup_cugraphlab():
+    extra, why = _cuda_extra()
+    named = f"cugraphlab[{extra}]" if extra else "cugraphlab"
+    mod, err = _import_cugraphlab()
+    if mod is not None:
+        print(f"1. cugraphlab {mod.__version__} is importable already ({os.path.dirname(mod.__file__)})")
+        return mod
+    print(f"1. cugraphlab is not importable yet ({err.splitlines()[0]})")
+    root = _checkout()
+    if root is None:
+        print(f"2. no checkout of the course at or above {os.getcwd()}")
+    else:
+        sys.path.insert(0, root)
+        mod, err = _import_cugraphlab()
+        if mod is not None:
+            print(f"2. the checkout at {root}, put first on sys.path")
+            return mod
+        sys.path.remove(root)
+        print(f"2. the checkout at {root} lacks its dependencies ({err.splitlines()[0]}); {why}")
+        if _pip(["-e", f"{root}[{extra}]" if extra else root], f"-e the checkout{f' [{extra}]' if extra else ''}"):
+            mod, err = _import_cugraphlab()
+            if mod is not None:
+                print(f"   installed: cugraphlab {mod.__version__} from {root}")
+                return mod
+    if not COURSE_SOURCE:
+        print("3. no COURSE_SOURCE set at the top of this cell")
+    else:
+        source = COURSE_SOURCE
+        if re.fullmatch(r"[A-Za-z0-9][\w.-]*/[\w.-]+", source):  # OWNER/REPO
+            source = f"git+https://github.com/{source}"
+        print(f"3. COURSE_SOURCE {source} ({why})")
+        if _pip([f"{named} @ {source}"], f"{named} @ {source}"):
+            mod, err = _import_cugraphlab()
+            if mod is not None:
+                print(f"   installed: cugraphlab {mod.__version__}")
+                return mod
+            print(f"   installed, but it does not import: {err.splitlines()[0]}")
+    wheel = _uploaded_wheel()
+    if wheel is None:
+        print("4. no cugraphlab-*.whl uploaded to this runtime (looked in the working folder, /content and ~)")
+    else:
+        print(f"4. the uploaded wheel {wheel} ({why})")
+        if _pip([f"{named} @ file://{os.path.abspath(wheel)}"], f"{named} @ {os.path.basename(wheel)}"):
+            mod, err = _import_cugraphlab()
+            if mod is not None:
+                print(f"   installed: cugraphlab {mod.__version__}")
+                return mod
+            print(f"   installed, but it does not import: {err.splitlines()[0]}")
+    print("cugraphlab is not installed: upload a wheel (made with `pip wheel --no-deps .` in a checkout) to this "
+          "runtime, or set COURSE_SOURCE at the top of this cell (e.g. \"git+https://github.com/OWNER/REPO\"), "
+          "then run this cell again")
+    return None
+
+
+if setup_cugraphlab() is not None:
+    try:
+        info = subprocess.run([sys.executable, "-m", "cugraphlab", "info"], capture_output=True, text=True,
+                              timeout=300)
+        print(info.stdout.rstrip() or "\n".join(info.stderr.strip().splitlines()[-1:]))
+    except (OSError, subprocess.SubprocessError) as e:
+        print(f"cugraphlab info did not run: {type(e).__name__}")
 
 # %%
-# Setup 2/2: open GPU 0 (or say there is none: then every GPU cell prints one line and the notebook still runs).
+# Setup 2/2: open GPU 0 (or say there is none: then every GPU cell prints one line and the notebook still runs),
+# and the helpers the cells below use: drawings, figures, the committed H200 records, exercise checks, extras.
 import time
 import numpy as np
-import cugraphlab as cgl
-import cugraphlab.report  # registers the graph drawer: graph views draw themselves as the last expression
-from cugraphlab.core._calls import cu, driver_fn, driver_module  # the one door to the driver: checked, traced
-from cugraphlab.core.errors import CaptureError, CudaError, UnsupportedError
-from cugraphlab.graphs import Graph, GraphExec, graph_view, render_text
 
 rng = np.random.default_rng()  # fresh random inputs in every run (never zeros)
-d = driver_module()  # cuda.bindings.driver: the enums and structs (the calls go through cu)
-GPU, dev, DRIVER = False, None, (0, 0)
+GPU, dev, DRIVER, SOLUTIONS = False, None, (0, 0), False
 try:
-    dev = cgl.Device(0)  # cuInit, cuDeviceGet, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
-    DRIVER = cgl.core.driver_version()
-    GPU = True
-    print(f"GPU 0: {dev.describe()}; driver for CUDA {DRIVER[0]}.{DRIVER[1]}")
-except Exception as e:
-    print(f"no GPU here ({type(e).__name__}): every GPU cell prints one line and skips")
+    import cugraphlab as cgl
+    import cugraphlab.report  # graph views and records draw themselves as a cell's last expression
+    from cugraphlab import CaptureError, CudaError, Graph, GraphExec, UnsupportedError, cu
+    from cugraphlab.graphs import graph_view, render_text
+    d = cgl.driver_module()  # cuda.bindings.driver: its enums and structs (every call goes through cu: checked)
+except Exception as e:  # Setup 1/2 said why
+    cgl = None
+    print(f"cugraphlab does not import ({type(e).__name__}: {e}); the cells that need it will fail")
+else:
+    try:
+        dev = cgl.Device(0)  # cuInit, cuDeviceGet, cuDevicePrimaryCtxRetain, cuCtxSetCurrent
+        version = cu("cuDriverGetVersion")  # 13000 is CUDA 13.0
+        DRIVER = (version // 1000, version % 1000 // 10)
+        GPU = True
+        print(f"GPU 0: {dev.describe()}; driver for CUDA {DRIVER[0]}.{DRIVER[1]}")
+    except Exception as e:
+        print(f"no GPU here ({type(e).__name__}): every GPU cell prints one line and skips")
+
+#: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
+RECORDS = tuple(f"benchmarks/results/2026-12-01_H200_round{n}" for n in (5, 4, 3))
+COURSE_REPO = @COURSE_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
+
+
+def render(result) -> str:
+    """The text of a result record (live, or a committed one or its JSON dict) as its command prints it
+    (``cugraphlab show``: report.render_record; a kind the package has no class for is shown plainly), or of a
+    capture doctor's Diagnosis."""
+    if type(result).__name__ == "Diagnosis":
+        from cugraphlab.report.doctor import render_diagnosis
+        return render_diagnosis(result)
+    from cugraphlab.report import render_record
+    return render_record(result)
+
+
+def pick(text: str, keep=(), limit: int = 11, within: str | None = None) -> str:
+    """The lines of ``text`` containing one of ``keep`` (all lines without it; "re:PATTERN" matches a regular
+    expression), each table row with its table's header and rule, at most ``limit`` lines; ``within``: only in the
+    block (up to the next empty line) that starts at the first line containing it."""
+    import re
+    lines = text.splitlines()
+    if within is not None:
+        first = next((i for i, line in enumerate(lines) if within in line), None)
+        if first is None:
+            return f"(no line holds {within!r})"
+        last = next((i for i in range(first, len(lines)) if not lines[i].strip()), len(lines))
+        lines = lines[first:last]
+    tests = [(lambda line, p=re.compile(k[3:]): p.search(line) is not None) if k.startswith("re:")
+             else (lambda line, k=k: k in line) for k in keep]
+    rule = [i for i in range(1, len(lines)) if lines[i].startswith("--") and set(lines[i]) <= {"-", " "}]
+    chosen = set()
+    for j, line in enumerate(lines):
+        if tests and not any(t(line) for t in tests):
+            continue
+        chosen.add(j)
+        head = max((r for r in rule if r < j and all(lines[k].strip() for k in range(r, j))), default=None)
+        if head is not None:
+            chosen.update((head - 1, head))
+    out = [lines[j] for j in sorted(chosen)] or [f"(no line holds any of {keep!r})"]
+    if len(out) > limit:
+        out = out[:limit - 1] + [f"... ({len(out) - limit + 1} more lines)"]
+    return "\n".join(out)
+
+
+def show(result, *keep, limit: int = 11, within: str | None = None) -> None:
+    """Print ``result`` (a record or a Diagnosis) as its command does, only the lines holding one of ``keep``."""
+    print(pick(render(result), keep, limit, within))
+
+
+def h200_record(name, *part):
+    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it), as
+    its JSON object (``part``: the keys leading to the record inside a file that holds several), printed first as
+    one line: where it came from and on what. From this checkout, else (on Colab) from GitHub; None, with one line
+    saying why, where neither has it."""
+    import json, pathlib, urllib.request
+    from cugraphlab.report.env import versions_line
+    files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
+    here = pathlib.Path.cwd()
+    roots = (here, *list(here.parents)[:2])
+    local = next((p / f for f in files for p in roots if (p / f).is_file()), None)
+    file = files[0]
+    try:
+        if local is not None:
+            file = next(f for f in files if str(local).endswith(f))
+            text, where = local.read_text(), file
+        elif COURSE_REPO:
+            text = where = None
+            for file in files:
+                try:
+                    where = f"https://raw.githubusercontent.com/{COURSE_REPO}/main/{file}"
+                    text = urllib.request.urlopen(where, timeout=30).read().decode()
+                    break
+                except OSError:
+                    continue
+            if text is None:
+                raise OSError(f"none of {', '.join(files)} on GitHub")
+        else:
+            print(f"H200 record: {file} is not here (open the notebook in a checkout, or set notebooks/colab_repo.txt)")
+            return None
+        data = json.loads(text)
+        for key in part:
+            data = data[key]
+        env = data.get("env") or {}
+    except Exception as e:  # unreadable, or not the record asked for
+        print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
+        return None
+    print(f"H200 record: {where} ({' | '.join(versions_line(env).split(' | ')[:3])})")
+    return data
+
+
+def course_file(path):
+    """The text of a file of the course's repository (e.g. "notebooks/kernels/mlp.cu"): from this checkout, else (on
+    Colab) from GitHub; None, with one line saying why, where neither has it."""
+    import pathlib, urllib.request
+    here = pathlib.Path.cwd()
+    local = next((p / path for p in (here, *list(here.parents)[:2]) if (p / path).is_file()), None)
+    if local is not None:
+        return local.read_text()
+    if not COURSE_REPO:
+        print(f"{path} is not here (open the notebook in a checkout, or set notebooks/colab_repo.txt)")
+        return None
+    try:
+        return urllib.request.urlopen(f"https://raw.githubusercontent.com/{COURSE_REPO}/main/{path}",
+                                      timeout=30).read().decode()
+    except OSError as e:
+        print(f"{path}: not readable from GitHub ({type(e).__name__}: {e})")
+        return None
+
+
+def show_record(name, *keep, part=(), limit: int = 11, within: str | None = None):
+    """Print the committed H200 record ``name`` as its command printed it (``render``): the lines holding one of
+    ``keep`` (with their tables' headers), at most ``limit``. Returns the record: its Record object where this
+    cugraphlab has its kind, else its JSON dict (a study's record); None, with one line, where unreadable."""
+    data = h200_record(name, *part)
+    if data is None:
+        return None
+    try:
+        text = render(data)
+    except Exception as e:  # a record this version cannot show
+        print(f"(not shown: {type(e).__name__}: {e})")
+        return data
+    print(pick(text, keep, limit, within))
+    try:
+        from cugraphlab.bench import record_from_dict
+        return record_from_dict(data, name)
+    except Exception:  # a kind the package has no class for: the dict
+        return data
 
 
 def show_graph(graph, title=""):
-    """The drawing of a graph where this cugraphlab can draw one (a graph view with _repr_svg_), else its text
-    view. (Drawings without Graphviz come with issue 17 section 2; the text view is always there.)"""
+    """The drawing of a graph where this cugraphlab can draw one (a graph view with _repr_svg_), else its text view."""
     view = graph_view(graph)
     if hasattr(view, "_repr_svg_"):
         from IPython.display import display
@@ -54,8 +301,7 @@ def new_figure(width=6.0, height=2.8):
 
 
 def show_figure(fig):
-    """Show a figure inline as a PNG and close it. Drawn to PNG bytes here, so that it shows whatever backend is
-    active (report.plots switches matplotlib to Agg, where a Figure would show only as its text)."""
+    """Show a figure inline as a PNG and close it (drawn to PNG bytes, so it shows whatever backend is active)."""
     import io
     import matplotlib.pyplot as plt
     from IPython.display import Image, display
@@ -63,56 +309,6 @@ def show_figure(fig):
     fig.savefig(buf, format="png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     display(Image(buf.getvalue()))
-
-
-#: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
-RECORDS = ("benchmarks/results/2026-12-01_H200_round4", "benchmarks/results/2026-12-01_H200_round3")
-COLAB_REPO = @COLAB_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
-
-
-def h200_record(name, *part, rebuild=True):
-    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it)
-    rebuilt as its result object (cugraphlab.bench.records.kinds), so the report functions draw it without a GPU;
-    ``part``: the keys leading to the record inside a benchmark file that holds several. From this checkout, else
-    (on Colab) from GitHub; None, with one line saying why, where neither has it."""
-    import json, pathlib, urllib.request
-    from cugraphlab.bench.records.kinds import record_from_dict
-    from cugraphlab.report.env import versions_line
-    files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
-    here = pathlib.Path.cwd()
-    roots = (here, *list(here.parents)[:2])
-    local = next((p / f for f in files for p in roots if (p / f).is_file()), None)
-    file = files[0]
-    try:
-        if local is not None:
-            file = next(f for f in files if str(local).endswith(f))
-            text, where = local.read_text(), file
-        elif COLAB_REPO:
-            text = where = None
-            for file in files:
-                try:
-                    where = f"https://raw.githubusercontent.com/{COLAB_REPO}/main/{file}"
-                    text = urllib.request.urlopen(where, timeout=30).read().decode()
-                    break
-                except OSError:
-                    continue
-            if text is None:
-                raise OSError(f"none of {', '.join(files)} on GitHub")
-        else:
-            print(f"H200 record: {file} is not here (open the notebook in a checkout of the repository)")
-            return None
-        d = json.loads(text)
-        for key in part:
-            d = d[key]
-    except (OSError, ValueError, KeyError, IndexError) as e:
-        print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
-        return None
-    if not rebuild:  # a study's record: its class lives outside the package (benchmarks/studies/)
-        print(f"H200 record: {where}\n{versions_line(d.get('env', {}))}\n")
-        return d
-    record = record_from_dict(d, file)
-    print(f"H200 record: {where}\n{versions_line(record.env)}\n")
-    return record
 
 
 def show_plot(plot, record, *args):
@@ -123,3 +319,83 @@ def show_plot(plot, record, *args):
     with tempfile.TemporaryDirectory() as tmp:
         paths = plot(record, f"{tmp}/figure", *args)
         display(Image(filename=str(next(p for p in paths if str(p).endswith(".png")))))
+
+
+def cuda_source(file, kernel=None):
+    """The text of a CUDA source the package ships (kernels/FILE, e.g. "conditional.cu"), or of one kernel of it
+    (from `extern "C" __global__ void KERNEL(` to its closing brace)."""
+    from importlib.resources import files
+    text = files("cugraphlab.kernels").joinpath(file).read_text()
+    if kernel is None:
+        return text
+    signature = text.index(f'extern "C" __global__ void {kernel}(')
+    start = text.rfind("\n\n", 0, signature) + 1  # with the comment above it
+    depth, i = 0, text.index("{", signature)
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[start:j + 1].strip("\n")
+    return text[start:]
+
+
+def grade(n, answer, test):
+    """Check exercise ``n``: ``test(answer)`` returns (ok, what it found). An answer left None says "not answered
+    yet" (in a solutions notebook that fails); a wrong one raises AssertionError with what the check found."""
+    if answer is None:
+        if SOLUTIONS:
+            raise AssertionError(f"exercise {n}: not answered")
+        print(f"exercise {n}: not answered yet (write your answer in the cell above, then run this cell)")
+        return False
+    ok, found = test(answer)
+    if not ok:
+        raise AssertionError(f"exercise {n}: not right yet: {found}")
+    print(f"exercise {n}: passed ({found})")
+    return True
+
+
+_EXTRAS = {}
+
+
+def _need_extra(name, importable, install):
+    """Install the pip requirements ``install`` once when ``importable()`` is False; "" once it is True, else why."""
+    if name not in _EXTRAS:
+        why = importable()
+        if why:
+            print(f"{name}: {why}; installing {' '.join(install)} ...")
+            import subprocess, sys
+            r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *install], capture_output=True,
+                               text=True)
+            if r.returncode:
+                lines = [line for line in (r.stderr or r.stdout).splitlines() if line.strip()][-1:]
+                why = f"{why}, and pip could not install it ({' '.join(lines)})"
+            else:
+                import importlib
+                importlib.invalidate_caches()
+                why = importable()
+        _EXTRAS[name] = why
+    return _EXTRAS[name]
+
+
+def devlaunch_missing():
+    """"" where device graph launch can run here (installing the devlaunch extra's wheels first if they are missing),
+    else why not: the package's own check (driver, unified addressing, nvJitLink, libcudadevrt.a)."""
+    def why():
+        try:
+            from cugraphlab.graphs import require_device_launch
+            require_device_launch(dev)
+            return ""
+        except Exception as e:
+            return str(e).splitlines()[0]
+    cu12 = d.CUDA_VERSION < 13000  # the bindings' CUDA major picks the wheels (pyproject's devlaunch extras)
+    wheels = ["cuda-toolkit[nvjitlink,cudart]>=12.9,<13"] if cu12 else ["cuda-toolkit[nvjitlink,cudart,crt]>=13,<14"]
+    return _need_extra("devlaunch", why, wheels)
+
+
+def cupti_missing():
+    """"" where the capture doctor's CUPTI mode can run here (installing cupti-python first if it is missing), else
+    why not."""
+    def why():
+        from cugraphlab.graphs import cupti_available
+        return "" if cupti_available() else "cupti-python or libcupti is not usable"
+    major = 12 if d.CUDA_VERSION < 13000 else 13
+    return _need_extra("cupti", why, [f"cupti-python=={major}.*", "pyelftools"])

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 12 · The capture doctor: which call broke my capture, and why
+# # 06 · The capture doctor: which call broke my capture, and why
 #
 # *Programming Guide, "Prohibited and Unhandled Operations" (CUDA Graphs); Driver API, "Stream Management".*
 # While a stream captures, nothing runs: work is recorded. A call that needs work to have run (a synchronize, a
@@ -16,7 +16,10 @@
 #
 # `capture(stream, explain=True)` turns it on; `cugraphlab doctor SCRIPT.py` turns it on for every capture of a
 # script; `cugraphlab doctor --gallery` makes each class of mistake on purpose (examples/13_doctor.py is the
-# short version).
+# short version). It comes early in the course: every later notebook captures, and a broken capture is the most
+# common first bug.
+#
+# *Prerequisites: notebooks 02 and 04 (capture, fork and join).*
 
 # %% [markdown]
 # ## Predict
@@ -25,20 +28,19 @@
 # Which call fails, and does its error say which stream was left behind?
 
 # %% [gpu] makes the chain and an empty kernel
-from cugraphlab.graphs import capture
-from cugraphlab.core._calls import stream_capture_info
-from cugraphlab.report.doctor import render_diagnosis
 from cugraphlab.bench import summarize
+from cugraphlab.graphs import capture
 chain = cgl.Chain(dev, n=1 << 16)
 s = chain.stream.handle
 ks = dev.load_kernels(names=["empty"])
 THREAD_LOCAL = d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 def status(stream_handle):
-    return stream_capture_info(stream_handle)[0].name.replace("CU_STREAM_CAPTURE_STATUS_", "")
+    return cu("cuStreamIsCapturing", stream_handle).name.replace("CU_STREAM_CAPTURE_STATUS_", "")
 
 # %% [markdown]
 # ## Run 1: the driver alone
-# The raw calls, and the capture status read after each (`cuStreamGetCaptureInfo`).
+# The raw calls, and the capture status read after each (`cuStreamIsCapturing`). The end is called on the
+# binding itself (`d.cuStreamEndCapture`, unchecked), so that its error code can be printed instead of raised.
 
 # %% [gpu] synchronizes inside a capture, with the raw calls
 cu("cuStreamBeginCapture", s, THREAD_LOCAL)
@@ -49,7 +51,7 @@ try:
 except CaptureError as e:
     print("cuStreamSynchronize:     ", e.name)
 print("after cuStreamSynchronize:", status(s))
-r = driver_fn("cuStreamEndCapture")(s)
+r = d.cuStreamEndCapture(s)  # (CUresult, CUgraph)
 print("cuStreamEndCapture:      ", r[0].name, "(and no graph)")
 if r[0] == 0 and r[1] is not None and int(r[1]):
     cu("cuGraphDestroy", r[1])
@@ -71,7 +73,7 @@ try:
         cu("cuLaunchKernel", *chain.launches[1].call_args)
 except CaptureError as e:
     print(f"CaptureError {e.name}; the doctor says:\n")
-print(render_diagnosis(sync_case.diagnosis))
+show(sync_case.diagnosis, limit=40)
 f = sync_case.diagnosis.first
 print(f"\nclass {f.kind!r}, call {f.call}, at {f.where}")
 
@@ -88,7 +90,7 @@ try:
         cu("cuLaunchKernel", *branch.call_args)            # ... records a node, and never flows back
 except CaptureError as e:
     print(f"CaptureError {e.name}; the doctor says:\n")
-print(render_diagnosis(fork_case.diagnosis))
+show(fork_case.diagnosis, limit=40)
 print(f"\nside stream still capturing: {status(side.handle)}")
 
 # %% [markdown]
@@ -113,7 +115,7 @@ with good:
         cu("cuLaunchKernel", *L.call_args)
     cu("cuEventRecord", ev_join.handle, side.handle)       # join: the side stream flows back
     cu("cuStreamWaitEvent", s, ev_join.handle, 0)
-print(render_diagnosis(good.diagnosis))
+show(good.diagnosis)
 assert not good.diagnosis.findings, good.diagnosis.summary()
 exe = good.graph.instantiate()
 chain.randomize(); chain.poison()
@@ -121,6 +123,35 @@ cu("cuGraphLaunch", exe.handle, s); cu("cuStreamSynchronize", s)
 v = cgl.compare_bits("the correct capture", chain.out.to_numpy(), chain.expected())
 print(v)
 assert v.ok, f"the correct capture differs from NumPy: {v}"
+
+# %% [markdown]
+# ## A mistake made past cugraphlab's door
+# CuPy, PyTorch or a raw `cuda.bindings` call do not go through `cu(...)`, so the doctor sees only that the
+# stream's state changed between two of its calls. With CUPTI (the CUDA Profiling Tools Interface, which calls
+# back on every driver and runtime API call of the process; `pip install cupti-python`) it names the call too.
+
+# %% [gpu] a raw cuCtxSynchronize inside a watched capture: what the doctor alone can say
+raw_case = capture(chain.stream, explain=True)
+try:
+    with raw_case:
+        cu("cuLaunchKernel", *chain.launches[0].call_args)
+        d.cuCtxSynchronize()  # the mistake, past cugraphlab's door (as a library would make it)
+except CaptureError as e:
+    print(f"CaptureError {e.name}")
+raw = raw_case.diagnosis.first
+print(f"class {raw.kind!r}: {raw.mistake.title}")
+
+# %% [gpu cupti] the same mistake under the doctor's CUPTI mode: the call is named
+cupti_case = capture(chain.stream, explain=True, cupti=True)
+try:
+    with cupti_case:
+        cu("cuLaunchKernel", *chain.launches[0].call_args)
+        d.cuCtxSynchronize()
+except CaptureError as e:
+    print(f"CaptureError {e.name}; the doctor with CUPTI says:")
+named = cupti_case.diagnosis.first
+print(f"class {named.kind!r}, call {named.call}, at {named.where}")
+assert named.kind == "sync" and named.call == "cuCtxSynchronize", named
 
 # %% [markdown]
 # ## Measure: what watching costs
@@ -169,36 +200,30 @@ ax.set_ylabel("host us per capture (4 launches)"); show_figure(fig)
 # `cugraphlab doctor --gallery` makes each class of mistake on purpose (a sync, stream 0, a synchronous copy, an
 # allocation, an event query, another thread, an unjoined fork, two captures mixed, and a clean capture), under
 # each capture mode, and checks that nothing is left behind (no stream still capturing, the context usable, the
-# free memory back). Its last tables:
+# free memory back). Its table of modes, read row by row: "refused: CODE" is the error the driver gave the call;
+# "allowed" means the mode let the call through and the capture went on. One row is neither: the synchronous
+# `cuMemcpyHtoD` (host_copy) is **accepted** (CUDA_SUCCESS) in every mode, but it ran at once, on the legacy stream,
+# and is not part of the graph: a replay will not copy. The doctor flags it anyway; the table below says
+# "ran, not captured" for it.
 
-# %% [gpu] runs cugraphlab doctor --gallery (about 10 s)
+# %% [gpu] runs cugraphlab doctor --gallery (about 10 s) and prints its modes table
 import subprocess, sys
 run = subprocess.run([sys.executable, "-m", "cugraphlab", "doctor", "--gallery", "--no-overhead"],
                      capture_output=True, text=True, timeout=300)
-print("\n".join(run.stdout.strip().splitlines()[-22:]))
+out = run.stdout
+table = out[out.index("which capture mode refuses which call:"):].split("\n\n")[0]
+print(table.replace("refused: CUDA_SUCCESS", "ran, not captured".ljust(21)))
 print("exit", run.returncode)
 assert run.returncode == 0, run.stderr[-2000:]
 
 # %% [markdown]
-# The committed H200 run of the same gallery, drawn from its record without a GPU: which capture mode refuses
-# which call, and what watching cost there.
+# The committed H200 run of the same gallery, drawn from its record without a GPU:
 
-# %% [record] the gallery's modes table and the doctor's overhead on the H200
-from cugraphlab.report.doctor import render_modes_table, render_overhead
-rec = h200_record("doctor")
-if rec is not None:
-    print(render_modes_table(rec.modes))
-    print()
-    print(render_overhead(rec.overhead))
-    print(f"\nnamed {sum(c['named'] for c in rec.cases)}/{len(rec.cases)} cases, false alarms {rec.false_alarms}, "
-          f"state restored after every case: {'yes' if rec.restored_all else 'NO'}")
-    o = rec.overhead
-    fig, ax = new_figure()
-    ax.bar(["capture", "capture, explained", "replay", "replay, explained"],
-           [o[k]["median"] for k in ("capture_plain", "capture_explained", "replay_plain", "replay_explained")],
-           color=["tab:gray", "tab:red", "tab:gray", "tab:red"])
-    ax.set_ylabel("us (host clock)"); ax.set_title("H200: explain=True slows the capture, not the graph")
-    show_figure(fig)
+# %% [record] which capture mode refuses which call, on the H200
+doctor = h200_record("doctor")
+if doctor is not None:
+    text = pick(render(doctor), ("refused: ", "clean          allowed"))
+    print(text.replace("refused: CUDA_SUCCESS", "ran, not captured".ljust(21)))
 
 # %% [markdown]
 # ## What it means
@@ -209,10 +234,39 @@ if rec is not None:
 # the capture several times its time, and nothing at replay: the executable is the same. Turn it on while
 # writing a capture (or run `cugraphlab doctor SCRIPT.py`), off when it works.
 #
-# ## Change this and run again
-# In Run 2, replace `chain.stream.synchronize()` by an allocation, `dev.array(1 << 20)`, and capture with
-# `mode="relaxed"`, then with `mode="global"`. Which mode refuses the allocation, and does the doctor's answer
-# match the H200 modes table above?
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Which mode refuses an allocation? (GPU)
+# In Run 2, replace `chain.stream.synchronize()` by an allocation, `dev.array(1 << 20)`, and capture it under
+# each mode (`capture(chain.stream, explain=True, mode=m)` for m in "global", "thread_local", "relaxed"). Put a
+# dict `{mode: the first finding's kind, or None where the capture succeeded}` in `alloc_modes` (close any graph
+# and array you made). The check compares it with the H200 modes table above.
+
+# %% [exercise 1]
+alloc_modes = None
+
+# %% [check 1 gpu] the allocation refused by global and thread_local, allowed by relaxed
+def _check1(modes):
+    want = {"global": "allocation", "thread_local": "allocation", "relaxed": None}
+    return dict(modes) == want, f"{dict(modes)} (want {want})"
+grade(1, alloc_modes, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · Find the stream left behind (GPU)
+# Fork **two** side streams into one capture, join only the first, and end the capture under the doctor. Put the
+# diagnosis's first finding in `left_behind` and the unjoined stream (a Stream you made) in `second`. The check:
+# the finding's kind is "unjoined" and it names the second stream's handle.
+
+# %% [exercise 2]
+left_behind, second = None, None
+
+# %% [check 2 gpu] the finding is an unjoined fork, naming the second stream
+def _check2(finding):
+    handle = f"{int(second.handle):#x}"
+    return finding.kind == "unjoined" and handle in f"{finding.stream} {finding.detail}", \
+        f"kind {finding.kind!r}, stream {finding.stream!r} (want {handle})"
+grade(2, left_behind, _check2)
 
 # %% [gpu] frees what this notebook made
 for o in (exe, *execs.values(), good.graph, start, end, ev_fork, ev_join, side, ks, chain):

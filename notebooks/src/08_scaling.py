@@ -1,5 +1,5 @@
 # %% [markdown]
-# # 13 · Scaling: what a graph costs as it grows, and when it pays off
+# # 08 · Scaling: what a graph costs as it grows, and when it pays off
 #
 # *Programming Guide, "CUDA Graphs" (a graph is defined once, instantiated once, launched many times); CUDA 12.6
 # release notes: "constant-time launch" for straight-line graphs.* A graph of L nodes costs something to make
@@ -13,6 +13,8 @@
 #
 # The work here: a line of L `add` nodes, `t = x + y` then `t = t + y` L-1 times, on 1,024 floats; each node
 # depends on the one before, so the result says whether all L ran, in order.
+#
+# *Prerequisites: notebooks 02, 03 and 07.*
 
 # %% [markdown]
 # ## Predict
@@ -29,10 +31,12 @@ first = chain.kernels["add"].prepare(SIG, (t, chain.x, chain.y, n), chain.config
 step = chain.kernels["add"].prepare(SIG, (t, t, chain.y, n), chain.config, chain.stream)        # t = t + y
 LENGTHS = (1, 4, 16, 64, 256, 1024, 4096)
 
-def expected(L):
-    want = chain.x_host + chain.y_host  # float32, in the order the nodes run
+def expected(L, x=None, y=None):
+    x = chain.x_host if x is None else x
+    y = chain.y_host if y is None else y
+    want = x + y  # float32, in the order the nodes run
     for _ in range(L - 1):
-        want = want + chain.y_host
+        want = want + y
     return want
 
 # %% [markdown]
@@ -86,7 +90,7 @@ print(f"every line ({', '.join(map(str, LENGTHS))} nodes): the right node count,
 # events around 20 rounds. Break-even: (capture + instantiate) / (eager - graph per round), in replays.
 
 # %% [gpu] times host launch, device time per graph and the eager rounds
-from cugraphlab.bench import timed_loop, summarize
+from cugraphlab.bench import summarize, timed_loop
 start, end = dev.create_event(), dev.create_event()
 cost = {}
 for L, (g, exe, _) in lines.items():
@@ -115,6 +119,9 @@ for L, (g, exe, _) in lines.items():
     print(f"L={L:5d}: cuGraphLaunch {cost[L]['launch']:6.2f} us (host), graph {dev_us:9.1f} us, eager "
           f"{eager_us:9.1f} us per round (device); pays off after "
           f"{cost[L]['replays'] if cost[L]['replays'] is not None else 'never'} replays")
+lo, hi = LENGTHS[0], LENGTHS[-1]
+print(f"from {lo} to {hi} nodes: instantiate x{made[hi]['instantiate'] / made[lo]['instantiate']:.0f}, device "
+      f"x{cost[hi]['device'] / cost[lo]['device']:.0f}, cuGraphLaunch (host) x{cost[hi]['launch'] / cost[lo]['launch']:.1f}")
 fig, ax = new_figure(6.5, 3.6)
 x = list(LENGTHS)
 for key, label in (("capture", "capture"), ("instantiate", "instantiate")):
@@ -129,46 +136,81 @@ ax.legend(fontsize=7); ax.grid(True, which="both", alpha=0.25); show_figure(fig)
 # The package's sweep does what the cells above do, and what they skip: the host launch is timed with the GPU held
 # busy by a spinning kernel (so the launch queue never waits for the device), every cost gets a fit
 # a + b·nodes with bootstrap intervals, and a verdict on constant-time launch (`cugraphlab scaling` on the command
-# line; here a short sweep of empty kernels).
+# line; here a short sweep of empty kernels). Its figure, and the verdicts:
 
 # %% [gpu] runs a short scaling sweep (about 10 s) and draws it
-from cugraphlab.report.scaling import render_scaling, plot_scaling
-plan = cgl.make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
-sweep = cgl.measure_scaling(dev, plan)
-text = render_scaling(sweep)
-print(text[text.index("fits:"):text.index("goals:")].rstrip())
+from cugraphlab.bench import make_scaling_plan, measure_scaling
+from cugraphlab.report.scaling import plot_scaling
+plan = make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
+sweep = measure_scaling(dev, plan)
+show(sweep, "constant-time launch", "cuGraphLaunch, device held, straight line:", "instantiate per node")
 show_plot(plot_scaling, sweep)
 assert sweep.verified, "a point of the sweep failed its checks"
 
 # %% [markdown]
 # The committed H200 sweep (the default: lines and fork/joins of 1 to 4,096 empty kernels), drawn from its record
-# without a GPU by the same report functions:
+# without a GPU: the straight line's fits (slope b per node), the constant-time verdict for `cuGraphLaunch`, the
+# Python/C ratio of instantiate, and the figure.
 
-# %% [record] the default scaling sweep on the H200: fits, verdicts, break-even, and the figure
-from cugraphlab.report.scaling import render_scaling, plot_scaling
-rec = h200_record("scaling_default")
-if rec is not None:
-    text = render_scaling(rec)
-    print(text[text.index("fits:"):text.index("break-even:")].rstrip())  # notebook 06 shows the break-even table
-    show_plot(plot_scaling, rec)
+# %% [record] the default scaling sweep on the H200: slopes, the launch verdict, Python against C, the figure
+from cugraphlab.report.scaling import plot_scaling
+scaling = show_record("scaling_default", "fits: cost", r"re:^(capture|instantiate|cuGraphLaunch, device held|device per graph) +straight line ",
+                      "cuGraphLaunch, device held, straight line:", "instantiate per node")
+if scaling is not None:
+    show_plot(plot_scaling, scaling)
 
 # %% [markdown]
 # ## What it means
-# Capture and instantiate grow in proportion to the nodes (a few µs per node from Python), and so does the device
-# time: a graph does not make kernels faster, it removes the launches between them. The host's `cuGraphLaunch`
-# is nearly flat: one call whatever L is, which is the point of a graph. So the pay-off is fast wherever a
+# Capture and instantiate grow in proportion to the nodes, with slopes of one to two microseconds per node (the
+# fits above are in ns per node), and instantiating costs the same from C as from Python (their ratio is 1): that
+# time is the driver laying out the graph, not Python. The device time grows in proportion too: a graph does not
+# make kernels faster, it removes the launches between them. `cuGraphLaunch` is **not** constant here: it grows
+# by a few ns per node, several times its cost at 4 nodes by 4,096 (the verdict line), yet it stays one call of a
+# few µs against thousands of µs of instantiate: that is the point of a graph. So the pay-off is fast wherever a
 # launch costs the host more than the kernel costs the device: a few replays at every length here. Where the
 # kernels are long (large inputs), eager launches hide behind the device and the graph saves little per round.
 #
-# ## Change this and run again
-# Make the line a fork/join: capture L/4 nodes on each of 4 streams forked from `s` (notebook 04's
-# `cuEventRecord` + `cuStreamWaitEvent`) and joined back. Is `cuGraphLaunch` still flat, and does the device time
-# per graph fall? (`cugraphlab scaling --topology forkjoin` answers with fits, and the H200 record above has it.)
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Fit a line (no GPU needed)
+# Write `fit_line(nodes, us)`: the least-squares `(a, b)` of `us ≈ a + b·nodes` (two floats; `np.linalg.lstsq` or
+# by hand). The check fits points made from a known line plus noise, and compares with NumPy's own fit.
+
+# %% [exercise 1]
+fit_line = None  # def fit_line(nodes, us): return a, b
+
+# %% [check 1] (a, b) within 1e-6 of numpy.polyfit on 30 noisy points
+def _check1(f):
+    L = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096] * 2 + [3, 5, 7, 9], dtype=float)
+    us = 9.0 + 1.6 * L + rng.normal(0, 5, L.size)
+    b_ref, a_ref = np.polyfit(L, us, 1)
+    a, b = (float(v) for v in f(L, us))
+    ok = abs(a - a_ref) <= 1e-6 * max(1, abs(a_ref)) and abs(b - b_ref) <= 1e-6 * max(1, abs(b_ref))
+    return ok, f"a {a:.4f} (numpy {a_ref:.4f}), b {b:.6f} us/node (numpy {b_ref:.6f})"
+grade(1, fit_line, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · Four branches instead of one line (GPU)
+# Capture L = 64 `add` nodes as a fork/join: 4 streams forked from `s` (notebook 04's `cuEventRecord` +
+# `cuStreamWaitEvent`), each recording a line of 16 adds into its own buffer (`t_k = x + y`, then `t_k = t_k + y`
+# 15 times), joined back into `s`. Launch it once on fresh inputs; put the Graph in `branches` and the four
+# buffers' contents in `branch_outs` (a list of 4 arrays). The check: 64 nodes, each branch bit-exact.
+
+# %% [exercise 2]
+branches, branch_outs = None, None
+
+# %% [check 2 gpu] 64 nodes; every branch is 16 float32 additions, bit for bit
+def _check2(g):
+    want = expected(16)
+    checks = [cgl.compare_bits(f"branch {k}", np.asarray(o), want) for k, o in enumerate(branch_outs)]
+    return g.node_count == 64 and len(checks) == 4 and all(c.ok for c in checks), \
+        f"{g.node_count} nodes; " + "; ".join(map(str, checks))
+grade(2, branches, _check2)
 
 # %% [gpu] frees what this notebook made
 for g, exe, _ in lines.values():
     exe.close(); g.close()
-for o in (start, end, t, first, step, chain):
-    if hasattr(o, "close"):
-        o.close()
+for o in (start, end, t, chain):
+    o.close()
 print("closed")

@@ -1,10 +1,12 @@
 # %% [markdown]
-# # 06 · Unrolling, and when a graph pays off
+# # 07 · Unrolling, and when a graph pays off
 #
 # *Programming Guide, "Using Graph APIs": graphs pay off when a workflow is launched many times.* One
-# `cuGraphLaunch` can carry K iterations of the chain (4K kernel nodes): the host's cost per iteration falls by K
-# while the device runs the same kernels. And instantiating costs something once: how many launches until it is
-# paid back?
+# `cuGraphLaunch` can carry K iterations of the chain (4K kernel nodes): the host's cost per iteration falls by K,
+# and so does the cost of crossing from one graph launch to the next. And instantiating costs something once: how
+# many launches until it is paid back?
+#
+# *Prerequisites: notebooks 02 and 03.*
 
 # %% [markdown]
 # ## Predict
@@ -52,7 +54,7 @@ print("every unrolled graph: bit-exact")
 # reference; `cuGraphInstantiate` timed on the host.
 
 # %% [gpu] times eager and every K, and instantiation
-from cugraphlab.bench import timed_loop, summarize
+from cugraphlab.bench import summarize, timed_loop
 start, end = dev.create_event(), dev.create_event()
 ITERS = 1000
 
@@ -70,6 +72,9 @@ for K, exe in execs.items():
     rows[K] = per_iter(run)
     print(f"unroll {K:>2}: {rows[K][0]:6.2f} us/iter wall, {rows[K][1]:6.2f} us/iter device")
 print(f"eager:     {eager_wall:6.2f} us/iter wall, {eager_dev:6.2f} us/iter device")
+gap = max(abs(w - dv) / dv for w, dv in rows.values())
+print(f"wall and device agree within {100 * gap:.1f}% at every K (the loop ends by waiting for the GPU); from K=1 to "
+      f"K={KS[-1]} the device time per iteration falls {rows[KS[0]][1]:.2f} -> {rows[KS[-1]][1]:.2f} us")
 
 inst = []
 g1 = chain.capture()  # notebook 02's capture as a helper
@@ -82,7 +87,7 @@ g1.close()
 inst_us = summarize(inst, unit="us", clock="perf_counter_ns").median
 saving = eager_wall - rows[1][0]
 print(f"cuGraphInstantiate (4 nodes): {inst_us:.1f} us; saving per launch (K=1): {saving:.2f} us -> "
-      + (f"pays off after about {inst_us / saving:.0f} launches" if saving > 0 else "no saving at this size"))
+      + (f"pays off after about {int(np.ceil(inst_us / saving))} launches" if saving > 0 else "no saving at this size"))
 
 fig, ax = new_figure(6, 3.2)
 ax.plot(KS, [rows[K][0] for K in KS], "o-", label="graph, wall")
@@ -97,20 +102,53 @@ ax.legend(); show_figure(fig)
 # replays capture + instantiate are repaid against eager launches, and what unrolling K iterations buys.
 
 # %% [record] break-even and unrolling on the H200
-from cugraphlab.report.scaling import render_scaling
-rec = h200_record("scaling_default")
-if rec is not None:
-    text = render_scaling(rec)
-    be = text[text.index("break-even:"):text.index("goals:")].rstrip().splitlines()
-    print("\n".join(line for line in be if not line.startswith("fork/join")))  # notebook 13 shows the rest
+show_record("scaling_default", "break-even:", r"re:^straight line +(1|16|4096) +(1|16|4096) ", r"re:^ *(2|16|4096)  +\d+\.\d+ ")
 
 # %% [markdown]
 # ## What it means
-# The wall time per iteration falls towards the device time as K grows: past a few iterations per graph, the GPU,
-# not the host, sets the pace. The device time barely moves: a graph does not make kernels faster, it keeps the
-# GPU fed. A graph pays off when it is launched more than `instantiate / saving` times: for a loop run thousands of
-# times, at once; for work built once and run once, never (and `cuGraphExecUpdate`, notebook 05, moves the line).
+# Here the wall clock and the events agree at every K: the timed loop ends by waiting for the GPU, so both clocks
+# measure the same interval (the cell above says how closely). What unrolling buys shows on the device side: each graph launch costs the
+# GPU a crossing from one graph to the next (notebook 01's record has "gap across a graph-to-graph boundary"), and
+# K iterations in one graph pay it once. A graph does not make kernels faster; it keeps the GPU fed. It pays off
+# when it is launched more than `instantiate / saving` times: for a loop run thousands of times, at once; for work
+# built once and run once, never (and `cuGraphExecUpdate`, notebook 05, moves the line).
 #
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · The break-even rule (no GPU needed)
+# Write `break_even(setup_us, eager_us, graph_us)`: the number of replays after which a graph that cost `setup_us`
+# to make (capture + instantiate) has saved it, when each replay costs `graph_us` instead of `eager_us`; `None`
+# when a replay saves nothing. A graph that has run n times has saved `n * (eager_us - graph_us)`.
+
+# %% [exercise 1]
+break_even = None  # def break_even(setup_us, eager_us, graph_us): ...
+
+# %% [check 1] against the rule on the H200's own break-even rows, and the cases with no saving
+def _check1(f):
+    cases = [((35.37, 6.34, 2.79), 10), ((109.8, 81.91, 11.87), 2), ((17922, 21747, 2813), 1),
+             ((12.0, 5.0, 5.0), None), ((12.0, 4.0, 5.0), None), ((10.0, 7.0, 2.0), 2)]
+    wrong = [(args, f(*args), want) for args, want in cases if f(*args) != want]
+    return not wrong, f"{len(cases) - len(wrong)} of {len(cases)} right" + (
+        f"; break_even{wrong[0][0]} gave {wrong[0][1]}, want {wrong[0][2]}" if wrong else "")
+grade(1, break_even, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · Eight iterations in one graph (GPU)
+# Capture K = 8 iterations of the chain into one graph (as `unrolled_exec` does, but keep the Graph), and launch it
+# once on fresh inputs. Put the Graph in `eight` and the output in `eight_out`. The check: 32 kernel nodes in a
+# line (31 edges), and the output bit-exact.
+
+# %% [exercise 2]
+eight, eight_out = None, None
+
+# %% [check 2 gpu] 32 nodes, 31 edges, bit-exact
+def _check2(g):
+    v = cgl.compare_bits("unroll 8", np.asarray(eight_out), chain.expected())
+    return g.node_count == 32 and len(g.edges()) == 31 and v.ok, f"{g.node_count} nodes, {len(g.edges())} edges; {v}"
+grade(2, eight, _check2)
+
+# %% [markdown]
 # ## Change this and run again
 # Make the chain 256 times larger (`n=1 << 20`). Does unrolling still help? Where do the wall and device lines meet?
 

@@ -1,0 +1,14 @@
+# %% [solution 1]
+def join_edges(M, N):
+    return M * N, M + N  # every pair, or M into the empty node and N out of it
+
+# %% [solution 2 gpu] two child-graph nodes of the chain, one after the other
+inner2 = chain.capture()
+twice_parent = Graph(dev)
+first_child = cu("cuGraphAddChildGraphNode", twice_parent.handle, None, 0, inner2.handle)
+cu("cuGraphAddChildGraphNode", twice_parent.handle, [first_child], 1, inner2.handle)
+inner2.close()  # each node holds its own copy
+with twice_parent.instantiate() as et:
+    chain.randomize(); chain.poison()
+    cu("cuGraphLaunch", et.handle, s); cu("cuStreamSynchronize", s)
+twice_child_out = chain.out.to_numpy()
