@@ -1,5 +1,5 @@
 # %% [markdown]
-# # NN · Measure your own kernel: eager, graph, native, and a verdict you can put in CI
+# # 09 · Measure your own kernel: eager, graph, native, and a verdict you can put in CI
 #
 # *Driver API, "Execution Control" and "Graph Management"; cugraphlab's `measure`, `diff` and pytest plugin.*
 # Every lesson so far measured cugraphlab's own chain. This one measures **yours**: a kernel from a `.cu` file, or a
@@ -63,7 +63,7 @@ print(compiled.arch, compiled.kind, f"{len(compiled.image):,} bytes")
 # %% [markdown]
 # ## Run 1: your kernel, four ways
 # `cgl.measure(launch, check=check, prepare=prepare)`: the ways run in turn, round after round (drift hits all of
-# them alike), each sample ~1 ms of calls, until every median is known within 1%; the SM clock is read after each
+# them alike), each sample about a millisecond of calls, until every median is known within one percent; the SM clock is read after each
 # round; after the timed rounds each way runs once more on fresh inputs and `check` must pass.
 
 # %% [gpu] measures the saxpy launch eager, as a graph, natively and in a C loop
@@ -78,6 +78,10 @@ print(render_measure(r))
 # those launches: the figure that repeats from one process to the next. The graph
 # line says what capture + instantiate + upload cost once, and after how many calls the cheaper replays have paid
 # for them. `r["graph"].wall.median`, `r.break_even`, `r.to_dict()` hold every figure.
+
+# %% [record] a user's saxpy measured on the H200, 2^20 floats (cugraphlab measure saxpy.cu)
+h200_saxpy = show_record("measure_saxpy_2_20", "way", "eager", "graph", "native", "floor", "reference",
+                         "pays off", "never pays off")
 
 # %% [gpu] the same at 1,024 floats, where the launch is everything
 small = module.kernel("saxpy").prepare(("ptr", "ptr", "ptr", "f32", "u64"), (out, x, y, a, 1024), (4, 256), stream)
@@ -109,7 +113,7 @@ print(render_measure(r_bad))
 # ## Run 3: did my change make it slower? `diff`
 # Two records of the same work, compared row by row from the raw samples they keep: the ratio of medians with a
 # bootstrap interval, a rank test, and a verdict (SAME, FASTER, SLOWER, AMBIGUOUS) against a threshold. First the
-# same work measured twice, then a "change" that spends 1 µs more per call on the host.
+# same work measured twice, then a "change" that spends a microsecond more per call on the host.
 
 # %% [gpu] two records of the same callable, then one 1 µs slower per call
 from cugraphlab.report.diff import render_diff
@@ -143,7 +147,7 @@ print(render_diff(changed))
 # ## Run 4: the same in your test suite
 # The pytest plugin comes with cugraphlab (entry point `pytest11`). A test asks for the `cgl_measure` fixture;
 # `--cgl-save DIR` keeps each test's record, `--cgl-compare DIR --cgl-fail-on slower` fails a test that got slower
-# (threshold 10%, six worker processes of the session per measurement).
+# (a ten percent threshold, six worker processes of the session per measurement).
 
 # %% [gpu] writes a test file and runs pytest twice: save, then compare with a 1 µs slowdown
 import os, subprocess, sys, tempfile, textwrap
@@ -185,6 +189,46 @@ for delay, options in ((0, ["--cgl-save", records]), (1000, ["--cgl-compare", re
                     or "failed" in line))
 
 # %% [markdown]
+# ## Exercises
+
+# %% [markdown exercise 1]
+# ### Exercise 1 · Read a record (no GPU needed)
+# `h200_saxpy` is the committed H200 record shown above (a `MeasureResult`: `rec["eager"].host.median` and so on).
+# Write `cheapest(rec, clock)`: the name of the way with the lowest median on `clock` ("host", "wall" or
+# "device"), leaving out the reference and any way that was not measured.
+
+# %% [exercise 1]
+cheapest = None  # def cheapest(rec, clock): ...
+
+# %% [check 1] on the H200 record, every clock
+def _check1(f):
+    rec = h200_saxpy
+    if rec is None or isinstance(rec, dict):
+        return True, "no record here to check against (the H200's record is not readable in this environment)"
+    want = {c: min((w for w in rec.ways if w.way != "reference" and getattr(w, c) is not None),
+                   key=lambda w: getattr(w, c).median).way for c in ("host", "wall", "device")}
+    got = {c: f(rec, c) for c in want}
+    return got == want, f"got {got}, want {want}"
+grade(1, cheapest, _check1)
+
+# %% [markdown exercise 2]
+# ### Exercise 2 · A kernel of your own (GPU)
+# Write a kernel `scale` (`out[i] = a * x[i]`, float32, a grid-stride loop like saxpy's), compile it with
+# `cgl.compile_source`, prepare one launch over the notebook's `x` and `out` on `stream` with `a = 3.0`, and
+# measure it eagerly with a `check` that compares `out` bit for bit against NumPy (`compare_bits`) after fresh
+# inputs and a poisoned output. Put the MeasureResult in `mine`. The check: the eager way measured, its own check
+# passed.
+
+# %% [exercise 2]
+mine = None
+
+# %% [check 2 gpu] the eager way measured and its check passed
+def _check2(r):
+    w = r["eager"]
+    return w.measured and w.check == "passed", f"measured: {w.measured}; check: {w.check}"
+grade(2, mine, _check2)
+
+# %% [markdown]
 # ## What it means
 # Compare Run 1 with its 1,024-float version. Where the device µs per call exceeds the host µs, the GPU sets the
 # pace: eager, graph and native read about the same wall time, and a graph saves little. Where the host µs is the
@@ -200,7 +244,7 @@ for delay, options in ((0, ["--cgl-save", records]), (1000, ["--cgl-compare", re
 #
 # ## Change this and run again
 # (1) In Run 1, set `l2="cold"` (the L2 flushed before every call): how much of the device time was the L2's?
-# (2) In Run 3, make the spin 0.2 µs: does `diff` still say SLOWER at a 10% threshold, and what does the interval
+# (2) In Run 3, make the spin a fifth of a microsecond: does `diff` still say SLOWER at a ten percent threshold, and what does the interval
 # say? (3) Write a callable that launches the saxpy on *another* stream than the one it is given: what does
 # `measure` say?
 

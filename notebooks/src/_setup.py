@@ -153,7 +153,7 @@ else:
         print(f"no GPU here ({type(e).__name__}): every GPU cell prints one line and skips")
 
 #: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
-RECORDS = tuple(f"benchmarks/results/2026-12-01_H200_round{n}" for n in (5, 4, 3))
+RECORDS = tuple(f"benchmarks/results/2026-12-01_H200_round{n}" for n in (6, 5, 4, 3))
 COURSE_REPO = @COURSE_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
 
 

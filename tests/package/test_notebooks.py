@@ -30,7 +30,7 @@ SOURCES = sorted((NOTEBOOKS / "src").glob("[0-9][0-9]_*.py"))
 SOLUTION_SOURCES = sorted((NOTEBOOKS / "src" / "solutions").glob("[0-9][0-9]_*.py"))
 COURSE = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
 SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("[0-9][0-9]_*.ipynb"))
-RECORDS = [ROOT / "benchmarks" / "results" / f"2026-12-01_H200_round{n}" for n in (5, 4, 3)]  # newest first
+RECORDS = [ROOT / "benchmarks" / "results" / f"2026-12-01_H200_round{n}" for n in (6, 5, 4, 3)]  # newest first
 #: The course's order (issue 26): the basics, debugging early, then cost and scale, then the node kinds, pitfalls
 #: last before the capstone. 09 is kept for the "measure your own kernel" lesson (issue 25), which lands later.
 ORDER = ["01_launch_overhead", "02_capture_replay", "03_node_by_node", "04_fork_join", "05_update",
