@@ -113,8 +113,8 @@ def render_measure(result, comparison: Any = None) -> str:
     lines += [f"note: {n}" for n in result.process_notes]
     if any(getattr(w, "relative", None) is not None for w in result.ways):
         lines.append("x ref: host µs per call over the reference's, round by round (paired): the call's cost in bare "
-                     "launches of an empty kernel; it repeats between processes where host µs moves with the "
-                     "process's launch-cost mode.")
+                     "launches of an empty kernel (the graph way's: in bare launches of a graph of one); it repeats "
+                     "between processes where host µs moves with the process's launch-cost mode.")
     clocks = result.clocks or {}
     lines.append("clocks: " + "; ".join(f"{name} = {clocks[key]}" for name, key in
                                         (("host", "host_call"), ("wall", "wall"), ("device", "device"))

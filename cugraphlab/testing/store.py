@@ -51,7 +51,7 @@ def judged_rows(record: dict, rows: str = "paired") -> set[str] | None:
         return None
     out = set()
     for name, w in ways.items():
-        if name == "reference":
+        if name in ("reference", "graph reference"):
             continue
         out.add(f"{name}: host / reference")
         device = _median(w, "device")

@@ -29,7 +29,7 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
 
     with dev.create_stream() as s:
         r = cgl.measure(fake_kernel(dev, s), **QUICK)
-    assert [w.way for w in r.ways] == ["eager", "graph", "native", "floor", "reference"]
+    assert [w.way for w in r.ways] == ["eager", "graph", "native", "floor", "reference", "graph reference"]
     for name in ("eager", "graph"):
         w = r[name]
         assert w.measured and w.host.n == w.wall.n == w.device.n == w.relative.n >= 6
@@ -41,13 +41,17 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
     assert r.break_even["setup_us"] == pytest.approx(r.graph_costs["setup_us"])
     assert r.stop_reason in ("spread", "max_samples", "time_cap")
     assert r.config["kind"] == "launches" and r.config["calls"] == "auto"
-    assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference")
+    assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference", "graph reference")
                                         for c in ("host", "wall", "device")] + ["eager: host / reference",
                                                                                 "graph: host / reference"])
     assert r.samples["eager: host"]["clock"] == "host_call"
     ratios = [a / b for a, b in zip(r.samples["eager: host"]["values"], r.samples["reference: host"]["values"])]
     assert r.samples["eager: host / reference"]["values"] == pytest.approx(ratios)  # paired, round by round
-    assert r["reference"].relative is None
+    # like for like: the graph way over a graph of one empty kernel, launched the same way, in the same rounds
+    graph_ratios = [a / b for a, b in zip(r.samples["graph: host"]["values"],
+                                          r.samples["graph reference: host"]["values"])]
+    assert r.samples["graph: host / reference"]["values"] == pytest.approx(graph_ratios)
+    assert r["reference"].relative is None and r["graph reference"].relative is None
 
 
 def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way(dev):
@@ -63,8 +67,8 @@ def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way
     r = cgl.measure(work, device=dev, stream="handle", check=lambda: checked.append(1),
                     prepare=lambda: prepared.append(1), **QUICK)
     assert all(isinstance(s, int) for s in seen)
-    assert [w.way for w in r.ways] == ["eager", "graph", "reference"]
-    assert [w.check for w in r.ways] == ["passed", "passed", None] and r.verified is True
+    assert [w.way for w in r.ways] == ["eager", "graph", "reference", "graph reference"]
+    assert [w.check for w in r.ways] == ["passed", "passed", None, None] and r.verified is True
     assert len(checked) == len(prepared) == 2
     buf.close()
 
@@ -205,7 +209,7 @@ def test_the_record_round_trips_and_diff_finds_it_the_same_as_itself(dev):
     back = cgl.load_record(d)
     assert back["eager"].wall.median == r["eager"].wall.median
     diff = cgl.diff_records(d, d)  # the fake's host-clock samples are noisy: judged, never SLOWER or FASTER
-    assert len(diff.rows) == 11 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
+    assert len(diff.rows) == 14 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
 
 
 def test_processes_pool_samples_with_the_process_as_the_group(dev):

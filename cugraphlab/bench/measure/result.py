@@ -21,6 +21,7 @@ from typing import ClassVar
 from ..records.record import CLOCKS, MAX_SAMPLES, Record, bounded, clocks
 from ..stats.paired_stats import hierarchical_bootstrap
 from ..stats.summary import Summary, summarize
+from .way import REFERENCES, reference_of
 
 __all__ = ["WayResult", "MeasureResult", "build_result", "CLOCK_OF", "MEASURE_CLOCKS"]
 
@@ -144,9 +145,11 @@ def _pooled(parts: list[dict], way: str, clock: str) -> tuple[list[float], list[
 
 
 def _ratios(part: dict, way: str) -> list[float]:
-    """host(way) / host(reference), round by round, in one process (the rounds are the samples' order)."""
+    """host(way) / host(its reference), round by round, in one process (the rounds are the samples' order): a
+    graph way over the graph reference where one was timed, every other way over the reference."""
     values = part.get("values", {})
-    a, b = values.get(way, {}).get("host", []), values.get("reference", {}).get("host", [])
+    ref = reference_of(way) if reference_of(way) in values else "reference"
+    a, b = values.get(way, {}).get("host", []), values.get(ref, {}).get("host", [])
     return [x / y for x, y in zip(a, b) if y > 0]
 
 
@@ -236,7 +239,7 @@ def build_result(parts: list[dict], *, config: dict, env: dict, sampling: dict |
             result.keep_samples(label, values, unit="us", clock=CLOCK_OF[clock])
             if grouped and len(result.samples[label]["values"]) == len(values):
                 result.samples[label]["groups"] = groups
-        if name != "reference" and w.host is not None:
+        if name not in REFERENCES and w.host is not None:
             _keep_relative(result, w, [_ratios(p, name) for p in parts], grouped, reason)
         result.ways.append(w)
     return result

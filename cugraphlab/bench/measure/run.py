@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from ...core.errors import InvalidArgumentError
 from .target import call_setup, load_target, run_check
-from .way import WAYS, call_user
+from .way import REFERENCES, WAYS, call_user
 from .work import CallableWork, as_work
 
 __all__ = ["measure_here", "measure_part", "sampling_of"]
@@ -134,9 +134,11 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         for name in chosen:
             built.append(w.build(name, mode=mode))
         if options.get("reference", True):
-            from .way import reference_way
+            from .way import graph_reference_way, reference_way
 
             built.append(reference_way(dev, timing_stream))
+            if any(b.name == "graph" and b.run is not None for b in built):
+                built.append(graph_reference_way(dev, timing_stream))
         runnable = [b for b in built if b.run is not None]
         samples = call_user("the work, in the timed loops,", sample_ways, runnable, dev, timing_stream,
                             calls=options.get("calls"), l2=options.get("l2", "warm"),
@@ -146,7 +148,7 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         checks = {}
         if check is not None:
             for b in runnable:
-                if b.name == "reference":
+                if b.name in REFERENCES:
                     continue
                 if prepare is not None:
                     call_user("prepare", prepare, *args, **kwargs)
@@ -161,7 +163,9 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks}
         config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "l2": options.get("l2", "warm"),
                   "capture_mode": mode, "stream": kind, "calls": options.get("calls") or "auto",
-                  "reference": bool(options.get("reference", True))}
+                  "reference": bool(options.get("reference", True)),
+                  # what each x ref divides by (records whose graph way divided by another reference differ)
+                  "references": [b.name for b in built if b.name in REFERENCES]}
         return part, _environment(dev), config
     finally:
         for b in reversed(built):

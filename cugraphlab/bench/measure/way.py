@@ -11,7 +11,8 @@ from typing import Callable
 from ...core.errors import CugraphlabError, InvalidArgumentError
 
 __all__ = ["WAYS", "Way", "WorkRaised", "StreamIgnoredError", "call_user", "user_error", "drain", "repeat_calls",
-           "unavailable", "reference_way", "CAPTURE_COST_REPEATS"]
+           "unavailable", "reference_way", "graph_reference_way", "REFERENCES", "reference_of",
+           "CAPTURE_COST_REPEATS"]
 
 WAYS = {
     "eager": "each call made from Python",
@@ -20,7 +21,18 @@ WAYS = {
     "floor": "the same driver call in a C loop (no Python at all): the floor",
     "reference": "cuLaunchKernel of an empty kernel through the bare binding, in the same rounds: what x ref "
                  "divides by",
+    "graph reference": "cuGraphLaunch of a graph of one empty kernel through the bare binding, in the same rounds: "
+                       "what the graph way's x ref divides by",
 }
+#: The ways timed beside the user's, to divide by: never checked, never given an x ref of their own.
+REFERENCES = ("reference", "graph reference")
+
+
+def reference_of(way: str) -> str:
+    """The reference a way's host cost is divided by: like for like, a graph launch by a graph launch (the two
+    calls move differently with a process's launch-cost mode: on the H200 a graph launch's cost over an empty
+    kernel launch's ranged 0.42-0.52 between sessions, the eager launch's 1.07-1.11)."""
+    return "graph reference" if way == "graph" else "reference"
 CAPTURE_COST_REPEATS = 3
 
 
@@ -121,3 +133,34 @@ def reference_way(device, stream) -> Way:
     loop = bindings_loop(launch)
     loop.keep = launch  # type: ignore[attr-defined]
     return Way("reference", WAYS["reference"], loop, close=kernels.close)
+
+
+def graph_reference_way(device, stream) -> Way:
+    """The graph way's reference, in the same rounds: a graph holding the package's empty kernel once, captured,
+    instantiated and uploaded here, launched through the bare binding (``bench.native.loops.graph_bindings_loop``,
+    the loop the graph way uses). The graph way's host µs per call over it is its cost in bare graph launches."""
+    try:
+        from ...core.launch import LaunchConfig
+        from ...graphs.capture import capture_launches
+        from ..native.loops import graph_bindings_loop
+
+        kernels = device.load_kernels(names=["empty"])
+    except Exception as e:
+        return unavailable("graph reference", e)
+    try:
+        launch = kernels["empty"].prepare((), (), LaunchConfig(1, 32), stream)
+        graph = capture_launches(stream, [launch])
+        exe = graph.instantiate()
+        exe.upload(stream)
+    except Exception as e:
+        kernels.close()
+        return unavailable("graph reference", e)
+
+    def close() -> None:
+        exe.close()
+        graph.close()
+        kernels.close()
+
+    loop = graph_bindings_loop(exe, stream)
+    loop.keep = (launch, graph, exe)  # type: ignore[attr-defined]
+    return Way("graph reference", WAYS["graph reference"], loop, close=close)
