@@ -22,10 +22,12 @@ kernels use too (beside NVRTC, $CUDA_HOME/$CUDA_PATH, the nvcc on PATH, cuda.pat
 The linked cubin is cached like any NVRTC result (core.cache), keyed by the source, headers, both option lists, arch,
 the NVRTC and nvJitLink versions, the library's own sha256 and the package version.
 
-Architectures: the CUDA programming guide ("Device Graph Launch") sets no compute capability of its own; device
-graph launch came with CUDA 12.0 and its device runtime (CDP2), whose oldest target NVRTC 12 builds is sm_50 and
-NVRTC 13 sm_75. cugraphlab measured it on sm_90 (H200); ``require_device_launch_arch`` refuses below sm_70 (Volta),
-the oldest arch this package is meant for, and marks anything but sm_90 as not measured here.
+Architectures: the CUDA Programming Guide ("Device Graph Launch") sets no compute capability of its own: "This
+functionality is only available on systems which support unified addressing" (graphs.device_launch checks
+CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING); device graph launch came with CUDA 12.0 and its device runtime (CDP2), whose
+oldest target NVRTC 12 builds is sm_50 and NVRTC 13 sm_75. So the gate is the documentation's, not an arch:
+``require_device_launch_arch`` refuses nothing and marks anything but sm_90 (where cugraphlab measured it, on the
+H200) as not measured here.
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ from .program import BASE_OPTIONS, Compiled, compile_source, nvrtc_version
 
 __all__ = [
     "RDC_MARKER", "needs_device_runtime", "DEVRT_INSTALL", "find_cudadevrt", "devrt_include_dir",
-    "nvjitlink_version", "require_nvjitlink", "require_device_launch_arch", "DEVICE_LAUNCH_MIN_ARCH",
+    "nvjitlink_version", "require_nvjitlink", "require_device_launch_arch",
     "DEVICE_LAUNCH_MEASURED", "LinkPlan", "link_plan", "compile_relocatable", "link_images", "build_relocatable",
     "load_relocatable",
 ]
@@ -54,7 +56,6 @@ RDC_MARKER = "cugraphlab: relocatable device code + device runtime"
 DEVRT_INSTALL = ("install cugraphlab's devlaunch extra: pip install 'cugraphlab[devlaunch]' (CUDA 13) or "
                  "'cugraphlab[cu12,devlaunch-cu12]' (CUDA 12), whose nvidia-cuda-runtime (-cu12) wheel ships "
                  "libcudadevrt.a, or set CUDA_HOME to a CUDA toolkit")
-DEVICE_LAUNCH_MIN_ARCH = (7, 0)
 DEVICE_LAUNCH_MEASURED = ((9, 0),)
 _FEATURE = "device graph launch"
 
@@ -158,12 +159,10 @@ def require_nvjitlink() -> tuple[int, int]:
 
 
 def require_device_launch_arch(compute_capability: tuple[int, int]) -> str:
-    """"" for an arch device graph launch was measured on (sm_90), a note for another arch it may work on (sm_70+),
-    UnsupportedError below sm_70."""
+    """"" for an arch device graph launch was measured on (sm_90), else a note that this arch is not measured here;
+    never a refusal: the CUDA documentation asks for unified addressing, not an arch (module docstring)."""
     cc = tuple(compute_capability)
     arch = "sm_%d%d" % cc
-    if cc < DEVICE_LAUNCH_MIN_ARCH:
-        raise UnsupportedError(f"{_FEATURE}: cugraphlab needs sm_70 or newer for it; this GPU is {arch}")
     if cc in DEVICE_LAUNCH_MEASURED:
         return ""
     return f"{_FEATURE} is measured on sm_90 only; {arch} is not measured here"

@@ -108,8 +108,8 @@ def device_launch_flag() -> int:
 
 
 def require_device_launch(device=None, driver: tuple[int, int] | None = None) -> str:
-    """UnsupportedError (one line) unless the bindings, the driver (CUDA 12.0+), the GPU (sm_70+, unified
-    addressing), nvJitLink and libcudadevrt.a allow device graph launch; returns "" or a note for an arch not
+    """UnsupportedError (one line) unless the bindings, the driver (CUDA 12.0+), the GPU (unified addressing, what
+    the CUDA Programming Guide asks; no arch of its own), nvJitLink and libcudadevrt.a allow device graph launch; returns "" or a note for an arch not
     measured here. Without ``device`` only the bindings and the libraries are checked."""
     from ..core.link import find_cudadevrt, require_device_launch_arch, require_nvjitlink
 
