@@ -12,7 +12,8 @@ struct passed by value (a NumPy structured scalar); and, where CuPy is installed
 a CuPy stream. Every output is poisoned (NaN) first and compared bit for bit with NumPy on fresh random inputs.
 Run (with the package installed): python3 examples/16_own_kernel.py
 
-Expected output on the H200 (cu13 bindings, with CuPy installed; no figure here varies between runs):
+Expected output on the H200 (cu13 bindings, CuPy 14.2, commit b494260, 2026-12-01; as printed there:
+benchmarks/results/2026-12-01_H200_round6/2026-12-01_H200_example_16_own_kernel.log):
     compiled saxpy.cu for sm_90 (cubin): the current device's arch
     eager: bit-exact (1,048,576 elements)
     graph (captured): bit-exact (1,048,576 elements)
