@@ -195,27 +195,6 @@ def test_no_arguments_pass_null():
 
 
 # --- pointers from other libraries ------------------------------------------------------------------------------------
-@pytest.fixture
-def drv(monkeypatch):
-    from fake_interop import InteropDriver
-
-    fake = InteropDriver(device_count=2)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    yield fake
-    import gc
-
-    gc.collect()
-
-
-@pytest.fixture
-def dev(drv):
-    from cugraphlab.core.device import Device
-
-    with Device(0) as d:
-        yield d
-
-
 def test_a_cai_array_is_accepted_and_kept_alive(drv, dev):
     import gc
     import weakref

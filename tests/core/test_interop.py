@@ -14,25 +14,6 @@ from cugraphlab.core import interop
 from cugraphlab.core.errors import InvalidArgumentError
 
 
-@pytest.fixture
-def drv(monkeypatch):
-    from fake_interop import InteropDriver
-
-    fake = InteropDriver(device_count=2)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    yield fake
-    gc.collect()
-
-
-@pytest.fixture
-def dev(drv):
-    from cugraphlab.core.device import Device
-
-    with Device(0) as d:
-        yield d
-
-
 # --- streams ---------------------------------------------------------------------------------------------------------
 def _shapes():
     from fake_interop import AttributeProtocolStream, CupyLikeStream, ProtocolStream, TorchLikeStream

@@ -3,7 +3,6 @@ arch check at load, prepare without a stream and binding later, µs events, and 
 from __future__ import annotations
 
 import ast
-import gc
 import warnings
 from pathlib import Path
 
@@ -17,25 +16,6 @@ from cugraphlab.core.program import BASE_OPTIONS, compile_source
 SAXPY = (Path(__file__).resolve().parents[2] / "examples" / "saxpy.cu").read_text()
 FMA = 'extern "C" __global__ void fma_me(float* o, const float* a, const float* b, const float* c)\n' \
       "{ int i = threadIdx.x; o[i] = a[i] * b[i] + c[i]; }\n"
-
-
-@pytest.fixture
-def drv(monkeypatch):
-    from fake_interop import InteropDriver
-
-    fake = InteropDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    yield fake
-    gc.collect()
-
-
-@pytest.fixture
-def dev(drv):
-    from cugraphlab.core.device import Device
-
-    with Device(0) as d:
-        yield d
 
 
 # --- compile ---------------------------------------------------------------------------------------------------------

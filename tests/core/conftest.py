@@ -1,0 +1,26 @@
+"""Fixtures of the core tests that run on the interop fake (tests/helpers/fake_interop.py): a driver of two
+devices that answers the calls foreign arrays and streams need, and device 0 opened on it."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+
+@pytest.fixture
+def drv(monkeypatch):
+    from fake_interop import InteropDriver
+
+    fake = InteropDriver(device_count=2)
+    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    yield fake
+    gc.collect()
+
+
+@pytest.fixture
+def dev(drv):
+    from cugraphlab.core.device import Device
+
+    with Device(0) as d:
+        yield d
