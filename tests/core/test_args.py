@@ -11,6 +11,7 @@ import pytest
 from cugraphlab.core.args import (ARG_KINDS, SLOT_BYTES, PackedArgs, RawBits, Struct, bf16_bits, f16_bits,
                                   struct_layout)
 from cugraphlab.core.errors import InvalidArgumentError
+from interop_fixtures import dev, drv  # noqa: F401  (the interop fake's fixtures)
 
 SCALARS = [  # kind, value, expected bytes at the start of its slot
     ("u64", 2**64 - 1, struct.pack("<Q", 2**64 - 1)),

@@ -12,6 +12,7 @@ import pytest
 
 from cugraphlab.core import interop
 from cugraphlab.core.errors import InvalidArgumentError
+from interop_fixtures import dev, drv  # noqa: F401  (the interop fake's fixtures)
 
 
 # --- streams ---------------------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from cugraphlab.core import program
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.core.program import BASE_OPTIONS, compile_source
+from interop_fixtures import dev, drv  # noqa: F401  (the interop fake's fixtures)
 
 SAXPY = (Path(__file__).resolve().parents[2] / "examples" / "saxpy.cu").read_text()
 FMA = 'extern "C" __global__ void fma_me(float* o, const float* a, const float* b, const float* c)\n' \

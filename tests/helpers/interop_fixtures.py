@@ -1,5 +1,6 @@
 """Fixtures of the core tests that run on the interop fake (tests/helpers/fake_interop.py): a driver of two
-devices that answers the calls foreign arrays and streams need, and device 0 opened on it."""
+devices that answers the calls foreign arrays and streams need, and device 0 opened on it. A test file takes them
+with `from interop_fixtures import dev, drv  # noqa: F401` (pytest finds fixtures imported into a test module)."""
 from __future__ import annotations
 
 import gc
