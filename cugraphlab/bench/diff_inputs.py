@@ -13,16 +13,16 @@
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from typing import Any, Iterable, Mapping
 
 from .records.nvbench import NVBENCH_KIND, is_nvbench, nvbench_record
+from .records.kinds import read_json
 from .records.record import RecordError, check_record
 from .stats.intervals import unit_direction
 
-__all__ = ["read_record_file", "as_record", "check_measurement", "json_error", "NEUTRAL_CONFIG", "config_changes",
+__all__ = ["read_record_file", "as_record", "check_measurement", "NEUTRAL_CONFIG", "config_changes",
            "refuse_config", "is_foreign"]
 
 #: Configuration keys that change how many samples a record holds, where it ran or how it was driven, not what one
@@ -34,32 +34,12 @@ NEUTRAL_CONFIG = frozenset({
 })
 
 
-def json_error(name: str, e: json.JSONDecodeError) -> str:
-    """One line for a JSON syntax error: what, then where (``Unterminated string starting at: line 1 column 9``)."""
-    return f"{name} is not JSON ({e.msg}: line {e.lineno} column {e.colno})"
-
-
 def read_record_file(path: str | os.PathLike) -> dict:
     """The JSON object in ``path`` (an nvbench file as its record); RecordError in one line when it cannot be read
-    or is not JSON. Only reading and parsing: ``check_measurement`` says whether it can be judged."""
+    or is not JSON (``records.kinds.read_json``). Only reading and parsing: ``check_measurement`` says whether it
+    can be judged."""
     name = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except FileNotFoundError:
-        raise RecordError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{name} is a directory, not a record file") from None
-    except OSError as e:
-        raise RecordError(f"{name}: cannot read ({e.strerror or e})") from None
-    try:
-        d = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError(f"{name} is not JSON (not UTF-8 text)") from None
-    except json.JSONDecodeError as e:
-        raise RecordError(json_error(name, e)) from None
-    except RecursionError:
-        raise RecordError(f"{name} is not a record (JSON nested too deeply)") from None
+    d = read_json(name)
     return nvbench_record(d, name) if is_nvbench(d) else d
 
 

@@ -167,23 +167,11 @@ def plot_record(record: Record | Mapping[str, Any], stem: str | os.PathLike, *, 
 
 
 def read_shown(path: str | os.PathLike) -> Any:
-    """The JSON value in ``path``; RecordError in one line when it cannot be read or is not JSON."""
-    import json
+    """The JSON value in ``path``; RecordError in one line when it cannot be read or is not JSON
+    (``bench.records.kinds.read_json``, the one reader of record files)."""
+    from ..bench.records.kinds import read_json
 
-    name = os.fspath(path)
-    try:
-        with open(name, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise RecordError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{name} is a folder, not a record file") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{name} is not a text file (a record is JSON)") from None
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{name} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except OSError as exc:
-        raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    return read_json(path)
 
 
 def _inner(d: Mapping[str, Any], path: str) -> str:

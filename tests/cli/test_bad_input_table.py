@@ -129,8 +129,8 @@ TABLE = [
     ("measure {tmp}/s.py:step --processes 0", 2, "--processes: must be >= 1"),
     # show: records that cannot be shown
     ("show {tmp}/missing.json", 2, "missing.json: no such file"),
-    ("show {tmp}", 2, "is a folder, not a record file"),
-    ("show {records}/truncated.json", 2, "is not valid JSON"),
+    ("show {tmp}", 2, "is a directory, not a record file"),
+    ("show {records}/truncated.json", 2, "is not JSON ("),
     ("show {records}/list.json", 2, "holds a JSON list, not a record"),
     ("show {records}/other_schema.json", 2, "schema 99 of cugraphlab.run; this cugraphlab reads schema 1"),
     ("show {results}/2026-12-01_H200_round3/first_run_6556744/memnodes.json", 2, "--plain shows its fields"),

@@ -32,7 +32,7 @@ from typing import Any, Mapping
 from .record import _KINDS, Record, RecordError, check_record
 from ..stats.summary import Summary
 
-__all__ = ["record_kinds", "record_class", "record_from_dict", "load_record", "rebuild_dataclass"]
+__all__ = ["record_kinds", "record_class", "record_from_dict", "load_record", "read_json", "rebuild_dataclass"]
 
 #: Modules under bench/ that hold no record class and need optional packages (the compare stacks import CuPy,
 #: PyTorch, JAX ... when they run, never at import, but skipping them keeps the walk quick).
@@ -65,6 +65,30 @@ def record_class(kind: str) -> type:
     return kinds[kind]
 
 
+def read_json(path: str | os.PathLike) -> Any:
+    """The JSON value in the file ``path``: the one reader of record files (``load_record``, ``cugraphlab diff`` and
+    ``show``). RecordError in one line when the file is missing, a directory, unreadable, not UTF-8 or not JSON
+    (what the parser says, then where: ``Unterminated string starting at: line 1 column 9``)."""
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as fh:
+            raw = fh.read()
+    except FileNotFoundError:
+        raise RecordError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise RecordError(f"{name} is a directory, not a record file") from None
+    except OSError as exc:
+        raise RecordError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise RecordError(f"{name} is not JSON (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{name} is not JSON ({exc.msg}: line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise RecordError(f"{name} is not a record (JSON nested too deeply)") from None
+
+
 def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
     """A result record, read back: from a JSON file a command wrote (``--json``) or from the dict of one.
 
@@ -76,19 +100,7 @@ def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
     if isinstance(source, Mapping):
         return record_from_dict(source)
     name = os.fspath(source)
-    try:
-        with open(name, encoding="utf-8") as f:
-            d = json.load(f)
-    except FileNotFoundError:
-        raise RecordError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise RecordError(f"{name} is a directory, not a record file") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{name} is not a text file (a record is JSON)") from None
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"{name} is not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno})") from None
-    except OSError as exc:
-        raise RecordError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    d = read_json(name)
     return record_from_dict(d, source=name)
 
 
