@@ -99,37 +99,30 @@ def seed_arg(text: str) -> int:
     return v
 
 
-def seconds_arg(text: str) -> float:
-    """A finite number of seconds > 0 (``0.5``, ``2``): refuses 0, negatives, ``inf`` and ``nan``."""
+def _float_arg(text: str, what: str, ok, must: str) -> float:
+    """``text`` as a float that passes ``ok``: else argparse's one-line error, ``expected WHAT`` or ``MUST``."""
     try:
         v = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if not (math.isfinite(v) and ok(v)):
+        raise argparse.ArgumentTypeError(f"{must}, got {text!r}")
     return v
+
+
+def seconds_arg(text: str) -> float:
+    """A finite number of seconds > 0 (``0.5``, ``2``): refuses 0, negatives, ``inf`` and ``nan``."""
+    return _float_arg(text, "seconds", lambda v: v > 0, "must be a finite number of seconds > 0")
 
 
 def seconds_or_zero_arg(text: str) -> float:
     """Like ``seconds_arg``, and 0 allowed (meaning: skip this part)."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not (math.isfinite(v) and v >= 0):
-        raise argparse.ArgumentTypeError(f"must be 0 (skip it) or a finite number of seconds > 0, got {text!r}")
-    return v
+    return _float_arg(text, "seconds", lambda v: v >= 0, "must be 0 (skip it) or a finite number of seconds > 0")
 
 
 def finite_arg(text: str) -> float:
     """A finite float (``2.0``, ``-1e3``): refuses ``inf`` and ``nan``."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(v):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return v
+    return _float_arg(text, "a number", lambda v: True, "must be a finite number")
 
 
 def name_list_arg(text: str) -> str:
