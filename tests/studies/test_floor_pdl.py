@@ -12,21 +12,15 @@ OPS = ("add", "mul", "sub", "relu")
 
 @pytest.fixture
 def floor_driver(monkeypatch):
-    from fake_floor import FloorFakeDriver
+    from fake_floor import install_floor_driver
 
-    fake = FloorFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    yield fake
+    yield install_floor_driver(monkeypatch)
 
 
 def _timeline(ops, iters=3):
-    events, t = [], 1_000
-    for _ in range(iters):
-        for j, op in enumerate(ops):
-            events.append({"kernel": op, "start_ns": t, "end_ns": t + 1_500})
-            t += 1_500 + (900 if j < len(ops) - 1 else 2_500)
-    return SimpleNamespace(modes=[], mode=lambda name: SimpleNamespace(events=events, verified=True))
+    from fake_floor import stamped_timeline
+
+    return stamped_timeline(ops, iters)
 
 
 def _measure(monkeypatch, **kw):
