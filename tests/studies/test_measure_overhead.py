@@ -33,3 +33,19 @@ def test_the_rounds_are_paired_and_written(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "measure(launch, ways=('native',))" in out and "goal <= 0.1 us" in out
     assert code in (0, 1)
+
+
+def test_the_parts_are_timed_in_the_same_rounds_and_written(tmp_path, monkeypatch, capsys):
+    import measure_overhead_parts as parts
+
+    install_measure_driver(monkeypatch)
+    monkeypatch.setattr("cugraphlab.core.launch.Launch.native", lambda self, **kw: _Native())
+    monkeypatch.setattr("cugraphlab.bench.native.loops.NativeFloor", _Floor)
+    code = parts.main([str(tmp_path), "--rounds", "8", "--calls", "20"])
+    d = json.loads((tmp_path / "measure_overhead_parts.json").read_text())
+    assert set(d["raw"]) == {a for pair in parts.PARTS.values() for a in pair}
+    assert all(len(v) == 8 for v in d["raw"].values())
+    assert d["medians_us"]["c_loop"] == 3.5 and d["parts"]["fire_bare - c_loop"]["n"] == 8
+    out = capsys.readouterr().out
+    assert "native_measure - fire_events" in out and "bit-equal to NumPy" in out
+    assert code in (0, 1)
