@@ -20,7 +20,8 @@ rounds (the order rotated every round), every step between the C loop and measur
 
 Differences, each paired round by round with a 95% bootstrap interval and the sign test: floor_measured - c_loop
 (measure's harness around a C loop), fire_bare - c_loop (one Python-to-C call per launch), fire_events - fire_bare
-(the events), native_measure - fire_events (the rest of measure), starmap_bare - python_bare (measure's loop
+(the events), native_measure - fire_events (the rest of measure), native_measure - fire_bare (all of measure's
+harness around the native launch), native_measure - c_loop (the issue's native pair), starmap_bare - python_bare (measure's loop
 against Python's), call_measure - starmap_bare and call_measure - python_bare (the callable goal's pair).
 Prints them; OUT_DIR/measure_overhead_parts.json gets them with every round and the environment.
 """
@@ -43,6 +44,7 @@ PARTS = {
     "fire_bare - c_loop": ("fire_bare", "c_loop"),
     "fire_events - fire_bare": ("fire_events", "fire_bare"),
     "native_measure - fire_events": ("native_measure", "fire_events"),
+    "native_measure - fire_bare": ("native_measure", "fire_bare"),
     "native_measure - c_loop": ("native_measure", "c_loop"),
     "starmap_bare - python_bare": ("starmap_bare", "python_bare"),
     "call_measure - starmap_bare": ("call_measure", "starmap_bare"),

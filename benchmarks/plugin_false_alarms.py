@@ -1,6 +1,6 @@
 """Issue 25 section 5: does the pytest plugin cry wolf, and does it catch a 1 µs slowdown?
 
-Run from the repository root on a GPU machine (about 90 s on an H200):
+Run from the repository root on a GPU machine (about 6 minutes on an H200):
 
     python benchmarks/plugin_false_alarms.py OUT_DIR [--pairs 20] [--processes 6] [--budget 6]
 
@@ -24,9 +24,9 @@ by the plugin's own comparison (``cugraphlab.testing.store.compare``: ``cugraphl
 - ``test_delayed`` got 1 µs slower per call in B: flagged when a judged row is SLOWER. Goal: flagged in at least
   19 of 20.
 
-Sizing, so that it fits in about 2 minutes of device time: a session costs about 4 s (pytest's start, 6 worker
-processes spawned together, then 3 tests x 6 processes measured one after the other at ~0.1 s each: ~1 ms samples,
-sampling stops once every median is within 1% or after --budget / 12 s per process); 21 sessions ~ 90 s. Last, one
+Sizing: on the H200 a session took 13-18 s (round 7: pytest's start, 6 worker processes spawned together, then
+3 tests x 6 processes measured one after the other, each up to --budget / 12 s of ~1 ms samples plus its set-up:
+the user's setup, the capture, the references); 21 sessions take about 6 minutes of device time. Last, one
 more session with the delay compares itself with run 0 through the plugin's options (``--cgl-compare
 OUT_DIR/run_0 --cgl-fail-on slower``): exit 1, and only ``test_delayed`` failing, shows the CI path.
 
@@ -118,8 +118,9 @@ def main(argv=None) -> int:
         "verdicts": pairs}
     (out / "plugin_false_alarms.json").write_text(json.dumps(summary, indent=2) + "\n")
     total = sum(seconds) + s
+    spent = "judged from the runs' records" if args.from_runs else f"{total:.0f} s in all"
     print(f"\n{args.pairs} pairs of runs ({args.processes} processes per measurement, threshold "
-          f"{DEFAULT_THRESHOLD:.0%}), {total:.0f} s in all:")
+          f"{DEFAULT_THRESHOLD:.0%}), {spent}:")
     print(f"  unchanged tests: {len(false)} of {2 * args.pairs} comparisons with a SLOWER/FASTER row "
           f"({false_rows} rows) - goal at most 1: {'met' if len(false) <= 1 else 'NOT met'}")
     for runs, test, changed in false:

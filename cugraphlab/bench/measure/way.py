@@ -1,8 +1,15 @@
 """What every way of ``measure`` is (``Way``: ``run(n)`` enqueues n calls), the errors a user's work meets, and the
-loops that cost next to nothing: a callable and a native launch are driven by ``itertools.starmap`` drained into a
-zero-length deque, a loop that runs in C (no Python bytecode per call), so that what is timed is the call."""
+loops that cost next to nothing, so that what is timed is the call:
+
+- a builtin (a native launch's ``fire``, a C function) is driven by ``itertools.starmap`` drained into a
+  zero-length deque: the loop runs in C, no bytecode per call;
+- a Python function or method is called from a Python loop (``for _ in repeat(None, n): f(a)``): since Python 3.11 a
+  call from Python code to Python code skips the C entry into the interpreter that a call from C pays. On the H200
+  (Python 3.12) the starmap loop cost 0.05 µs per call more than a bare Python loop calling the same function
+  (benchmarks/results/2026-12-01_H200_round7/*_measure_overhead_parts_*.log)."""
 from __future__ import annotations
 
+import types
 from collections import deque
 from dataclasses import dataclass, field
 from itertools import cycle, islice, repeat, starmap
@@ -11,7 +18,7 @@ from typing import Callable
 from ...core.errors import CugraphlabError, InvalidArgumentError
 
 __all__ = ["WAYS", "Way", "WorkRaised", "StreamIgnoredError", "call_user", "user_error", "drain", "repeat_calls",
-           "unavailable", "reference_way", "graph_reference_way", "REFERENCES", "reference_of",
+           "unavailable", "is_python_code", "reference_way", "graph_reference_way", "REFERENCES", "reference_of",
            "CAPTURE_COST_REPEATS"]
 
 WAYS = {
@@ -86,10 +93,51 @@ except ImportError:  # pragma: no cover - Python 3.10
         return f()
 
 
+def _python_loop(f: Callable, args: tuple) -> Callable[[int], None]:
+    """``run(n)``: ``f(*args)`` ``n`` times from a Python loop, the arguments spelled out for up to three."""
+    if not args:
+        def run(n: int) -> None:
+            for _ in repeat(None, n):
+                f()
+    elif len(args) == 1:
+        (a,) = args
+
+        def run(n: int) -> None:
+            for _ in repeat(None, n):
+                f(a)
+    elif len(args) == 2:
+        a, b = args
+
+        def run(n: int) -> None:
+            for _ in repeat(None, n):
+                f(a, b)
+    elif len(args) == 3:
+        a, b, c = args
+
+        def run(n: int) -> None:
+            for _ in repeat(None, n):
+                f(a, b, c)
+    else:
+        def run(n: int) -> None:
+            for _ in repeat(None, n):
+                f(*args)
+    return run
+
+
+def is_python_code(f) -> bool:
+    """True for a function or bound method written in Python (what a Python loop calls cheapest)."""
+    if isinstance(f, types.MethodType):
+        f = f.__func__
+    return isinstance(f, types.FunctionType)
+
+
 def repeat_calls(fns: tuple, args: tuple = ()) -> Callable[[int], None]:
-    """``run(n)``: ``n`` rounds of ``fns`` in order, each called with ``args``, the loop in C."""
+    """``run(n)``: ``n`` rounds of ``fns`` in order, each called with ``args``: one Python function or method from a
+    Python loop, anything else from a loop in C (the module docstring says why)."""
     if len(fns) == 1:
         f = fns[0]
+        if is_python_code(f):
+            return _python_loop(f, tuple(args))
         return lambda n: drain(starmap(f, repeat(args, n)))
     if args:
         raise ValueError("several functions are called without arguments")
