@@ -35,6 +35,24 @@ GOALS_US = {"native": 0.05, "callable": 0.1}
 SAMPLES = 15
 
 
+QUIET = dict(min_samples=SAMPLES, max_samples=SAMPLES, sm_clock=False, reference=False, time_budget_s=60)
+
+
+def saxpy_launch(dev, stream, n: int):
+    """(module, [x, y, out], launch): saxpy out = 2 x + y on ``n`` fresh random floats, prepared on ``stream``."""
+    import cugraphlab as cgl
+    from cugraphlab.core.program import resolve_arch
+
+    arch, kind = resolve_arch(None, dev.compute_capability)
+    module = dev.load_module(cgl.compile_source(SAXPY.read_text(), "saxpy", arch=arch, kind=kind).image)
+    rng = np.random.default_rng()
+    x, y = (dev.to_device(rng.standard_normal(n, dtype=np.float32)) for _ in range(2))
+    out = dev.array(n)
+    launch = module.kernel("saxpy").prepare(("ptr", "ptr", "ptr", "f32", "u64"), (out, x, y, 2.0, n), (4, 256),
+                                            stream)
+    return module, [x, y, out], launch
+
+
 def _median_per_call(loop, stream, calls: int) -> float:
     """Median over SAMPLES of perf_counter_ns around loop(calls), per call (µs), the stream drained first."""
     values = []
@@ -78,17 +96,11 @@ def main(argv=None) -> int:
     import cugraphlab as cgl
     from cugraphlab.bench.native.loops import NativeFloor
     from cugraphlab.bench.records.environment import collect
-    from cugraphlab.core.program import resolve_arch
 
     n, calls = 1024, args.calls
-    quiet = dict(calls=calls, min_samples=SAMPLES, max_samples=SAMPLES, sm_clock=False, reference=False,
-                 time_budget_s=60)
+    quiet = dict(QUIET, calls=calls)
     with cgl.Device(0) as dev, dev.create_stream() as s:
-        arch, kind = resolve_arch(None, dev.compute_capability)
-        module = dev.load_module(cgl.compile_source(SAXPY.read_text(), "saxpy", arch=arch, kind=kind).image)
-        x, y, out = (dev.to_device(np.ones(n, np.float32)) for _ in range(3))
-        launch = module.kernel("saxpy").prepare(("ptr", "ptr", "ptr", "f32", "u64"), (out, x, y, 2.0, n),
-                                                (4, 256), s)
+        module, buffers, launch = saxpy_launch(dev, s, n)
         c_loop = NativeFloor().launch_loop(launch)
 
         def fn(stream):
@@ -112,7 +124,7 @@ def main(argv=None) -> int:
                     sides["callable"][1].append(_median_per_call(bare, s, calls))
                 first = not first
         env = collect(dev)
-        for a in (x, y, out, module):
+        for a in (*buffers, module):
             a.close()
     result = {"kind": "cugraphlab.measure_overhead", "work": f"saxpy on {n:,} floats", "calls": calls,
               "rounds": args.rounds, "samples_per_side": SAMPLES,

@@ -21,8 +21,9 @@ rounds (the order rotated every round), every step between the C loop and measur
 Differences, each paired round by round with a 95% bootstrap interval and the sign test: floor_measured - c_loop
 (measure's harness around a C loop), fire_bare - c_loop (one Python-to-C call per launch), fire_events - fire_bare
 (the events), native_measure - fire_events (the rest of measure), native_measure - fire_bare (all of measure's
-harness around the native launch), native_measure - c_loop (the issue's native pair), starmap_bare - python_bare (measure's loop
-against Python's), call_measure - starmap_bare and call_measure - python_bare (the callable goal's pair).
+harness around the native launch), native_measure - c_loop (the issue's native pair), starmap_bare - python_bare
+(a C loop against Python's, for a Python function), call_measure - starmap_bare and call_measure - python_bare
+(the callable goal's pair).
 Prints them; OUT_DIR/measure_overhead_parts.json gets them with every round and the environment.
 """
 from __future__ import annotations
@@ -36,9 +37,8 @@ from itertools import repeat, starmap
 from pathlib import Path
 
 import numpy as np
+from measure_overhead import QUIET, SAMPLES, _c_median, saxpy_launch
 
-SAXPY = Path(__file__).resolve().parent / "measure_demo" / "saxpy.cu"
-SAMPLES = 15
 PARTS = {
     "floor_measured - c_loop": ("floor_measured", "c_loop"),
     "fire_bare - c_loop": ("fire_bare", "c_loop"),
@@ -68,15 +68,6 @@ def _perf_median(loop, stream, calls: int, events=None) -> float:
     return statistics.median(values)
 
 
-def _c_median(loop, stream, calls: int) -> float:
-    values = []
-    for _ in range(SAMPLES):
-        stream.synchronize()
-        values.append(loop(calls) / 1e3 / calls)
-    stream.synchronize()
-    return statistics.median(values)
-
-
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("out", nargs="?", type=Path)
@@ -89,19 +80,11 @@ def main(argv=None) -> int:
     from cugraphlab.bench.native.loops import NativeFloor
     from cugraphlab.bench.records.environment import collect
     from cugraphlab.bench.stats.paired_diff import paired_difference
-    from cugraphlab.core.program import resolve_arch
 
     n, calls = 1024, args.calls
-    quiet = dict(calls=calls, min_samples=SAMPLES, max_samples=SAMPLES, sm_clock=False, reference=False,
-                 time_budget_s=60)
+    quiet = dict(QUIET, calls=calls)
     with cgl.Device(0) as dev, dev.create_stream() as s:
-        arch, kind = resolve_arch(None, dev.compute_capability)
-        module = dev.load_module(cgl.compile_source(SAXPY.read_text(), "saxpy", arch=arch, kind=kind).image)
-        rng = np.random.default_rng()
-        x, y = (dev.to_device(rng.standard_normal(n, dtype=np.float32)) for _ in range(2))
-        out = dev.array(n)
-        launch = module.kernel("saxpy").prepare(("ptr", "ptr", "ptr", "f32", "u64"), (out, x, y, 2.0, n),
-                                                (4, 256), s)
+        module, (x, y, out), launch = saxpy_launch(dev, s, n)
         c_loop = NativeFloor().launch_loop(launch)
         native = launch.native()
         fire = native.fire
