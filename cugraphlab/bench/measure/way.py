@@ -5,7 +5,7 @@ loops that cost next to nothing, so that what is timed is the call:
   zero-length deque: the loop runs in C, no bytecode per call;
 - a Python function or method is called from a Python loop (``for _ in repeat(None, n): f(a)``): since Python 3.11 a
   call from Python code to Python code skips the C entry into the interpreter that a call from C pays. On the H200
-  (Python 3.12) the starmap loop cost 0.05 µs per call more than a bare Python loop calling the same function
+  (Python 3.12) the starmap loop cost 0.04-0.05 µs per call more than a bare Python loop calling the same function
   (benchmarks/results/2026-12-01_H200_round7/*_measure_overhead_parts_*.log)."""
 from __future__ import annotations
 
