@@ -53,19 +53,26 @@ def saxpy_launch(dev, stream, n: int):
     return module, [x, y, out], launch
 
 
-def _median_per_call(loop, stream, calls: int) -> float:
-    """Median over SAMPLES of perf_counter_ns around loop(calls), per call (µs), the stream drained first."""
+def perf_median(loop, stream, calls: int, events=None) -> float:
+    """Median over SAMPLES of perf_counter_ns around loop(calls), per call (µs), the stream drained first;
+    ``events`` (start, end): recorded on the stream just outside the timed calls, as measure's timed loop does."""
     values = []
     for _ in range(SAMPLES):
         stream.synchronize()
+        if events is not None:
+            events[0].record(stream)
         t0 = time.perf_counter_ns()
         loop(calls)
-        values.append((time.perf_counter_ns() - t0) / 1e3 / calls)
+        t1 = time.perf_counter_ns()
+        if events is not None:
+            events[1].record(stream)
+        values.append((t1 - t0) / 1e3 / calls)
     stream.synchronize()
     return statistics.median(values)
 
 
-def _c_median(loop, stream, calls: int) -> float:
+def c_median(loop, stream, calls: int) -> float:
+    """Median over SAMPLES of a C loop's own timing of loop(calls), per call (µs), the stream drained first."""
     values = []
     for _ in range(SAMPLES):
         stream.synchronize()
@@ -120,8 +127,8 @@ def main(argv=None) -> int:
                     m = cgl.measure(fn, stream=s, ways=("eager",), **quiet)["eager"].host.median
                     sides["callable"][0].append(m)
                 else:
-                    sides["native"][1].append(_c_median(c_loop, s, calls))
-                    sides["callable"][1].append(_median_per_call(bare, s, calls))
+                    sides["native"][1].append(c_median(c_loop, s, calls))
+                    sides["callable"][1].append(perf_median(bare, s, calls))
                 first = not first
         env = collect(dev)
         for a in (*buffers, module):

@@ -37,7 +37,7 @@ from itertools import repeat, starmap
 from pathlib import Path
 
 import numpy as np
-from measure_overhead import QUIET, SAMPLES, _c_median, saxpy_launch
+from measure_overhead import QUIET, SAMPLES, c_median, perf_median, saxpy_launch
 
 PARTS = {
     "floor_measured - c_loop": ("floor_measured", "c_loop"),
@@ -50,22 +50,6 @@ PARTS = {
     "call_measure - starmap_bare": ("call_measure", "starmap_bare"),
     "call_measure - python_bare": ("call_measure", "python_bare"),
 }
-
-
-def _perf_median(loop, stream, calls: int, events=None) -> float:
-    values = []
-    for _ in range(SAMPLES):
-        stream.synchronize()
-        if events is not None:
-            events[0].record(stream)
-        t0 = time.perf_counter_ns()
-        loop(calls)
-        t1 = time.perf_counter_ns()
-        if events is not None:
-            events[1].record(stream)
-        values.append((t1 - t0) / 1e3 / calls)
-    stream.synchronize()
-    return statistics.median(values)
 
 
 def main(argv=None) -> int:
@@ -104,13 +88,13 @@ def main(argv=None) -> int:
             deque(starmap(fn, repeat((s,), k)), maxlen=0)
 
         sides = {
-            "c_loop": lambda: _c_median(c_loop, s, calls),
+            "c_loop": lambda: c_median(c_loop, s, calls),
             "floor_measured": lambda: cgl.measure(launch, ways=("floor",), **quiet)["floor"].host.median,
-            "fire_bare": lambda: _perf_median(fire_loop, s, calls),
-            "fire_events": lambda: _perf_median(fire_loop, s, calls, events),
+            "fire_bare": lambda: perf_median(fire_loop, s, calls),
+            "fire_events": lambda: perf_median(fire_loop, s, calls, events),
             "native_measure": lambda: cgl.measure(launch, ways=("native",), **quiet)["native"].host.median,
-            "python_bare": lambda: _perf_median(python_bare, s, calls),
-            "starmap_bare": lambda: _perf_median(starmap_loop, s, calls),
+            "python_bare": lambda: perf_median(python_bare, s, calls),
+            "starmap_bare": lambda: perf_median(starmap_loop, s, calls),
             "call_measure": lambda: cgl.measure(fn, stream=s, ways=("eager",), **quiet)["eager"].host.median,
         }
         names = list(sides)
