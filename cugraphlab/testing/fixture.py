@@ -77,7 +77,7 @@ class Measurer:
                  l2: str = "warm", capture_mode: str = "thread_local", calls: int | None = None, device=None):
         from ..bench.measure.processes import gather, spec_for
         from ..bench.measure.run import measure_here
-        from ..core.errors import CugraphlabError
+        from ..core.errors import CugraphlabError, NoDeviceError
 
         budget = self._budget()
         seconds = float(budget.get("seconds") or self.settings.budget_s)
@@ -91,6 +91,10 @@ class Measurer:
             else:
                 result = measure_here(work, setup=setup, check=check, prepare=prepare, stream=stream,
                                       device=device, options=options)
+        except NoDeviceError as e:  # the device went away, or a worker found none: a skip, as at the fixture's set-up
+            from .plugin import one_line
+
+            pytest.skip(one_line(f"cgl_measure: no usable GPU: {e}"))
         except CugraphlabError as e:
             pytest.fail(f"cgl_measure: {e}", pytrace=False)
         self._judge(result, budget, name)
