@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from .fixture import Measurer, Settings
+from .fixture import Measurer, Settings, no_gpu_reason
 
 FAIL_ON = ("slower", "faster", "any-change")
 
@@ -37,7 +37,7 @@ class _State:
     def no_gpu_reason(self) -> str | None:
         """Why no measurement can run here (no driver, no device), in one line, or None; asked once a session."""
         if self._no_gpu is None:
-            self._no_gpu = (_no_gpu_reason(),)
+            self._no_gpu = (no_gpu_reason(),)
         return self._no_gpu[0]
 
     def pool(self, n: int):
@@ -52,23 +52,6 @@ class _State:
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-
-
-def _no_gpu_reason() -> str | None:
-    from ..core.device import device_count
-    from ..core.errors import NoDeviceError
-
-    try:
-        count = device_count()
-    except NoDeviceError as e:
-        return one_line(f"no usable GPU: {e}")
-    return None if count > 0 else "no usable GPU: the driver reports no CUDA device"
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """``text`` on one line (a skip reason is printed on one), at most ``limit`` characters."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
 
 
 _STATE = pytest.StashKey[_State]()
