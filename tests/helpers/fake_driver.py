@@ -266,6 +266,9 @@ class FakeDriver:
     def cuGraphExecDestroy(self, h):
         return self._release(h, "graph exec")
 
+    def cuGraphExecUpdate(self, exe, graph):
+        return (OK, None)
+
     def cuGraphUpload(self, exe, stream):
         return (OK,)
 
