@@ -3,8 +3,9 @@
 ``render_scaling(result)``: a table per topology (per width for fork/join) of the main costs against nodes, then the
 fits (intercept and slope per node with their bootstrap intervals, log-log exponent), graph launch against NVIDIA's
 model (bench.scaling.model: both straight-line launch series fitted, the launch path the driver is on), how far each
-launch series is from flat, break-even replays against eager launches, the unrolling pay-off, the paired Python/C table (instantiate and
-held launch per point, with intervals, and the per-node slope ratio), the goals and module loading.
+launch series is from flat, break-even replays against eager launches, the unrolling pay-off, the paired Python/C
+table (instantiate and held launch per point, with intervals, and the per-node slope ratio), the goals and module
+loading.
 ``plot_scaling(result, stem)``: one log-log panel per cost, a curve per series with its fitted line dashed.
 ``write_scaling_json(path, result)``: the record as indented JSON with each innermost list or object on one line
 (the raw samples are most of a record: one number a line, a default sweep's file would pass 1 MB).
