@@ -34,6 +34,12 @@ phase_gputests() {  # the GPU suite under cuda-bindings 13 (pytest -m gpu tests)
   tail -3 "$r/gpu_tests_cu13.log"
 }
 
+phase_lifetime() {  # the lifetime matrix (18 objects x 8 ends, a process per cell) and its compute-sanitizer sample
+  t 300 lifetime_matrix $PY benchmarks/lifetime/matrix.py --jobs 12 --timeout 40 --sanitize 6 \
+    --json "$r/lifetime_matrix.json" > "$r/lifetime_matrix.log" 2>&1
+  tail -30 "$r/lifetime_matrix.log"
+}
+
 phase_cu12() {  # cuda-bindings 12.9 with NVRTC 12.9 (.carry/cu12): info and the GPU suite
   (  # a subshell: the cu12 environment ends with it; a failed step fails the call
     cu12_env || exit 0

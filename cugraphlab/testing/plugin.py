@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from .fixture import Measurer, Settings
+from .fixture import Measurer, Settings, no_gpu_reason
 
 FAIL_ON = ("slower", "faster", "any-change")
 
@@ -31,6 +31,14 @@ class _State:
     def __init__(self):
         self._pool = None
         self.measured: list = []
+        self.skipped = 0  # tests that asked for cgl_measure where no GPU answers
+        self._no_gpu: tuple[str | None] | None = None
+
+    def no_gpu_reason(self) -> str | None:
+        """Why no measurement can run here (no driver, no device), in one line, or None; asked once a session."""
+        if self._no_gpu is None:
+            self._no_gpu = (no_gpu_reason(),)
+        return self._no_gpu[0]
 
     def pool(self, n: int):
         if self._pool is None or self._pool.n != n:
@@ -108,17 +116,31 @@ def pytest_unconfigure(config):
 @pytest.fixture
 def cgl_measure(request) -> Measurer:
     """Measure your work in a test: ``cgl_measure(work, setup=..., ways=...)`` takes what ``cugraphlab.measure``
-    takes and returns its MeasureResult; with --cgl-save / --cgl-compare it is recorded and compared."""
-    return Measurer(request, request.config.stash[_SETTINGS], request.config.stash[_STATE])
+    takes and returns its MeasureResult; with --cgl-save / --cgl-compare it is recorded and compared.
+
+    Where no GPU answers (no driver, no device) a test that asks for it is skipped, with the reason in one line,
+    as the project's own GPU tests are: a suite's CI without a GPU stays green, and nothing is saved."""
+    state = request.config.stash[_STATE]
+    reason = state.no_gpu_reason()
+    if reason is not None:
+        state.skipped += 1
+        pytest.skip(f"cgl_measure: {reason}")
+    return Measurer(request, request.config.stash[_SETTINGS], state)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(_STATE, None)
-    if state is None or not state.measured:
+    if state is None or not (state.measured or state.skipped):
         return
     s = config.stash[_SETTINGS]
     tr = terminalreporter
     tr.section("cugraphlab measure")
+    if state.skipped:
+        kept = [w for w, folder in (("saved to", s.save), ("compared with", s.compare)) if folder]
+        tr.write_line(f"{state.skipped} test(s) skipped: {state.no_gpu_reason()}"
+                      + (f" (nothing {' or '.join(w.split()[0] for w in kept)})" if kept else ""))
+    if not state.measured:
+        return
     where = f"{s.processes} process{'es' if s.processes > 1 else ''} per measurement"
     tr.write_line(f"{len(state.measured)} measurement(s), {where}"
                   + (f"; saved to {s.save}" if s.save else "")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -57,13 +56,10 @@ def _bindings_major() -> int:
 @pytest.mark.skipif(_bindings_major() == 12, reason="runs once in CI, in the cuda-bindings 13 step (it installs "
                                                     "from the package index into a fresh environment)")
 @pytest.mark.skipif(os.environ.get("CGL_OFFLINE") == "1", reason="CGL_OFFLINE=1: no package index here")
-def test_notebook_01_sets_itself_up_from_an_uploaded_wheel_in_a_fresh_environment(tmp_path):
-    wheels, runtime = tmp_path / "wheels", tmp_path / "content"
+def test_notebook_01_sets_itself_up_from_an_uploaded_wheel_in_a_fresh_environment(tmp_path, built_wheel):
+    runtime = tmp_path / "content"
     runtime.mkdir()
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                        str(wheels), str(ROOT)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    (wheel,) = wheels.glob("cugraphlab-*.whl")
+    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/package/conftest.py)
     (runtime / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
     env_dir = tmp_path / "env"
     venv.EnvBuilder(with_pip=True).create(env_dir)

@@ -1,6 +1,7 @@
 """The house: floors only point down. Each floor, imported alone in a fresh interpreter, loads no floor above it."""
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -10,12 +11,60 @@ import pytest
 FLOORS = ["core", "graphs", "experiment", "bench", "report", "cli"]
 
 
+#: Imports each module named in argv[1] (a JSON list) from a clean slate: every ``cugraphlab`` module is dropped
+#: from ``sys.modules`` first, so the modules listed after an import are those that import loaded, as in a fresh
+#: interpreter (third-party modules stay loaded: they import no cugraphlab module). One interpreter for all of them
+#: instead of one each: the check costs one start-up, not two hundred.
+_PROBE = r"""
+import importlib, json, sys
+out = {}
+for name in json.loads(sys.argv[1]):
+    for m in [m for m in sys.modules if m == "cugraphlab" or m.startswith("cugraphlab.")]:
+        del sys.modules[m]
+    importlib.invalidate_caches()
+    try:
+        importlib.import_module(name)
+    except BaseException as e:
+        out[name] = {"error": f"{type(e).__name__}: {e}"}
+        continue
+    out[name] = sorted(m for m in sys.modules if m.startswith("cugraphlab."))
+print(json.dumps(out))
+"""
+
+
+def _all_modules() -> list[str]:
+    import pkgutil
+
+    import cugraphlab
+
+    return ["cugraphlab._version"] + [info.name for info in pkgutil.walk_packages(cugraphlab.__path__, "cugraphlab.")]
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded_map() -> dict[str, list[str]]:
+    """module -> the cugraphlab modules loaded after importing it alone, for every module of the package."""
+    modules = _all_modules()
+    r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout)
+    errors = {m: v["error"] for m, v in out.items() if isinstance(v, dict)}
+    assert errors == {}, errors
+    return out
+
+
 def _loaded_after_import(module: str) -> set[str]:
-    code = (f"import json, sys; import cugraphlab.{module}; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cugraphlab.'))))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return set(json.loads(r.stdout))
+    """The cugraphlab modules loaded by ``import cugraphlab.<module>`` alone."""
+    return set(_loaded_map()[f"cugraphlab.{module}"])
+
+
+def test_the_probe_sees_what_a_fresh_interpreter_sees():
+    """The one-interpreter probe agrees with a fresh interpreter per module (three of them, one per floor kind)."""
+    for module in ("core", "bench.records", "cli"):
+        code = (f"import json, sys; import cugraphlab.{module}; "
+                "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cugraphlab.'))))")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert set(json.loads(r.stdout)) == _loaded_after_import(module), module
 
 
 @pytest.mark.parametrize("floor", FLOORS)
