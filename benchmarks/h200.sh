@@ -119,6 +119,16 @@ phase_nvbench() {  # the same kernels timed by cuda-bench and by measure (benchm
   opt 480 nvbench benchmarks/studies/nvbench/run.py "$r/nvbench"
 }
 
+phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C beside Python, 3 processes; scaling's line
+  local i
+  for i in 1 2 3; do  # fresh processes: the launch-cost mode moves between them
+    t 60 "launch_scaling_$i" $PY -X faulthandler benchmarks/studies/graph_launch_scaling/run.py \
+      "$r/launch_scaling_$i.json" > "$r/launch_scaling_$i.log" 2>&1
+  done
+  t 100 scaling_line $cgl scaling --topology line --lengths 4,16,64,256,1024,4096 --budget 40 \
+    --json "$r/scaling_line.json" > "$r/scaling_line.log" 2>&1
+}
+
 phase_plugin() {  # the pytest plugin's false alarms and detections over repeated runs (plugin_false_alarms.py)
   opt 480 plugin_false_alarms benchmarks/plugin_false_alarms.py "$r/plugin"
 }
