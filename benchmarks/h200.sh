@@ -34,6 +34,12 @@ phase_gputests() {  # the GPU suite under cuda-bindings 13 (pytest -m gpu tests)
   tail -3 "$r/gpu_tests_cu13.log"
 }
 
+phase_lifetime() {  # the lifetime matrix (18 objects x 8 ends, a process per cell) and its compute-sanitizer sample
+  t 300 lifetime_matrix $PY benchmarks/lifetime/matrix.py --jobs 12 --timeout 40 --sanitize 6 \
+    --json "$r/lifetime_matrix.json" > "$r/lifetime_matrix.log" 2>&1
+  tail -30 "$r/lifetime_matrix.log"
+}
+
 phase_cu12() {  # cuda-bindings 12.9 with NVRTC 12.9 (.carry/cu12): info and the GPU suite
   (  # a subshell: the cu12 environment ends with it; a failed step fails the call
     cu12_env || exit 0
@@ -111,6 +117,16 @@ phase_diff() {  # diff's verdicts on self, repeated and slowed records (diff_jud
 phase_nvbench() {  # the same kernels timed by cuda-bench and by measure (benchmarks/studies/nvbench/run.py)
   install_carried cuda-bench
   opt 480 nvbench benchmarks/studies/nvbench/run.py "$r/nvbench"
+}
+
+phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C beside Python, 3 processes; scaling's line
+  local i
+  for i in 1 2 3; do  # fresh processes: the launch-cost mode moves between them
+    t 60 "launch_scaling_$i" $PY -X faulthandler benchmarks/studies/graph_launch_scaling/run.py \
+      "$r/launch_scaling_$i.json" > "$r/launch_scaling_$i.log" 2>&1
+  done
+  t 100 scaling_line $cgl scaling --topology line --lengths 4,16,64,256,1024,4096 --budget 40 \
+    --json "$r/scaling_line.json" > "$r/scaling_line.log" 2>&1
 }
 
 phase_plugin() {  # the pytest plugin's false alarms and detections over repeated runs (plugin_false_alarms.py)

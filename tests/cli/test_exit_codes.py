@@ -6,16 +6,6 @@ import pytest
 
 from cugraphlab import cli
 from cugraphlab.bench.compare.records import CompareResult, StackRow
-from cugraphlab.core.errors import NoDeviceError
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 def _one_line(capsys, command: str) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
@@ -52,16 +51,13 @@ def _stream(cell) -> str:
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory):
+def runtime(tmp_path_factory, built_wheel):
     """(venv python, runtime folder, wheel name, env): a fresh environment outside the checkout with the wheel
     uploaded to its working folder, and IPython and matplotlib installed (as on Colab)."""
     tmp = tmp_path_factory.mktemp("colab")
-    wheels, content = tmp / "wheels", tmp / "content"
+    content = tmp / "content"
     content.mkdir()
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                        str(wheels), str(ROOT)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    (wheel,) = wheels.glob("cugraphlab-*.whl")
+    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/package/conftest.py)
     (content / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
     env_dir = tmp / "env"
     venv.EnvBuilder(with_pip=True).create(env_dir)
