@@ -155,7 +155,7 @@ MODULES: dict[str, str] = {
     "cugraphlab.bench.sweep": "cugraphlab.bench.measure.sweep",
     "cugraphlab.bench.timeline": "cugraphlab.bench.measure.timeline",
     "cugraphlab.bench.native_graph": "cugraphlab.bench.native.instantiate",
-    "cugraphlab.bench.latency_native": "cugraphlab.bench.native.latency",
+    "cugraphlab.bench.latency_native": "cugraphlab.bench.measure.latency_native",
     "cugraphlab.bench.paired_ways": "cugraphlab.bench.paired.ways",
     "cugraphlab.bench.copy_roof": "cugraphlab.bench.probes.copy_roof",
     "cugraphlab.bench.hold": "cugraphlab.bench.probes.hold",

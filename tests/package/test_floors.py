@@ -274,3 +274,47 @@ def test_bench_keeps_at_most_twenty_entries():
     bench = Path(cugraphlab.__file__).parent / "bench"
     entries = sorted(p.name for p in bench.iterdir() if p.name != "__pycache__")
     assert len(entries) <= 19, entries
+
+
+#: bench's base: what every family of bench builds on. It knows no family: no module of it imports a family's
+#: module or wing (``run``, ``measure/``, ``graphs/``, ``compare/``, ``scale/``, ``scaling/``, ``doctor``, ``diff``),
+#: at module level or inside a function (bench/__init__.py says the same).
+BENCH_BASE = ("records", "stats", "timing", "workers", "probes", "native", "paired")
+
+
+def _bench_wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "bench" else None
+
+
+def _base_offenders(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(base module, what it imports above the base): a bench family, bench's lazy face, report or cli."""
+    bad = []
+    for module, deps in sorted(graph.items()):
+        if _bench_wing(module) not in BENCH_BASE:
+            continue
+        for dep in sorted(deps):
+            family = dep.startswith("cugraphlab.bench") and _bench_wing(dep) not in BENCH_BASE
+            if family or dep.split(".")[1] in ("report", "cli"):
+                bad.append((module, dep))
+    return bad
+
+
+def test_the_base_of_bench_imports_no_family():
+    """Read from the source (imports inside functions count) and seen at run time (each module imported alone)."""
+    graph = _import_graph()
+    assert {_bench_wing(m) for m in graph} >= set(BENCH_BASE)
+    assert _base_offenders(graph) == []
+    # imported alone, a module loads its parent packages first (bench's __init__ imports nothing of its own)
+    loaded = {m: set(v) - {"cugraphlab.bench"} for m, v in _loaded_map().items() if _bench_wing(m) in BENCH_BASE}
+    assert len(loaded) >= 20
+    assert _base_offenders(loaded) == []
+
+
+def test_the_base_check_finds_a_family_import():
+    graph = {"cugraphlab.bench.native.loops": {"cugraphlab.core.errors", "cugraphlab.bench.stats.summary"},
+             "cugraphlab.bench.native.latency": {"cugraphlab.bench.paired.ways", "cugraphlab.bench.run"},
+             "cugraphlab.bench.timing": {"cugraphlab.bench"},
+             "cugraphlab.bench.run": {"cugraphlab.bench.measure.latency"}}
+    assert _base_offenders(graph) == [("cugraphlab.bench.native.latency", "cugraphlab.bench.run"),
+                                      ("cugraphlab.bench.timing", "cugraphlab.bench")]
