@@ -61,7 +61,7 @@ class Settings:
     compare: str | None = None
     fail_on: str | None = None
     threshold: float = 0.10
-    rows: str = "paired"
+    judge: str = "repeatable"
     processes: int = 1
     budget_s: float = 30.0
     max_samples: int = 200
@@ -123,7 +123,7 @@ class Measurer:
         s = self.settings
         if s.save:
             save(s.save, nodeid, result, name)
-        comparison = (compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name, s.rows)
+        comparison = (compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name, s.judge)
                       if s.compare else None)
         self.state.measured.append((nodeid, name, result, comparison))
         us = budget.get("us")
