@@ -33,7 +33,8 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
     for name in ("eager", "graph"):
         w = r[name]
         assert w.measured and w.host.n == w.wall.n == w.device.n == w.relative.n >= 6
-        assert set(w.intervals) == {"host", "wall", "device", "relative"}
+        assert set(w.intervals) == {"host", "wall", "device", "held", "cold", "relative"}
+        assert w.held.n == w.cold.n == w.wall.n and w.gpu_note == "" and w.held_calls >= 1
         assert w.relative.unit == "time ratio"
     for name in ("native", "floor"):  # no libcuda here: the reason instead of a figure
         assert not r[name].measured and r[name].note.startswith("not measured:")
@@ -43,8 +44,10 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
     assert r.config["kind"] == "launches" and r.config["calls"] == "auto"
     assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference", "graph reference")
                                         for c in ("host", "wall", "device")] + ["eager: host / reference",
-                                                                                "graph: host / reference"])
+                                                                                "graph: host / reference"]
+                                       + [f"{w}: {c}" for w in ("eager", "graph") for c in ("held", "cold")])
     assert r.samples["eager: host"]["clock"] == "host_call"
+    assert r.samples["eager: held"]["clock"] == "held" and r.samples["graph: cold"]["clock"] == "cold"
     ratios = [a / b for a, b in zip(r.samples["eager: host"]["values"], r.samples["reference: host"]["values"])]
     assert r.samples["eager: host / reference"]["values"] == pytest.approx(ratios)  # paired, round by round
     # like for like: the graph way over a graph of one empty kernel, launched the same way, in the same rounds
@@ -174,12 +177,15 @@ def test_a_graph_and_an_exec_are_replayed_and_a_graph_instantiated_here(dev):
         cap.graph.close()
 
 
-def test_cold_l2_times_one_call_per_sample(dev):
+def test_l2_cold_is_replaced_by_the_cold_clock_and_says_so(dev):
     import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
 
     fn, buf = memset_work(dev)
-    r = cgl.measure(fn, device=dev, l2="cold", ways=("eager",), **QUICK)
-    assert r.calls_per_sample == 1 and r.config["l2"] == "cold"
+    with pytest.raises(InvalidArgumentError, match=r"l2='cold' is replaced: every way now has a cold row"):
+        cgl.measure(fn, device=dev, l2="cold", ways=("eager",), **QUICK)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **QUICK)
+    assert r["eager"].cold is not None and r.calls_per_sample > 1 and "l2" not in r.config
 
 
 def test_bad_arguments_are_one_line_each(dev):
@@ -189,7 +195,7 @@ def test_bad_arguments_are_one_line_each(dev):
     fn, buf = memset_work(dev)
     for kwargs, match in ((dict(ways=("eager", "warp")), "unknown way 'warp'"),
                           (dict(ways=("native",)), "cannot be run as 'native'"),
-                          (dict(l2="tepid"), "l2 must be 'warm' or 'cold'"),
+                          (dict(l2="tepid"), "l2 must be 'warm'"),
                           (dict(stream="jax"), "stream must be one of")):
         with pytest.raises(InvalidArgumentError, match=match):
             cgl.measure(fn, device=dev, **{**QUICK, **kwargs})
@@ -209,7 +215,7 @@ def test_the_record_round_trips_and_diff_finds_it_the_same_as_itself(dev):
     back = cgl.load_record(d)
     assert back["eager"].wall.median == r["eager"].wall.median
     diff = cgl.diff_records(d, d)  # the fake's host-clock samples are noisy: judged, never SLOWER or FASTER
-    assert len(diff.rows) == 14 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
+    assert len(diff.rows) == 18 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
 
 
 def test_processes_pool_samples_with_the_process_as_the_group(dev):
