@@ -72,7 +72,7 @@ def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way
     assert all(isinstance(s, int) for s in seen)
     assert [w.way for w in r.ways] == ["eager", "graph", "reference", "graph reference"]
     assert [w.check for w in r.ways] == ["passed", "passed", None, None] and r.verified is True
-    assert len(checked) == len(prepared) == 2
+    assert len(checked) == 2 and len(prepared) == 3  # prepare: once first, then before each way's check
     buf.close()
 
 
@@ -294,3 +294,71 @@ def test_many_processes_are_thinned_within_each_so_every_value_keeps_its_process
     row = build_result(parts, config={}, env={}).samples["eager: wall"]
     assert len(row["values"]) == len(row["groups"]) <= MAX_SAMPLES
     assert sorted(set(row["groups"])) == list(range(8)) and row["values"] == [float(g) for g in row["groups"]]
+
+
+def test_a_prepare_that_raises_stops_with_work_raised_like_setup(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+
+    def prepare():
+        raise ValueError("no fresh inputs")
+
+    for check in (None, lambda: True):  # with or without a check, it runs first
+        with pytest.raises(cgl.WorkRaised, match=r"prepare raised ValueError: no fresh inputs \(at "):
+            cgl.measure(fn, device=dev, ways=("eager",), prepare=prepare, check=check, **QUICK)
+
+
+def test_every_keyword_is_checked_before_anything_runs(dev, fake):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    calls = []
+
+    def work(stream):
+        calls.append(1)
+
+    for kwargs, match in ((dict(capture_mode="weird"), "capture_mode must be one of"),
+                          (dict(sm_clock="yes"), "sm_clock must be True or False"),
+                          (dict(time_budget_s=float("inf")), "time_budget_s must be a finite number"),
+                          (dict(processes=0), "processes must be a whole number"),
+                          (dict(timeout_s=-1), "timeout_s must be"),
+                          (dict(prepare=3), "prepare must be a function")):
+        with pytest.raises(InvalidArgumentError, match=match):
+            cgl.measure(work, device=dev, ways=("eager",), **{**QUICK, **kwargs})  # no graph way asked
+    assert calls == []
+
+
+def test_the_options_are_one_frozen_object_with_its_defaults_in_one_place():
+    import dataclasses
+
+    from cugraphlab.bench.measure.options import MeasureOptions
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    o = MeasureOptions.coerce({"ways": ["eager"], "calls": 5})
+    assert o.ways == ("eager",) and o.calls == 5 and o.capture_mode == "thread_local" and o.gpu_clocks is True
+    assert MeasureOptions.coerce(o) is o and MeasureOptions.coerce(None) == MeasureOptions()
+    assert MeasureOptions.coerce(o.to_dict()) == o  # what a worker process gets back
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.calls = 6  # type: ignore[misc]
+    with pytest.raises(InvalidArgumentError, match="unknown measure option 'budget'"):
+        MeasureOptions.coerce({"budget": 3})
+
+
+def test_the_errors_of_measure_are_reachable_from_the_top_level():
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure.way import StreamIgnoredError, WorkRaised
+
+    assert cgl.WorkRaised is WorkRaised and cgl.StreamIgnoredError is StreamIgnoredError
+    assert issubclass(cgl.WorkRaised, cgl.InvalidArgumentError) and "WorkRaised" in cgl.__all__
+
+
+def test_a_result_saves_itself_as_the_record_diff_reads(dev, tmp_path):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **QUICK)
+    path = r.save(tmp_path / "r.json")
+    d = json.loads((tmp_path / "r.json").read_text())
+    assert path.endswith("r.json") and d["kind"] == "cugraphlab.measure"
+    assert cgl.load_record(d)["eager"].held.median == r["eager"].held.median

@@ -4,6 +4,7 @@
     place       the device and the stream (a launch and a graph bring theirs; a callable gets a stream made
                 here, in the view ``stream=`` asks for, or the stream object it was given)
     setup       once; its state goes to the work, prepare and check (``target`` module docstring)
+    prepare     once, before anything runs (fresh inputs; one that raises stops here with WorkRaised)
     warm        a callable is called twice (a function that raises stops here, in one line), then captured once
                 through the doctor: a capture holding no node means it ignored the stream (StreamIgnoredError)
     ways        built (``work``): eager, graph (captured through the doctor), native, floor
@@ -124,6 +125,8 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         setup, check, prepare = (_resolve(f, what) for f, what in ((setup, "setup"), (check, "check"),
                                                                      (prepare, "prepare")))
         args, kwargs = call_setup(setup, view if view is not None else timing_stream)
+        if prepare is not None:  # once before anything runs: a prepare that raises stops here, like setup
+            call_user("prepare", prepare, *args, **kwargs)
         w = as_work(work, timing_stream, view, args, kwargs)
         chosen = _choose(w, options.ways)
         mode = options.capture_mode
