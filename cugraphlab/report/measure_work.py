@@ -30,18 +30,23 @@ def _gpu_cell(w, clock: str) -> str:
 
 def render_measure_table(result) -> str:
     """The ways, one row each: held and cold (the GPU's own time per call), host, wall (with its interval) and
-    device µs per call, the check, what it is."""
+    device µs per call, the check, what it is. A record without held and cold figures (made before they existed,
+    or with gpu_clocks=False) prints without their columns."""
+    gpu = any(getattr(w, c, None) is not None for w in result.ways for c in ("held", "cold")) or \
+        any(getattr(w, "gpu_note", "") for w in result.ways)
     rows = []
     for w in result.ways:
         if not w.measured:
             note = w.note if len(w.note) < 70 else w.note[:67] + "..."
-            rows.append([w.way, "-", "-", "-", "-", "-", "-", "-", w.check or "", note])
+            rows.append([w.way, *(["-", "-"] if gpu else []), "-", "-", "-", "-", "-", w.check or "", note])
             continue
         rel = getattr(w, "relative", None)
-        rows.append([w.way, _gpu_cell(w, "held"), _gpu_cell(w, "cold"), _cell(w.host), _cell(w.wall), _interval(w),
-                     _cell(w.device), "-" if rel is None else f"{rel.median:.3f}", w.check or "", w.what])
-    return format_table(["way", "held us/call", "cold us/call", "host us/call", "wall us/call", "[95%] wall",
-                         "device us/call", "x ref", "check", "what"], rows, align="lrrrrrrrll")
+        held = [_gpu_cell(w, "held"), _gpu_cell(w, "cold")] if gpu else []
+        rows.append([w.way, *held, _cell(w.host), _cell(w.wall), _interval(w), _cell(w.device),
+                     "-" if rel is None else f"{rel.median:.3f}", w.check or "", w.what])
+    heads = (["held us/call", "cold us/call"] if gpu else []) + ["host us/call", "wall us/call", "[95%] wall",
+                                                                 "device us/call", "x ref", "check", "what"]
+    return format_table(["way", *heads], rows, align="l" + "r" * (len(heads) - 2) + "ll")
 
 
 def clock_lines(result) -> list[str]:
