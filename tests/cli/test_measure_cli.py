@@ -213,3 +213,18 @@ def test_a_function_that_synchronises_has_no_held_figure_and_says_why(files, cap
     assert "eager: held: n/a: the work synchronises" in out
     assert "How long does my work run on the GPU? held" not in out  # no way has a held figure to point at
     assert "What does a call cost my thread? host." in out
+
+
+def test_compare_to_judges_the_repeatable_rows_unless_judge_all(files, capsys):
+    old = files / "old.json"
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--json", old)
+    assert code == 0, err
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old)
+    assert code in (0, 1), err
+    assert "(not judged)" in out and "host rows move 30-40% between processes" in out
+    assert "eager: host / reference" in out
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--judge", "all")
+    assert code in (0, 1), err
+    assert "(not judged)" not in out
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--judge", "x")
+    assert code == 2 and "--judge" in err
