@@ -44,7 +44,7 @@ def add_commands(sub, common) -> None:
                    help="run a module (like python -m) instead of a file; what follows goes to the module")
     p.add_argument("--gallery", action="store_true",
                    help="reproduce each class of capture mistake on the GPU, with the diagnoses and the modes table")
-    p.add_argument("--device", type=_device_index, default=0, help="CUDA device index for --gallery (default 0)")
+    p.add_argument("--device", type=_device_index, default=None, help="CUDA device index for --gallery (default 0)")
     p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
     p.add_argument("--cupti", action="store_true",
@@ -62,6 +62,10 @@ def cmd_doctor(args) -> int:
         if args.script or args.module:
             raise InvalidArgumentError("give a script, a module or --gallery, not both")
         return _gallery(args)
+    for option, given in (("--json", args.json), ("--no-overhead", args.no_overhead),
+                          ("--device", args.device is not None)):
+        if given:  # taken and ignored would be worse than refused
+            raise InvalidArgumentError(f"{option} is for --gallery; a script's diagnoses are printed, not recorded")
     if args.module is not None:
         if not args.module:
             raise InvalidArgumentError("-m needs a module name")
@@ -82,7 +86,16 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False) -> 
     from cugraphlab.graphs.doctor import run_explained
     from cugraphlab.report.doctor import render_session
 
-    code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
+    import os
+
+    here = os.getcwd()
+    if module:  # as `python -m` does: a module in the current folder is found
+        sys.path.insert(0, here)
+    try:
+        code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
+    finally:
+        if module and here in sys.path:
+            sys.path.remove(here)
     sys.stdout.flush()
     print(render_session(diagnoses))
     if code == 0 and any(not d.ok for d in diagnoses):
@@ -94,7 +107,7 @@ def _gallery(args) -> int:
     from cugraphlab.bench.doctor import run_doctor
     from cugraphlab.report.doctor import render_doctor
 
-    record = run_doctor(args.device, overhead=not args.no_overhead, cupti=args.cupti)
+    record = run_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti)
     if args.cupti:
         from cugraphlab.report.doctor_cupti import render_doctor_cupti
 
@@ -104,5 +117,8 @@ def _gallery(args) -> int:
     if args.json:
         from cugraphlab.report.files import write_json
 
+        from .args import written
+
         write_json(args.json, record.to_dict())
+        print(f"record written to {written(args.json)}")
     return 0 if record.ok else EXIT_FAILED

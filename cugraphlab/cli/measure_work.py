@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import InvalidArgumentError
-from .args import add_device, add_json, count_arg, save_json, size_arg
+from .args import add_device, add_json, count_arg, name_list_arg, save_json, seconds_arg, size_arg
 
 __all__ = ["add_measure", "cmd_measure", "spec_from_args", "EPILOG"]
 
@@ -59,14 +59,14 @@ def add_measure(sub, common) -> None:
     cu.add_argument("--block", type=count_arg, default=256, help="threads per block (default 256)")
     cu.add_argument("--grid", type=count_arg, default=None, help="blocks (default ceil(size / block))")
     how = p.add_argument_group("how")
-    how.add_argument("--ways", metavar="LIST", help="comma list of eager, graph, native, floor (default: all that "
+    how.add_argument("--ways", metavar="LIST", type=name_list_arg, help="comma list of eager, graph, native, floor (default: all that "
                      "apply)")
     how.add_argument("--processes", type=count_arg, default=1,
                      help="measure in N fresh processes, one after the other; intervals take the process as the "
                           "unit (default 1: here)")
     how.add_argument("--l2", choices=("warm", "cold"), default="warm",
                      help="cold: the L2 flushed before every call (one call per sample)")
-    how.add_argument("--time-budget", type=float, default=5.0, metavar="S",
+    how.add_argument("--time-budget", type=seconds_arg, default=5.0, metavar="S",
                      help="seconds of sampling per process at most (default 5)")
     how.add_argument("--no-reference", action="store_true",
                      help="leave out the reference (the bare launch of an empty kernel timed in the same rounds, which "
@@ -99,7 +99,7 @@ def _function_name(text: str | None, target_source: str | None, option: str) -> 
 def spec_from_args(args) -> dict:
     """The spec (``bench.measure.run``) the options describe; InvalidArgumentError for options that do not fit."""
     target = args.target
-    if target.endswith((".cu", ".cuh")):
+    if target.lower().endswith((".cu", ".cuh")):
         for option in ("setup", "prepare", "stream"):
             if getattr(args, option) is not None:
                 raise InvalidArgumentError(f"--{option} is for a Python function; {target} is a kernel source")
@@ -151,6 +151,11 @@ def cmd_measure(args) -> int:
 
         parse_threshold(args.threshold)
         read_record_file(args.compare_to)  # a missing or broken file costs one line before anything is measured
+    if "cu" in spec:  # NVRTC needs no GPU: a kernel that does not compile says so before the GPU is looked for
+        from ..bench.measure.cu_kernel import CuKernel
+
+        CuKernel.plan(spec["cu"], kernel=spec["kernel"], size=spec["size"], args=spec["args"], block=spec["block"],
+                      grid=spec["grid"]).check_compiles()
     if args.processes > 1:
         result = measure_processes(None, processes=args.processes, options=options, spec=spec)
     else:

@@ -57,5 +57,7 @@ def cmd_show(args) -> int:
         raise RecordError(f"{e}; cugraphlab show --plain shows its fields") from None
     print(text)
     if written and not any(str(p) in text for p in written):
-        print("figures written to " + ", ".join(str(p) for p in written))
+        from .args import written as written_text
+
+        print("figures written to " + written_text(written))
     return 0
