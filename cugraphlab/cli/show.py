@@ -31,12 +31,15 @@ def cmd_show(args) -> int:
     """Read, check --plot against the kind, draw, print; 0, or RecordError (one line, exit 2)."""
     from ..bench.records.record import RecordError
     from ..report.plain import render_plain
-    from ..report.show import has_plot, plot_record, read_shown, render_record
+    from ..report.show import has_plot, json_type_words, plot_record, read_shown, render_record
 
     data = read_shown(args.record)
     if args.plain:
+        if isinstance(data, list):
+            print(render_plain({"items": data}, f"{args.record}: a JSON list of {len(data)} item(s), shown plainly"))
+            return 0
         if not isinstance(data, dict):
-            raise RecordError(f"{args.record} holds a JSON {type(data).__name__}, not a record (a JSON object)")
+            raise RecordError(f"{args.record} holds {json_type_words(data)}, not a record (a JSON object)")
         print(render_plain(data, f"{args.record}: {data.get('kind', 'no kind')}, its fields shown plainly"))
         return 0
     if args.plot:
@@ -50,7 +53,7 @@ def cmd_show(args) -> int:
             raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     try:
         written = plot_record(data, args.plot, source=args.record) if args.plot else []
-        text = render_record(data, written, source=args.record)
+        text = render_record(data, written, source=args.record, plain_fallback=True)
     except RecordError as e:
         if "--plain" in str(e) or not isinstance(data, dict):
             raise
