@@ -17,7 +17,6 @@ from .errors import (
     LinkError,
     MissingDriverFunctionError,
     MissingPackageError,
-    NoDeviceError,
     UnsupportedError,
     check,
     check_nvrtc,
