@@ -131,7 +131,7 @@ def shape_words(exc: BaseException) -> str:
     text = str(exc).splitlines()[0] if str(exc) else ""
     m = re.search(r"(\w+)\.__init__\(\) missing \d+ required (?:positional |keyword-only )?arguments?: (.+)$", text)
     if m:
-        return f"a part of it lacks the field(s) {m.group(2)} (written by another version?)"
+        return f"the field(s) {m.group(2)} are missing (written by another version?)"
     m = re.search(r"(\w+)\.__init__\(\) got an unexpected keyword argument (.+)$", text)
     if m:
         return f"a part of it has a field {m.group(2)} this version does not know"
