@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-from skip_summary import pytest_terminal_summary  # noqa: E402,F401  (the skipped tests, one line per reason)
+from skip_summary import cut_at_word, pytest_terminal_summary  # noqa: E402,F401  (the skipped tests, by reason)
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,7 +35,7 @@ def nvjitlink_unavailable_reason() -> str | None:
         nvjitlink_version()
         return None
     except Exception as e:
-        return f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}"[:300]
+        return cut_at_word(f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}", 300)
 
 
 def pytest_collection_modifyitems(config, items):

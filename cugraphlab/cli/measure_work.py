@@ -26,9 +26,9 @@ what to measure:
                              f32:2.0 or u64:n where the source does not say)
 
 examples:
-  cugraphlab measure saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n
-  cugraphlab measure step.py:step --setup make --stream cupy --check verify --json new.json
-  cugraphlab measure step.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
+  cugraphlab measure benchmarks/measure_demo/saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n
+  cugraphlab measure benchmarks/measure_demo/cupy_saxpy.py:step --setup make --stream cupy --check verify --json new.json
+  cugraphlab measure benchmarks/measure_demo/cupy_saxpy.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
 
 ways: eager (each call from Python), graph (captured once through the capture doctor, one cuGraphLaunch per call),
 native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop), and the reference (the
@@ -56,7 +56,7 @@ def add_measure(sub, common) -> None:
     cu.add_argument("--kernel", metavar="NAME", help="the kernel (default: the file's only one)")
     cu.add_argument("--size", type=size_arg, default=None, help="elements per buffer, e.g. 2^20 (default 2^20)")
     cu.add_argument("--args", metavar="LIST", help="one comma-separated item per kernel parameter, e.g. out,x,y,2.0,n")
-    cu.add_argument("--block", type=count_arg, default=256, help="threads per block (default 256)")
+    cu.add_argument("--block", type=count_arg, default=None, help="threads per block (default 256)")
     cu.add_argument("--grid", type=count_arg, default=None, help="blocks (default ceil(size / block))")
     how = p.add_argument_group("how")
     how.add_argument("--ways", metavar="LIST", type=name_list_arg, help="comma list of eager, graph, native, floor (default: all that "
@@ -77,7 +77,7 @@ def add_measure(sub, common) -> None:
     out = p.add_argument_group("records")
     add_json(out)
     out.add_argument("--compare-to", metavar="OLD.json", help="diff this run against an older record of it")
-    out.add_argument("--threshold", default="5%", help="for --compare-to: smallest change that counts (default 5%%)")
+    out.add_argument("--threshold", default=None, help="for --compare-to: smallest change that counts (default 5%%)")
     out.add_argument("--fail-on", choices=("slower", "faster", "any-change"), default=None,
                      help="for --compare-to: exit 1 when a row gets this verdict")
     p.set_defaults(handler=cmd_measure)
@@ -105,9 +105,9 @@ def spec_from_args(args) -> dict:
                 raise InvalidArgumentError(f"--{option} is for a Python function; {target} is a kernel source")
         items = None if args.args is None else [a.strip() for a in args.args.split(",")]
         return {"cu": target, "kernel": args.kernel, "size": args.size or 1 << 20, "args": items,
-                "block": args.block, "grid": args.grid, "check": _function_name(args.check, None, "check"),
+                "block": args.block or 256, "grid": args.grid, "check": _function_name(args.check, None, "check"),
                 "device": args.device}
-    for option in ("kernel", "size", "args", "grid"):
+    for option in ("kernel", "size", "args", "block", "grid"):
         if getattr(args, option) is not None:
             raise InvalidArgumentError(f"--{option} is for a kernel in a .cu file, not for {target}")
     if ":" not in target:
@@ -146,6 +146,11 @@ def cmd_measure(args) -> int:
 
     spec = spec_from_args(args)
     options = _options(args)
+    for option, given in (("--threshold", args.threshold is not None), ("--fail-on", args.fail_on is not None)):
+        if given and not args.compare_to:  # taken and ignored would be worse than refused
+            raise InvalidArgumentError(f"{option} is for --compare-to OLD.json (a diff against an older record)")
+    if args.threshold is None:
+        args.threshold = "5%"
     if args.compare_to:
         from ..bench.diff import parse_threshold, read_record_file
 
