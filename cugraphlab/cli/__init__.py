@@ -55,7 +55,8 @@ class _Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(self, "_commands", {}).get(getattr(parsed, "command", None), self)
-            command.error(f"unrecognized arguments: {' '.join(extras)}")
+            shown = " ".join(x if x and not any(c.isspace() for c in x) else repr(x) for x in extras)
+            command.error(f"unrecognized arguments: {shown}")  # an empty one as '', not a double space
         return parsed
 
 
