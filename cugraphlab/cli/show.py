@@ -5,8 +5,10 @@ Any record a command wrote (``--json``) and every record committed under ``bench
 package writes by their command's own report, the studies' and benchmark scripts' records plainly (fields, rows,
 samples, the records inside them by their kinds). ``--plot STEM`` draws what the command draws for timeline,
 sweep, compare, scale, scaling and diff records; ``--plain`` shows any JSON object plainly, whatever its kind or
-schema. Exit 0 when shown; 2, in one line, when the file cannot be read, is not a record, is of a schema this
-version cannot rebuild (``--plain`` still shows it), or ``--plot`` asks a kind that draws nothing.
+schema. A JSON list, and a record of an older schema or shape than this version rebuilds, are shown plainly under a
+first line saying why, so every record committed under ``benchmarks/results/`` shows. Exit 0 when shown; 2, in one
+line, when the file cannot be read, is not JSON or not a JSON object or list, is of a newer schema than this
+version reads (``--plain`` still shows it), or ``--plot`` asks a kind that draws nothing.
 """
 from __future__ import annotations
 
