@@ -18,7 +18,7 @@ by the plugin's own comparison (``cugraphlab.testing.store.compare``: ``cugraphl
 10%, the process as the unit):
 
 - ``test_eager`` and ``test_eager_and_graph`` did not change: a SLOWER or FASTER judged row (the plugin's default
-  ``--cgl-rows paired``: each way's host cost in bare launches timed in the same rounds, and the device row of a
+  ``--cgl-judge repeatable``: each way's host cost in bare launches timed in the same rounds, and the device row of a
   GPU-paced way) is a false alarm. Goal: at most one false alarm among the 2 x pairs test comparisons. The absolute
   rows (host, wall, device µs), compared and shown but not judged, are counted beside it.
 - ``test_delayed`` got 1 µs slower per call in B: flagged when a judged row is SLOWER. Goal: flagged in at least

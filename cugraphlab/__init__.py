@@ -15,11 +15,17 @@ figures from result records) and ``cli``.
 This module offers the names a script needs (``__all__``: devices, memory, streams and events; compiling, kernels
 and launches; the driver door; graphs and capture; the chain; records and measuring; the errors). Everything else
 is reached through its subpackage (``cugraphlab.graphs.add_kernel_node``, ``cugraphlab.bench.timed_loop``). Each
-name loads its subpackage on first use, so that importing a low floor never loads a higher one.
+name loads its subpackage on first use, so that importing a low floor never loads a higher one. A name that was
+here in 0.1.0 and left says where it went (``cugraphlab.resolve_arch moved to cugraphlab.core.resolve_arch``:
+``_moves``, and CHANGELOG.md).
 """
 import importlib as _importlib
 
+from ._lazy import install_moved_finder as _install_moved_finder
+from ._lazy import missing as _missing
 from ._version import __version__
+
+_install_moved_finder()  # `import cugraphlab.compiler`: says where it went (0.1.0's names and modules: _moves)
 
 #: public name -> the subpackage (or module) that defines it, in the order a newcomer meets them
 _PUBLIC: dict[str, str] = {
@@ -53,7 +59,7 @@ def __getattr__(name: str):
         return _importlib.import_module(f"{__name__}.{name}")
     where = _PUBLIC.get(name)
     if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise _missing(__name__, name)  # a name of 0.1.0 says where it went (cugraphlab/_moves.py, CHANGELOG.md)
     value = getattr(_importlib.import_module(f"{__name__}.{where}"), name)
     globals()[name] = value  # later look-ups skip this function
     return value

@@ -55,7 +55,7 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
 
 def plan_from_args(args):
     """The checked plan (InvalidArgumentError on bad input, before any GPU work)."""
-    from ..bench.scaling.sweep import make_plan
+    from ..bench.scaling.plan import make_plan
 
     return make_plan(args.lengths, args.widths, work=args.work, topologies=args.topology, quick=args.quick,
                      repeats=args.repeats, budget_s=args.budget, size=args.size, rounds=args.rounds)

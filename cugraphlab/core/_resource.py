@@ -8,12 +8,15 @@ its ``_MembersNeededForFinalize``). ``_own`` therefore refuses a release functio
 object or a closure over it.
 
 Order: children are closed first, last adopted first (a graph exec before the buffers it reads, the buffers before
-the stream, the stream before the modules); then the object's own handles, last owned first. ``close()`` reports a
-failed release; the finalizer never raises (it may run at interpreter exit, when the driver is already gone).
+the stream, the stream before the modules); then the object's own handles, last owned first; last of all the lease
+of the context they live in (``_live_in``, core/lease.py), so the context outlives every handle made in it, whatever
+order objects are closed or collected in. ``close()`` reports a failed release; the finalizer never raises (it may
+run at interpreter exit).
 """
 from __future__ import annotations
 
 import weakref
+from contextlib import nullcontext as _nothing
 from typing import Callable
 
 __all__ = ["Resource"]
@@ -22,15 +25,33 @@ __all__ = ["Resource"]
 class _Holder:
     """The handles' release functions and the child resources of one object; never a reference to the object."""
 
-    __slots__ = ("releases", "children", "__weakref__")
+    __slots__ = ("releases", "children", "lease", "__weakref__")
 
     def __init__(self) -> None:
         self.releases: list[Callable[[], None]] = []
         self.children: list[Resource] = []
+        self.lease = None  # a core.lease.ContextLease once the object lives in a context
 
     def release(self) -> None:
-        """Close the children (last adopted first), then release the handles (last owned first); raise the first
-        failure after trying everything."""
+        """Close the children (last adopted first), then release the handles (last owned first) with their context
+        current, then give the context's lease back; raise the first failure after trying everything."""
+        first: BaseException | None = None
+        lease, self.lease = self.lease, None
+        try:
+            with lease.current() if lease is not None and self.releases else _nothing():
+                first = self._release_all()
+        except Exception as e:  # making the context current failed: free what can be freed all the same
+            first = self._release_all() or e
+        finally:
+            if lease is not None:
+                try:
+                    lease.give_back()
+                except Exception as e:
+                    first = first or e
+        if first is not None:
+            raise first
+
+    def _release_all(self) -> BaseException | None:
         first: BaseException | None = None
         while self.children:
             try:
@@ -42,8 +63,7 @@ class _Holder:
                 self.releases.pop()()
             except Exception as e:
                 first = first or e
-        if first is not None:
-            raise first
+        return first
 
     def release_quietly(self) -> None:
         try:
@@ -84,6 +104,18 @@ class Resource:
         elif self._finalizer is None or not self._finalizer.alive:
             raise RuntimeError(f"{type(self).__name__} is closed: it cannot own anything more")
         return self._holder
+
+    def _live_in(self, device) -> None:
+        """Say that this object's handles live in ``device``'s context (call it before making them): the object
+        takes a lease of that context (core/lease.py), gives it back after its handles are freed, and makes the
+        context current while freeing them. ``device`` None (a stream of another library's with no Device known)
+        takes no lease: that library keeps its context."""
+        lease_context = getattr(device, "lease_context", None)
+        if lease_context is None:
+            return
+        holder = self._holder_for_owning()
+        if holder.lease is None:
+            holder.lease = lease_context()
 
     def _own(self, release: Callable[[], None]) -> None:
         """Register the release function of a handle this object owns."""

@@ -7,7 +7,7 @@ a fresh primary context (``primary_context_active`` says whether someone else st
 
     ctx = CreatedContext(0, "spin")   # cuCtxCreate(CU_CTX_SCHED_SPIN, dev): current on this thread (pushed)
     ...                               # every factory of Device works (arrays, streams, modules) in this context
-    ctx.close()                       # cuCtxDestroy (frees what was made in it)
+    ctx.close()                       # cuCtxDestroy once nothing made in it is left open (core/lease.py)
 
 Scheduling flags say how a thread waiting on the GPU (a synchronize) waits: ``auto`` (the driver chooses: spin while
 there are fewer active contexts than cores, else yield), ``spin``, ``yield``, ``blocking_sync`` (sleep on an OS
@@ -19,6 +19,7 @@ from ._calls import ctx_create, cu, driver_module
 from .current import register_device
 from .device import Device, device_count, init
 from .errors import InvalidArgumentError, NoDeviceError
+from .lease import CountedContext
 
 __all__ = ["CreatedContext", "SCHED_FLAGS", "sched_flag", "primary_context_active"]
 
@@ -44,7 +45,8 @@ def primary_context_active(ordinal: int = 0) -> bool:
 
 class CreatedContext(Device):
     """A context made with ``cuCtxCreate`` on device ``ordinal`` with scheduling ``sched``; a Device in every other
-    respect (same queries and factories). ``close()`` destroys it (cuCtxDestroy)."""
+    respect (same queries and factories). ``close()`` destroys it (cuCtxDestroy) once every object made in it is
+    closed too: the holders are counted (core/lease.py ``CountedContext``), the last one destroys it."""
 
     def __init__(self, ordinal: int = 0, sched: str = "auto"):  # noqa: super().__init__ would retain the primary
         if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 0:
@@ -57,18 +59,19 @@ class CreatedContext(Device):
         self.ordinal, self.sched = ordinal, sched
         self.handle = cu("cuDeviceGet", ordinal)
         self.context = ctx_create(flags, self.handle)
-        context = self.context
-
-        def release() -> None:
-            cu("cuCtxDestroy", context)
-
-        self._own(release)
+        self._holders = CountedContext(self.context)
+        self._own(self._holders.drop)  # a bound method of the counter, not of this object
         try:
             self._read_properties()  # Device's, on this context (cuCtxCreate made it current)
         except BaseException:
             self.close()
             raise
         register_device(self)
+
+    def lease_context(self):
+        """A lease of this context for an object made in it: counted, the last holder destroys the context."""
+        self.require_open()
+        return self._holders.lease()
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else self.describe()

@@ -78,7 +78,9 @@ class Device(Resource):
     """One CUDA device with its primary context made current on this thread.
 
     Dependent objects come from factories (``device.array(...)``, ``device.create_stream()``,
-    ``device.load_kernels()``) and keep the device alive. ``close()`` releases the primary context.
+    ``device.load_kernels()``); each keeps the primary context alive with a retain of its own (``lease_context``,
+    core/lease.py) until it is closed or collected. ``close()`` gives up the Device's own retain only, so objects
+    left open stay usable and are freed before the context, in whatever order they die.
     """
 
     def __init__(self, ordinal: int = 0):
@@ -113,6 +115,19 @@ class Device(Resource):
                                    self.attribute("COMPUTE_CAPABILITY_MINOR"))
         self.sm_count = self.attribute("MULTIPROCESSOR_COUNT")
         self.total_memory = cu("cuDeviceTotalMem", self.handle)
+
+    def lease_context(self):
+        """A lease of this device's primary context for an object made in it (one more cuDevicePrimaryCtxRetain,
+        released when the object is closed): see core/lease.py. Works on a closed Device while something made in
+        it keeps its context alive (a graph instantiated after the Device was closed)."""
+        from .errors import CugraphlabError
+        from .lease import ContextLease
+
+        lease = ContextLease.of_primary(self.handle, self.context)
+        if lease.context_now is not None and int(lease.context_now) != int(self.context):
+            lease.give_back()  # the Device is closed and its context was destroyed: the retain made a new one
+            raise CugraphlabError(f"Device {self.ordinal} is closed and its context is gone: open a new Device")
+        return lease
 
     # --- queries -------------------------------------------------------------------------------------------
     def attribute(self, name: str) -> int:

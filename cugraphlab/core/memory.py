@@ -58,6 +58,7 @@ class DeviceArray(Resource):
         self.nbytes = self.n * self.dtype.itemsize
         self.device = device
         device.require_open()
+        self._live_in(device)
         try:
             self.handle = cu("cuMemAlloc", self.nbytes)
         except CudaError as e:

@@ -81,6 +81,7 @@ class Module(Resource):
     def __init__(self, device, image):
         self.device = device
         device.require_open()
+        self._live_in(device)  # the module keeps the context alive until it is unloaded
         if isinstance(image, Compiled):
             _check_arch(image, device)
             self.compiled, image = image, image.image

@@ -38,6 +38,7 @@ class Stream(Resource):
         d = driver_module()
         self.device = device
         device.require_open()
+        self._live_in(device)
         flags = d.CUstream_flags.CU_STREAM_NON_BLOCKING if non_blocking else d.CUstream_flags.CU_STREAM_DEFAULT
         self.handle = cu("cuStreamCreate", flags)
         handle = self.handle
@@ -100,6 +101,7 @@ class Event(Resource):
         d = driver_module()
         self.device = device
         device.require_open()
+        self._live_in(device)
         flags = d.CUevent_flags.CU_EVENT_DEFAULT if timing else d.CUevent_flags.CU_EVENT_DISABLE_TIMING
         self.handle = cu("cuEventCreate", flags)
         handle = self.handle

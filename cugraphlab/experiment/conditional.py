@@ -128,7 +128,8 @@ class LoopCheck:
 class _PinnedWords(Resource):
     """A few page-locked host words (cuMemAllocHost), so the loop driven from Python copies back at full speed."""
 
-    def __init__(self, words: int):
+    def __init__(self, device, words: int):
+        self._live_in(device)  # page-locked memory belongs to the context
         self.nbytes = 4 * words
         self.ptr = int(cu("cuMemAllocHost", self.nbytes))  # page-locked: the copy back runs at full speed
         ptr = self.ptr
@@ -159,7 +160,7 @@ class ConditionalGraphs(Resource):
             self.flag = self.adopt(device.array(1, "uint32"))
             self.state.fill_bits(0)
             self.flag.fill_bits(0)
-            self._host = self.adopt(_PinnedWords(_STATE_WORDS))
+            self._host = self.adopt(_PinnedWords(device, _STATE_WORDS))
             self.execs = self.adopt(ExecCache(chain.stream))  # adopted last: closed first, before what they use
         except BaseException:
             self.close()

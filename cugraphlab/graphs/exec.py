@@ -46,7 +46,14 @@ class Graph(Resource):
 
     def __init__(self, device, handle=None):
         self.device = device
-        device.require_open()
+        if handle is None:
+            device.require_open()
+        try:
+            self._live_in(device)  # lives in the device's context: keeps it alive until destroyed
+        except BaseException:
+            if handle is not None:  # adopted from a capture: ours to destroy
+                cu("cuGraphDestroy", handle)
+            raise
         self.handle = handle if handle is not None else cu("cuGraphCreate", 0)
         h = self.handle
         self._own(lambda: cu("cuGraphDestroy", h))
@@ -100,6 +107,11 @@ class GraphExec(Resource):
 
     def __init__(self, device, handle):
         self.device, self.handle = device, handle
+        try:
+            self._live_in(device)
+        except BaseException:
+            cu("cuGraphExecDestroy", handle)
+            raise
         h = handle
         self._own(lambda: cu("cuGraphExecDestroy", h))
         self.fn = driver_fn("cuGraphLaunch")

@@ -1,6 +1,7 @@
 """What ``cugraphlab diff`` prints and draws: a DiffResult (or its JSON dict) in, text or figure files out.
 
-``render_diff`` gives the per-row table (samples, medians, B/A with its interval, p-value, verdict), the reasons of
+``render_diff`` gives the per-row table (samples, medians, B/A with its interval, p-value, verdict; a row whose
+verdict does not count marked "(not judged)", ``bench.diff.judged_rows``), the reasons of
 every row that is not SAME, the rows found on one side only, the environments side by side with differences marked,
 and the counts per verdict. ``plot_diff`` draws a forest plot: one row per label, the interval as a bar, the
 threshold band shaded, coloured by verdict. Pure: no device, no measurement.
@@ -65,6 +66,8 @@ def _env_text(name: str, v: Any) -> str:
 def _counts_line(d: Mapping[str, Any]) -> str:
     counts = d.get("counts") or {}
     text = " · ".join(f"{k} {v}" for k, v in counts.items())
+    if d.get("not_judged"):
+        text += f" · not judged {d['not_judged']}"
     worst = d.get("worst")
     if worst:
         slow = worst.get("slowdown")
@@ -96,11 +99,16 @@ def render_diff(result: Any) -> str:
             interval = f"[{_ratio(r['low'])}, {_ratio(r['high'])}]" if _finite(r.get("low")) else "n/a"
             p = _p(r["p_value"]) if r.get("n_a") and r.get("n_b") else "n/a"  # no test without samples on both sides
             table.append([r["label"], unit, r["n_a"], r["n_b"], _num(r["median_a"]), _num(r["median_b"]),
-                          _ratio(r["ratio"]), interval, p, r["verdict"]]
+                          _ratio(r["ratio"]), interval, p,
+                          r["verdict"] + ("" if r.get("judged", True) else " (not judged)")]
                          + ([r.get("nvbench") or "-"] if nvbench else []))
         lines.append(format_table(["row", "unit", "n A", "n B", "median A", "median B", "B/A", "interval", "p",
                                    "verdict"] + (["nvbench-compare"] if nvbench else []), table,
                                   align="llrrrrrlrl" + ("l" if nvbench else "")))
+        if not all(r.get("judged", True) for r in rows):
+            lines.append("(not judged: host rows move 30-40% between processes): their verdicts do not count; judged "
+                         f"are x ref, held, cold and device-bound rows (device >= {cfg.get('device_bound', 2):g}x "
+                         "host); --judge all judges every row")
         if any(r.get("label_b") for r in rows):
             lines.append("A_ROW ~ B_ROW: a pair compared on request (--pair), rows of two labels")
         if nvbench:

@@ -1,9 +1,11 @@
 """Text, CSV rows and the log-log figure of ``cugraphlab scaling`` (a record in; never opens a Device).
 
 ``render_scaling(result)``: a table per topology (per width for fork/join) of the main costs against nodes, then the
-fits (intercept and slope per node with their bootstrap intervals, log-log exponent), the verdict on constant-time
-launch, break-even replays against eager launches, the unrolling pay-off, the paired Python/C table (instantiate and
-held launch per point, with intervals, and the per-node slope ratio), the goals and module loading.
+fits (intercept and slope per node with their bootstrap intervals, log-log exponent), graph launch against NVIDIA's
+model (bench.scaling.model: both straight-line launch series fitted, the launch path the driver is on), how far each
+launch series is from flat, break-even replays against eager launches, the unrolling pay-off, the paired Python/C
+table (instantiate and held launch per point, with intervals, and the per-node slope ratio), the goals and module
+loading.
 ``plot_scaling(result, stem)``: one log-log panel per cost, a curve per series with its fitted line dashed.
 ``write_scaling_json(path, result)``: the record as indented JSON with each innermost list or object on one line
 (the raw samples are most of a record: one number a line, a default sweep's file would pass 1 MB).
@@ -131,10 +133,18 @@ def render_scaling(result, written=()) -> str:
                          _num(f.get("exponent"), 2) + _ci(f.get("exponent_ci"))])
     if rows:
         lines.append(format_table(["cost", "series", "a (intercept)", "b (slope)", "p"], rows, align="llrrr"))
-    lines += ["", "constant-time launch (CUDA 12.6 claim for straight-line graphs; flat within ±5%):"]
-    for cost in ("held_launch_us", "repeat_launch_api_us", "device_us"):
-        for key, v in (d.get("verdict", {}).get(cost) or {}).items():
-            lines.append(f"  {_TITLES[cost]}, {_series_name(key)}: {v.get('text')}")
+    model = d.get("launch_model")
+    if model is None and d.get("points"):  # a record written before it carried the model: read it now
+        from ..bench.scaling.analysis import launch_model_of
+
+        model = launch_model_of(d)
+    lines += _model_lines(model or {})
+    growth = [(cost, key, v) for cost in ("held_launch_us", "repeat_launch_api_us", "device_us")
+              for key, v in (d.get("verdict", {}).get(cost) or {}).items()]
+    if growth:
+        lines += ["", "growth over the sweep (a description: within ±5% of the smallest size counts as flat; "
+                      "NVIDIA's constant-time claim is the model above, whose own line grows too):"]
+        lines += [f"  {_TITLES[cost]}, {_series_name(key)}: {v.get('text')}" for cost, key, v in growth]
     be = d.get("break_even", [])
     if be:
         lines += ["", "break-even: replays after which the graph has repaid its capture + instantiate against eager "
@@ -171,6 +181,45 @@ def render_scaling(result, written=()) -> str:
     if written:
         lines += ["", "wrote " + ", ".join(str(w) for w in written)]
     return "\n".join(lines)
+
+
+def _model_lines(m: Mapping) -> list[str]:
+    """The straight-line launch series against NVIDIA's model (bench.scaling.model): the fits of both series, their
+    rise against the model's own, and which launch path the driver is on."""
+    if not m:
+        return []
+    model = m.get("model") or {}
+    new, old = model.get("12.6+") or {}, model.get("pre-12.6") or {}
+    lo, hi = m.get("range", [4, 4096])
+    out = ["", f"graph launch against NVIDIA's model (CUDA 12.6+, 'constant time launch for straight-line graphs': "
+               f"a repeat cuGraphLaunch into an idle stream after upload costs about "
+               f"{new.get('intercept_us', 2.5):g} µs + about {new.get('slope_us_per_node', 0.001) * 1e3:g} ns per "
+               f"node; before 12.6 about {old.get('intercept_us', 2.0):g} µs + "
+               f"{old.get('slope_us_per_node', 0.2) * 1e3:g} ns per node), straight line, {lo}..{hi:,} nodes, "
+               f"fitted a + b * nodes (95% bootstrap intervals):"]
+    for cost, e in (m.get("series") or {}).items():
+        name = _TITLES.get(cost, cost)
+        if "fit" not in e:
+            out.append(f"  {name}: {e.get('text', 'no verdict')}")
+            continue
+        f = e["fit"]
+        n_lo, n_hi = e["nodes_range"]
+        grow = e.get("growth")
+        mg, at = e.get("model_growth") or {}, e.get("model_at_hi_us") or {}
+        out.append(f"  {name}: a = {_num(f.get('intercept'))}{_ci(f.get('intercept_ci'))} µs, b = "
+                   f"{_num(None if f.get('slope') is None else f['slope'] * 1e3)}{_ci(f.get('slope_ci'), 1e3)} "
+                   f"ns/node; {_num(e['measured_us']['at_lo'])} µs at {n_lo} nodes, "
+                   f"{_num(e['measured_us']['at_hi'])} at {n_hi:,}"
+                   + ("" if grow is None else f" ({grow:+.0%})")
+                   + (f"; the 12.6+ model {_num(at.get('12.6+'))} µs there ({mg['12.6+']:+.0%}), pre-12.6 "
+                      f"{_num(at.get('pre-12.6'))} µs" if "12.6+" in mg else ""))
+        out.append(f"    path: {(e.get('path') or {}).get('text', 'no verdict')}")
+    drv = m.get("driver") or {}
+    if drv.get("by_version"):
+        out.append(f"  driver: CUDA {drv.get('cuda') or drv.get('version_int')} "
+                   f"({'12.6 or later' if drv['by_version'] == '12.6+' else 'before 12.6'} by its version)")
+    out.append(f"  verdict: {m.get('text', 'no verdict')}")
+    return out
 
 
 def _never(v) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import pytest
 
-__all__ = ["Settings", "Measurer", "CLOCK_CHOICES", "test_key"]
+__all__ = ["Settings", "Measurer", "CLOCK_CHOICES", "test_key", "no_gpu_reason", "one_line"]
 
 CLOCK_CHOICES = ("host", "wall", "device")
 
@@ -35,6 +35,24 @@ def test_key(item) -> str:
     return f"{item.path.name}::{inside}"
 
 
+def no_gpu_reason() -> str | None:
+    """Why no measurement can run here (no driver, no device), in one line, or None."""
+    from ..core.device import device_count
+    from ..core.errors import NoDeviceError
+
+    try:
+        count = device_count()
+    except NoDeviceError as e:
+        return one_line(f"no usable GPU: {e}")
+    return None if count > 0 else "no usable GPU: the driver reports no CUDA device"
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line (a skip reason is printed on one), at most ``limit`` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3].rstrip() + "..."
+
+
 @dataclass
 class Settings:
     """The session's options (plugin.py reads them from the command line)."""
@@ -43,7 +61,7 @@ class Settings:
     compare: str | None = None
     fail_on: str | None = None
     threshold: float = 0.10
-    rows: str = "paired"
+    judge: str = "repeatable"
     processes: int = 1
     budget_s: float = 30.0
     max_samples: int = 200
@@ -77,7 +95,7 @@ class Measurer:
                  l2: str = "warm", capture_mode: str = "thread_local", calls: int | None = None, device=None):
         from ..bench.measure.processes import gather, spec_for
         from ..bench.measure.run import measure_here
-        from ..core.errors import CugraphlabError
+        from ..core.errors import CugraphlabError, NoDeviceError
 
         budget = self._budget()
         seconds = float(budget.get("seconds") or self.settings.budget_s)
@@ -91,6 +109,8 @@ class Measurer:
             else:
                 result = measure_here(work, setup=setup, check=check, prepare=prepare, stream=stream,
                                       device=device, options=options)
+        except NoDeviceError as e:  # the device went away, or a worker found none: a skip, as at the fixture's set-up
+            pytest.skip(one_line(f"cgl_measure: no usable GPU: {e}"))
         except CugraphlabError as e:
             pytest.fail(f"cgl_measure: {e}", pytrace=False)
         self._judge(result, budget, name)
@@ -103,7 +123,7 @@ class Measurer:
         s = self.settings
         if s.save:
             save(s.save, nodeid, result, name)
-        comparison = (compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name, s.rows)
+        comparison = (compare_files(s.compare, nodeid, result.to_dict(), s.threshold, name, s.judge)
                       if s.compare else None)
         self.state.measured.append((nodeid, name, result, comparison))
         us = budget.get("us")

@@ -10,14 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.synthetic_records import KIND, environment, noisy, probe_record  # noqa: E402
+from synthetic_records import KIND, environment, noisy, probe_record
 
-from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,  # noqa: E402
+from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,
                                    read_record_file)
-from cugraphlab.bench.records.record import RecordError  # noqa: E402
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
+from cugraphlab.bench.records.record import RecordError
+from cugraphlab.core.errors import InvalidArgumentError
 
 ENV = {"host": "test"}  # the diff's own environment: skip collect() in most tests
 REPO = pathlib.Path(__file__).resolve().parents[2]

@@ -11,6 +11,7 @@ import statistics
 import pytest
 
 from cugraphlab.core.module import Kernel
+from fake_driver import patch_driver
 
 NAMES = ("empty", "add", "mul", "sub", "relu", "fused", "hold", "stamp")
 
@@ -77,8 +78,7 @@ def sim(monkeypatch):
 
     fake = HoldingFake()
     fake.on_launch = fake.on_launch_hook
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     monkeypatch.setattr("cugraphlab.core.device.Device.load_kernels", lambda self, names=None, **kw: fake.kernels)
     monkeypatch.setattr("cugraphlab.bench.records.environment.driver_release", lambda: "999.99")
     return fake
@@ -178,7 +178,6 @@ def test_the_held_rounds_visit_every_point_in_another_order_each_round():
     the first way."""
     from cugraphlab.bench.probes.hold import HeldSample
     from cugraphlab.bench.scaling.sweep import _Held, _held_rounds, make_plan
-    from cugraphlab.experiment.scaling import Shape
 
     class Exe:
         def __init__(self, h):

@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.core.errors import NoDeviceError
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_GPU = "no usable GPU"
@@ -188,15 +187,6 @@ SCRIPTS = {
     "raises.py": "def f():\n    raise ValueError('boom in the script')\n\n\nf()\n",
     "imports_missing.py": "import cugraphlab_no_such_dep\n\n\ndef step(stream):\n    pass\n",
 }
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 @pytest.fixture

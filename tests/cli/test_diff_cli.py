@@ -13,11 +13,10 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.synthetic_records import KIND, noisy, probe_record  # noqa: E402
+from synthetic_records import KIND, noisy, probe_record
 
-from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError  # noqa: E402
+from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

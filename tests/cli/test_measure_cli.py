@@ -167,3 +167,18 @@ def test_processes_without_a_gpu_say_so_in_one_line(files, capsys):
         pass
     code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--processes", "2")
     assert code == 2 and "no usable GPU" in one_line(err)
+
+
+def test_compare_to_judges_the_repeatable_rows_unless_judge_all(files, capsys):
+    old = files / "old.json"
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--json", old)
+    assert code == 0, err
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old)
+    assert code in (0, 1), err
+    assert "(not judged)" in out and "host rows move 30-40% between processes" in out
+    assert "eager: host / reference" in out
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--judge", "all")
+    assert code in (0, 1), err
+    assert "(not judged)" not in out
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--judge", "x")
+    assert code == 2 and "--judge" in err

@@ -13,15 +13,6 @@ from cugraphlab.core.errors import NoDeviceError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-
-
 def test_compile_without_a_gpu_heads_its_table_with_a_colon():
     from cugraphlab.experiment.kernel_set import CompileReport
     from cugraphlab.report.run import render_compile

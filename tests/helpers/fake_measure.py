@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 from capture_driver import CaptureFakeDriver
-from fake_driver import OK
+from fake_driver import OK, patch_driver
 
 
 class MeasureFakeDriver(CaptureFakeDriver):
@@ -50,8 +50,7 @@ class MeasureFakeDriver(CaptureFakeDriver):
 
 def install_measure_driver(monkeypatch) -> MeasureFakeDriver:
     fake = MeasureFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

@@ -153,13 +153,21 @@ def test_the_plugin_is_registered_by_its_entry_point():
     assert [ep.value for ep in eps] == ["cugraphlab.testing.plugin"]
 
 
-def test_the_paired_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
-    from cugraphlab.testing.store import judged_rows
+def test_the_repeatable_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
+    from cugraphlab.testing.store import compare
 
-    def way(name, host, device):
-        return {"way": name, "host": {"median": host}, "device": {"median": device}}
+    def record(graph_device):
+        def row(unit, clock, median):
+            return {"unit": unit, "clock": clock, "values": [median * (1 + 0.001 * i) for i in range(12)]}
 
-    record = {"ways": [way("eager", 5.0, 5.1), way("graph", 2.6, 20.0), way("reference", 4.5, 4.6)]}
-    assert judged_rows(record) == {"eager: host / reference", "graph: host / reference", "graph: device"}
-    assert judged_rows(record, "all") is None
-    assert judged_rows({"ways": [way("eager", 5.0, 5.1)]}) is None  # no reference: every row
+        samples = {"eager: host": row("us", "host_call", 5.0), "eager: device": row("us", "device", 5.1),
+                   "eager: host / reference": row("time ratio", "host_call", 1.1),
+                   "graph: host": row("us", "host_call", 2.6), "graph: device": row("us", "device", graph_device),
+                   "reference: host": row("us", "host_call", 4.5)}
+        return {"kind": "cugraphlab.measure", "schema": 1, "config": {}, "env": {}, "samples": samples}
+
+    c = compare(record(20.0), record(20.0), "t")
+    assert set(c.judged) == {"eager: host / reference", "graph: device"}
+    assert set(c.verdicts) == set(record(20.0)["samples"])
+    assert set(compare(record(3.0), record(3.0), "t").judged) == {"eager: host / reference"}
+    assert set(compare(record(3.0), record(3.0), "t", judge="all").judged) == set(c.verdicts)

@@ -24,7 +24,7 @@ def record():
 def test_render_has_every_section(record):
     text = render_scaling(record, written=["out.json"])
     for needle in ("straight line:", "fork/join, 4 branches:", "fits: cost = a + b * nodes", "instantiate",
-                   "900.0 [", "ns/node", "constant-time launch", "constant: within ±5%", "break-even", "unrolling",
+                   "900.0 [", "ns/node", "against NVIDIA's model", "constant: within ±5%", "break-even", "unrolling",
                    "goals:", "host graph launch <= 2.0 µs from 4 to 128 nodes (device held): met",
                    "no verdict", "CUDA_MODULE_LOADING=unset", "wrote out.json", "Fake GPU"):
         assert needle in text, needle

@@ -91,6 +91,7 @@ class DeviceHold(Resource):
         self.device, self.stream, self.release_mode = device, stream, release
         self.timeout_ms, self.start_deadline_s = float(timeout_ms), float(start_deadline_s)
         d = driver_module()
+        self._live_in(device)  # the mapped host memory belongs to the context
         flags = int(d.CU_MEMHOSTALLOC_DEVICEMAP) | int(d.CU_MEMHOSTALLOC_PORTABLE)
         self.host_ptr = int(cu("cuMemHostAlloc", _SLOTS * 8, flags))
         ptr = self.host_ptr

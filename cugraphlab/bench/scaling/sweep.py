@@ -29,10 +29,9 @@ per set, at least ``repeats`` samples); raw samples are kept per point and cost 
 ``<series>:L<length>:<cost>``, series ``line`` or ``forkjoin:w<W>``; at most ``KEPT_SAMPLES``, evenly thinned, µs
 to the nanosecond, so a default record stays well under 1 MB), and every point keeps its raw Python/C pairs in full
 (``point["paired"]``). The C loops are built once (``_native_floors``; where there is no C compiler or no
-libcuda.so.1 the Python figures stand alone and ``native["unavailable"]`` says why). Then ``analyze``: each cost
-fitted against nodes (bench.fits), the flatness verdict on launch, break-even replays against eager launches per
-length, the replays at which unrolling K iterations pays off, the paired figures (bench.scaling_paired: per point
-Python, C, ratio and difference with intervals, the per-node slope ratio) and the issue's goals read from them.
+libcuda.so.1 the Python figures stand alone and ``native["unavailable"]`` says why). Then
+``analysis.analyze`` reads the record (fits, the launch series against NVIDIA's model, break-even,
+unrolling, the paired figures and goals). The plan and its costs: bench.scaling.plan.
 Module loading: the record keeps ``CUDA_MODULE_LOADING`` and the cold first launch of the empty kernel against a
 warm one (with lazy loading, the default since CUDA 12.2, a kernel loads at its first launch; every kernel is
 launched before any timing here).
@@ -43,552 +42,33 @@ import math
 import os
 import statistics
 import time
-from dataclasses import dataclass, field
-from typing import Callable, ClassVar, Iterable
+from typing import Callable
 
-from ...core._calls import cu, driver_fn
-from ...core.errors import InvalidArgumentError, check, positive_int
-from ...experiment.scaling import MAX_WIDTH, TOPOLOGIES, WORKS, ScalingWorkload, Shape, scaling_kernel_names
-from ..stats.fits import FLAT_RANGE, FLAT_TOLERANCE, fit_linear, flatness
+from ...core._calls import cu
+from ...experiment.scaling import ScalingWorkload, Shape, scaling_kernel_names
 from ..probes.hold import HOLD_KERNEL, MAX_HELD_GRAPH_LAUNCHES, DeviceHold
+from ..records.record import clocks
 from ..stats.paired_stats import round_order
-from ..records.record import Record, bounded, clocks
-from .paired import (INSTANTIATE_GOAL, LAUNCH_GOAL_RANGE, LAUNCH_GOAL_US, evaluate_goals,
-                             paired_analysis)
-from ..stats.summary import sample_adaptively, median_ci_halfwidth, summarize
+from ..stats.summary import summarize
+from .point import _Point, _us
+from .analysis import ScalingResult, analyze, break_even, unroll_payoff
+from .paired import INSTANTIATE_GOAL, LAUNCH_GOAL_RANGE, LAUNCH_GOAL_US, evaluate_goals
+from .plan import (DEFAULT_LENGTHS, DEFAULT_WIDTHS, HELD_PAIRS, HELD_ROUNDS, HELD_SHARE, KEPT_SAMPLES, MEASURES,
+                   PAIR_MAX_SAMPLES, PAIR_MIN_SAMPLES, PAIRED_COSTS, QUICK_HELD_ROUNDS, QUICK_LENGTHS, QUICK_WIDTHS,
+                   ScalingPlan, kept_samples, make_plan, make_scaling_plan, sample_label, series_key)
 
+# the names of the plan and the analysis stay reachable from here, where they lived before the split
 __all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
            "MEASURES", "series_key",
            "break_even", "unroll_payoff", "evaluate_goals", "DEFAULT_LENGTHS", "DEFAULT_WIDTHS", "QUICK_LENGTHS",
            "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "KEPT_SAMPLES", "kept_samples", "HELD_ROUNDS",
            "QUICK_HELD_ROUNDS", "HELD_PAIRS", "PAIR_MIN_SAMPLES", "PAIR_MAX_SAMPLES"]
 
-DEFAULT_LENGTHS = tuple(1 << i for i in range(13))  # 1 .. 4096
-DEFAULT_WIDTHS = (1, 2, 4, 8, 16)
-QUICK_LENGTHS = (1, 4, 16, 64, 256, 1024)
-QUICK_WIDTHS = (1, 4)
-MAX_LENGTH = 1 << 16
-DEFAULT_BUDGET_S = 120.0  # the default sweep, within the issue's 3 minutes on an H200
-QUICK_BUDGET_S = 12.0
-SETS_PER_POINT = 4  # lifecycle, paired instantiate, steady eager, steady graph: the per-point share of the budget
-HELD_SHARE = 0.3  # of the budget for the held rounds (after at least two rounds they stop once it is spent)
-TARGET_SPREAD = 0.02
-HELD_ROUNDS = 4  # rounds of held launches over every point (quick: QUICK_HELD_ROUNDS)
-QUICK_HELD_ROUNDS = 3
-HELD_PAIRS = 3  # Python/C pairs of holds per point per round
-PAIR_MIN_SAMPLES = 8  # paired-instantiate samples (two pairs each) at least, at most PAIR_MAX_SAMPLES
-PAIR_MAX_SAMPLES = 20
-KEPT_SAMPLES = 32  # raw samples kept per point and cost (evenly thinned; summaries use all): a default record < 1 MB
-#: costs whose raw samples are Python/C pairs: kept whole (never thinned, at most 2 * PAIR_MAX_SAMPLES, or rounds x
-#: pairs), in the order of the point's ``paired`` groups
-PAIRED_COSTS = ("held_launch_us", "held_launch_c_us", "pair_instantiate_python_us", "pair_instantiate_c_us")
-
-#: cost key -> (what it is, unit, clock key of bench.records.CLOCKS, "c_monotonic" (bench.native_graph.NATIVE_CLOCK),
-#: or None)
-MEASURES: dict[str, tuple[str, str, str | None]] = {
-    "capture_us": ("capture (begin ... end)", "us", "host_api"),
-    "build_us": ("explicit build (cuGraphAddKernelNode x N)", "us", "host_api"),
-    "instantiate_us": ("cuGraphInstantiate", "us", "host_api"),
-    "upload_api_us": ("cuGraphUpload (API)", "us", "host_api"),
-    "upload_total_us": ("cuGraphUpload until complete", "us", "wall"),
-    "first_launch_api_us": ("first launch, not uploaded (API)", "us", "host_api"),
-    "first_launch_total_us": ("first launch, not uploaded, until complete", "us", "wall"),
-    "uploaded_launch_api_us": ("first launch after upload (API)", "us", "host_api"),
-    "repeat_launch_api_us": ("repeat launch, idle stream (API)", "us", "host_api"),
-    "repeat_launch_total_us": ("repeat launch, idle stream, until complete", "us", "wall"),
-    "held_launch_us": ("cuGraphLaunch with the device held (host)", "us", "host_call"),
-    "held_launch_c_us": ("cuGraphLaunch from C with the device held (host), paired", "us", "c_monotonic"),
-    "pair_instantiate_python_us": ("cuGraphInstantiate from Python, paired with C", "us", "host_api"),
-    "pair_instantiate_c_us": ("cuGraphInstantiate from C, paired with Python", "us", "c_monotonic"),
-    "device_us": ("device time per graph, back to back (%globaltimer)", "us", "globaltimer"),
-    "exec_bytes": ("device memory per executable (cuMemGetInfo)", "bytes", None),
-    "eager_us_per_iter": ("eager launches of the same work, per iteration", "us", "wall"),
-    "graph_us_per_iter": ("graph replay, per iteration", "us", "wall"),
-}
-_LIFECYCLE = ("capture_us", "build_us", "instantiate_us", "first_launch_api_us", "first_launch_total_us",
-              "repeat_launch_api_us", "repeat_launch_total_us", "upload_api_us", "upload_total_us",
-              "uploaded_launch_api_us", "exec_bytes")
-
-
-def series_key(topology: str, width: int) -> str:
-    """"line", or "forkjoin:w4": the curve a point belongs to."""
-    return "line" if topology == "line" else f"forkjoin:w{width}"
-
-
-def _sample_label(series: str, length: int, cost: str) -> str:
-    return f"{series}:L{length}:{cost}"
-
-
-# --- the plan --------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ScalingPlan:
-    """Every point to measure and how: shapes, work, samples per set, the time cap per set."""
-
-    work: str
-    topologies: tuple[str, ...]
-    lengths: tuple[int, ...]
-    widths: tuple[int, ...]
-    shapes: tuple[Shape, ...]
-    skipped: tuple[str, ...]  # points the plan leaves out, and why
-    repeats: int  # at least this many samples per set
-    max_samples: int
-    time_cap_s: float  # per set of samples at one point
-    budget_s: float
-    size: int  # chain floats
-    quick: bool
-    held_rounds: int = HELD_ROUNDS  # rounds of held launches over every point
-    held_pairs: int = HELD_PAIRS  # Python/C pairs of holds per point and round
-
-    @property
-    def max_width(self) -> int:
-        return max((s.width for s in self.shapes), default=1)
-
-    def to_dict(self) -> dict:
-        return {"work": self.work, "topologies": list(self.topologies), "lengths": list(self.lengths),
-                "widths": list(self.widths), "points": len(self.shapes), "skipped": list(self.skipped),
-                "repeats": self.repeats, "max_samples": self.max_samples, "time_cap_s": self.time_cap_s,
-                "budget_s": self.budget_s, "size": self.size, "quick": self.quick,
-                "held_rounds": self.held_rounds, "held_pairs": self.held_pairs}
-
-
-def _int_list(name: str, values, maximum: int) -> tuple[int, ...]:
-    if isinstance(values, str):
-        parts = [p.strip() for p in values.split(",")]
-        try:
-            values = [int(p.replace("_", "")) for p in parts]
-        except ValueError:
-            raise InvalidArgumentError(f"{name} must be integers separated by commas, got {values!r}") from None
-    values = list(values)
-    if not values:
-        raise InvalidArgumentError(f"{name}: give at least one value")
-    return tuple(sorted({positive_int(name, v, maximum) for v in values}))
-
-
-def _names(name: str, values, known: tuple[str, ...]) -> tuple[str, ...]:
-    items = [s.strip() for s in values.split(",")] if isinstance(values, str) else [str(s).strip() for s in values]
-    items = [s for s in items if s]
-    if not items:
-        raise InvalidArgumentError(f"{name}: give at least one of {', '.join(known)}")
-    bad = [s for s in items if s not in known]
-    if bad:
-        raise InvalidArgumentError(f"unknown {name} {bad[0]!r}; known: {', '.join(known)}")
-    return tuple(k for k in known if k in items)
-
-
-def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="line,forkjoin", quick: bool = False,
-              repeats: int | None = None, budget_s: float | None = None, size: int = 1024,
-              max_samples: int = 200, rounds: int | None = None) -> ScalingPlan:
-    """The checked plan of a sweep; InvalidArgumentError (one line) for any bad input, before any GPU work.
-
-    ``lengths``: units per graph (empty kernels, or chain iterations), default 1..4096 doubling (``quick``: 1, 4,
-    16, 64, 256, 1024); ``widths``: fork/join branches, default 1, 2, 4, 8, 16 (``quick``: 1, 4); fork/join points
-    with fewer units than branches are skipped (and listed). ``repeats``: at least this many samples per set
-    (default 5, quick 3). ``budget_s``: the sweep's time target (default 120 s, quick 12 s), shared out as a cap per
-    set of samples. ``size``: the chain's floats. ``rounds``: rounds of held launches over every point (default 4,
-    quick 3; ``HELD_PAIRS`` Python/C pairs of holds per point and round).
-    """
-    if work not in WORKS:
-        raise InvalidArgumentError(f"--work must be one of {', '.join(WORKS)}, got {work!r}")
-    tops = _names("topology", topologies, TOPOLOGIES)
-    lengths = _int_list("graph length", lengths if lengths is not None else
-                        (QUICK_LENGTHS if quick else DEFAULT_LENGTHS), MAX_LENGTH)
-    widths = _int_list("width", widths if widths is not None else (QUICK_WIDTHS if quick else DEFAULT_WIDTHS),
-                       MAX_WIDTH)
-    repeats = positive_int("repeats", repeats if repeats is not None else (3 if quick else 5), 1000)
-    rounds = positive_int("held rounds", rounds if rounds is not None else (QUICK_HELD_ROUNDS if quick else
-                                                                            HELD_ROUNDS), 100)
-    max_samples = max(positive_int("max samples", max_samples), repeats)
-    size = positive_int("size (floats)", size)
-    budget = float(budget_s if budget_s is not None else (QUICK_BUDGET_S if quick else DEFAULT_BUDGET_S))
-    if not (math.isfinite(budget) and budget > 0):
-        raise InvalidArgumentError(f"the time budget must be a number of seconds > 0, got {budget_s!r}")
-    shapes, skipped = [], []
-    if "line" in tops:
-        shapes += [Shape("line", n) for n in lengths]
-    if "forkjoin" in tops:
-        for w in widths:
-            for n in lengths:
-                if n < w:
-                    skipped.append(f"forkjoin W={w} L={n}: fewer units than branches")
-                else:
-                    shapes.append(Shape("forkjoin", n, w))
-    if not shapes:
-        raise InvalidArgumentError("the plan has no point: every fork/join width exceeds every length")
-    cap = min(max(budget * (1 - HELD_SHARE) / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
-    return ScalingPlan(work, tops, lengths, widths, tuple(shapes), tuple(skipped), repeats, max_samples, cap,
-                       budget, size, bool(quick), rounds, HELD_PAIRS)
-
-
-make_scaling_plan = make_plan  # the name the package re-exports (cugraphlab.make_scaling_plan)
-
-
-# --- pure analysis: break-even, unrolling, goals, fits ---------------------------------------------------------
-def _ceil(x: float) -> int:
-    return int(math.ceil(x - 1e-9))
-
-
-def break_even(setup_us: float, eager_us: float, graph_us: float) -> int | None:
-    """Replays after which a graph has repaid ``setup_us`` against eager launches of the same work: the least N
-    with ``N * eager >= setup + N * graph``; None when a replay saves nothing (never pays)."""
-    saving = eager_us - graph_us
-    if not (math.isfinite(setup_us) and math.isfinite(saving)) or saving <= 0:
-        return None
-    return max(1, _ceil(setup_us / saving))
-
-
-def unroll_payoff(base_setup_us: float, base_graph_us: float, k: int, setup_us: float,
-                  graph_us: float) -> int | None:
-    """Replays of a graph holding ``k`` iterations after which it has repaid its extra setup against replaying the
-    one-iteration graph ``k`` times: least N with ``N * (k * base_graph - graph) >= setup - base_setup``; None
-    when unrolling saves nothing per iteration."""
-    saving = k * base_graph_us - graph_us
-    extra = setup_us - base_setup_us
-    if not (math.isfinite(saving) and math.isfinite(extra)) or saving <= 0:
-        return None
-    return max(1, _ceil(extra / saving)) if extra > 0 else 1
-
-
-def kept_samples(values, unit: str, limit: int | None = KEPT_SAMPLES) -> list[float]:
-    """The raw samples a record keeps of one point and cost: at most ``limit`` (None: all), evenly thinned in order
-    (``records.bounded``), each to 5 significant digits and µs to the nanosecond at most (the host clocks'
-    resolution; a relative 1e-5 is far below any spread measured here), bytes to the byte."""
-    kept = bounded(values, limit) if limit is not None else bounded(values)
-    if unit != "us":
-        return [float(round(v)) for v in kept]
-    return [float(f"{round(v, 3):.5g}") for v in kept]
-
-
-def _samples_of(result, label: str) -> list[float]:
-    entry = result.samples.get(label) if hasattr(result, "samples") else result["samples"].get(label)
-    return list(entry["values"]) if entry else []
-
-
-def analyze(result: "ScalingResult") -> "ScalingResult":
-    """Fill ``fits``, ``verdict``, ``break_even``, ``unroll``, ``paired`` and ``goals`` from the points and raw
-    samples (pure: works on a record read back as well as on one just measured). Returns ``result``."""
-    by_series: dict[str, list[dict]] = {}
-    for p in result.points:
-        by_series.setdefault(series_key(p["topology"], p["width"]), []).append(p)
-    fits: dict = {}
-    for cost in MEASURES:
-        for s, pts in by_series.items():
-            pts = sorted(pts, key=lambda p: p["nodes"])
-            nodes = [p["nodes"] for p in pts if cost in p.get("summaries", {})]
-            vals = [(_samples_of(result, _sample_label(s, p["length"], cost))
-                     or [p["summaries"][cost]["median"]]) for p in pts if cost in p.get("summaries", {})]
-            if len(nodes) >= 2:
-                fits.setdefault(cost, {})[s] = fit_linear(nodes, vals, seed=0).to_dict()
-    result.fits = fits
-    verdict = {}
-    for cost in ("held_launch_us", "repeat_launch_api_us", "device_us"):
-        for s, pts in by_series.items():
-            pts = [p for p in pts if cost in p.get("summaries", {})]
-            if len(pts) < 2:
-                continue
-            nodes = [p["nodes"] for p in pts]
-            vals = [_samples_of(result, _sample_label(s, p["length"], cost)) or [p["summaries"][cost]["median"]]
-                    for p in pts]
-            extra = 0 if s == "line" else 2  # a fork/join has its fork and join nodes beside the units
-            verdict.setdefault(cost, {})[s] = flatness(nodes, vals, lo=FLAT_RANGE[0], hi=FLAT_RANGE[1] + extra,
-                                                       tolerance=FLAT_TOLERANCE).to_dict()
-    result.verdict = verdict
-    rows = []
-    for p in result.points:
-        m = {k: v["median"] for k, v in p.get("summaries", {}).items()}
-        if not {"capture_us", "instantiate_us", "eager_us_per_iter", "graph_us_per_iter"} <= set(m):
-            continue
-        setup = m["capture_us"] + m["instantiate_us"]
-        rows.append({"series": series_key(p["topology"], p["width"]), "length": p["length"], "nodes": p["nodes"],
-                     "setup_us": setup, "eager_us": m["eager_us_per_iter"], "graph_us": m["graph_us_per_iter"],
-                     "replays": break_even(setup, m["eager_us_per_iter"], m["graph_us_per_iter"]),
-                     "replays_with_upload": break_even(setup + m.get("upload_total_us", 0.0),
-                                                       m["eager_us_per_iter"], m["graph_us_per_iter"]),
-                     "replays_explicit": break_even(m.get("build_us", math.nan) + m["instantiate_us"],
-                                                    m["eager_us_per_iter"], m["graph_us_per_iter"])})
-    result.break_even = rows
-    unroll = []
-    line = sorted((p for p in result.points if p["topology"] == "line"
-                   and {"capture_us", "instantiate_us", "graph_us_per_iter"} <= set(p.get("summaries", {}))),
-                  key=lambda p: p["length"])
-    if line:
-        base = line[0]
-        bm = {k: v["median"] for k, v in base["summaries"].items()}
-        b_setup = bm["capture_us"] + bm["instantiate_us"]
-        for p in line[1:]:
-            if p["length"] % base["length"]:
-                continue
-            k = p["length"] // base["length"]
-            m = {c: v["median"] for c, v in p["summaries"].items()}
-            setup = m["capture_us"] + m["instantiate_us"]
-            n = unroll_payoff(b_setup, bm["graph_us_per_iter"], k, setup, m["graph_us_per_iter"])
-            unroll.append({"k": k, "length": p["length"], "base_length": base["length"],
-                           "us_per_iteration": m["graph_us_per_iter"] / k,
-                           "base_us_per_iteration": bm["graph_us_per_iter"], "extra_setup_us": setup - b_setup,
-                           "replays": n, "iterations": None if n is None else n * k})
-    result.unroll = unroll
-    result.paired = paired_analysis(result.points, result.samples)
-    result.goals = evaluate_goals(result.points, result.paired, result.native)
-    return result
-
-
-# --- the record ------------------------------------------------------------------------------------------------
-@dataclass(kw_only=True)
-class ScalingResult(Record):
-    """``cugraphlab scaling``: per point (shape, nodes, edges, checks, a Summary per cost, the raw Python/C pairs),
-    raw samples per point and cost, the fits, the flatness verdicts, break-even and unrolling figures, the paired
-    figures, the goals, module loading; ``native``: which C loops ran (or why not)."""
-
-    KIND: ClassVar[str] = "cugraphlab.scaling"
-    SCHEMA: ClassVar[int] = 2  # 2: paired Python/C figures, held launches in rounds
-
-    points: list = field(default_factory=list)
-    fits: dict = field(default_factory=dict)
-    verdict: dict = field(default_factory=dict)
-    break_even: list = field(default_factory=list)
-    unroll: list = field(default_factory=list)
-    paired: dict = field(default_factory=dict)
-    goals: dict = field(default_factory=dict)
-    module_loading: dict = field(default_factory=dict)
-    native: dict | None = None
-    elapsed_s: float = 0.0
-
-    @property
-    def verified(self) -> bool:
-        """Every point had the expected structure, ran bit-exact (chain work) and released its hold."""
-        return bool(self.points) and all(p.get("ok") for p in self.points)
-
-    def _extra_dict(self) -> dict:
-        return {"verified": self.verified}
-
 
 # --- measuring -------------------------------------------------------------------------------------------------
-def _us(t0: int, t1: int) -> float:
-    return (t1 - t0) / 1e3
-
-
-def _adaptive(plan: ScalingPlan, sample: Callable[[], float], clock: str, unit: str = "us") -> tuple[str, int]:
-    """``measure`` with the plan's bounds: (stop reason, samples taken after the warm-up). The warm-up sample's
-    duration stretches the cap so that at least ``repeats`` samples fit where one sample is slow; should the cap
-    still come first (a slow sample later on), the missing ones are taken anyway."""
-    t0 = time.perf_counter()
-    sample()  # warm-up, timed only to size the cap
-    one = time.perf_counter() - t0
-    cap = max(plan.time_cap_s, plan.repeats * one * 1.2)
-    summary = sample_adaptively(sample, warmup=0, min_samples=plan.repeats, max_samples=plan.max_samples,
-                      target_rel_spread=TARGET_SPREAD, time_cap_s=cap, unit=unit, clock=clock)
-    n = summary.n
-    while n < plan.repeats:
-        sample()
-        n += 1
-    return summary.stop_reason, n
-
-
 def _held_batch(nodes: int) -> int:
     # about 20 ms of device work queued per hold, at least 4 launches, at most 64
     return int(min(MAX_HELD_GRAPH_LAUNCHES, max(4, 20000 // (nodes * 0.6 + 3))))
-
-
-def _iterations(estimate_us: float) -> int:
-    return int(min(100, max(1, 2000 // max(estimate_us, 1.0))))
-
-
-class _Point:
-    """The measurement of one Shape on a workload (all timing lives in here and in bench.hold)."""
-
-    def __init__(self, workload: ScalingWorkload, hold: DeviceHold, shape: Shape, plan: ScalingPlan, device):
-        self.w, self.hold, self.shape, self.plan, self.device = workload, hold, shape, plan, device
-        self.s = workload.stream.handle
-        self.launch = driver_fn("cuGraphLaunch")
-        self.inst = driver_fn("cuGraphInstantiate")
-        self.upload = driver_fn("cuGraphUpload")
-        self.sync = driver_fn("cuStreamSynchronize")
-        self.destroy = driver_fn("cuGraphExecDestroy")
-        self.nodes = shape.nodes(workload.per_unit)
-
-    def _call(self, fn, name, *args):
-        r = fn(*args)
-        if r[0]:
-            check(r, name)
-        return r[1] if len(r) > 1 else None
-
-    # --- once per point: structure and bits ---------------------------------------------------------------------
-    def check(self) -> dict:
-        expected = self.w.expected_structure(self.shape)
-        out = {"expected": list(expected)}
-        mismatches = 0
-        verifications = []
-        for way, make in (("capture", self.w.capture), ("explicit", self.w.build)):
-            with make(self.shape) as g:
-                out[way] = list(self.w.structure(g))
-                if self.w.work == "chain":
-                    with g.instantiate() as exe:
-                        exe.upload(self.w.stream)
-                        vs = self.w.verify(exe, self.shape)
-                    mismatches += sum(v.mismatches for v in vs)
-                    verifications += [f"{way}: {v}" for v in vs if not v.ok]
-        out["ok"] = out["capture"] == out["expected"] == out["explicit"]
-        out["mismatches"] = mismatches
-        out["verified"] = (mismatches == 0) if self.w.work == "chain" else None
-        out["failures"] = verifications[:4]
-        return out
-
-    # --- lifecycle: one fresh graph per sample ------------------------------------------------------------------
-    def lifecycle(self) -> tuple[dict, dict]:
-        perf = time.perf_counter_ns
-        got: dict[str, list[float]] = {k: [] for k in _LIFECYCLE}
-        copies = max(1, min(8, 1024 // self.nodes))
-        w, shape, s = self.w, self.shape, self.s
-
-        def sample() -> float:
-            t0 = perf()
-            g = w.capture(shape)
-            t1 = perf()
-            execs = []
-            try:
-                t2 = perf()
-                e = w.build(shape)
-                t3 = perf()
-                e.close()
-                t4 = perf()
-                h = self._call(self.inst, "cuGraphInstantiate", g.handle, 0)
-                t5 = perf()
-                execs.append(h)
-                t6 = perf()
-                self._call(self.launch, "cuGraphLaunch", h, s)
-                t7 = perf()
-                self._call(self.sync, "cuStreamSynchronize", s)
-                t8 = perf()
-                self._call(self.launch, "cuGraphLaunch", h, s)
-                t9 = perf()
-                self._call(self.sync, "cuStreamSynchronize", s)
-                t10 = perf()
-                self._call(self.destroy, "cuGraphExecDestroy", execs.pop())
-                free0 = cu("cuMemGetInfo")[0]
-                for _ in range(copies):
-                    execs.append(self._call(self.inst, "cuGraphInstantiate", g.handle, 0))
-                u0 = perf()
-                self._call(self.upload, "cuGraphUpload", execs[0], s)
-                u1 = perf()
-                self._call(self.sync, "cuStreamSynchronize", s)
-                u2 = perf()
-                for h2 in execs[1:]:
-                    self._call(self.upload, "cuGraphUpload", h2, s)
-                self._call(self.sync, "cuStreamSynchronize", s)
-                free1 = cu("cuMemGetInfo")[0]
-                l0 = perf()
-                self._call(self.launch, "cuGraphLaunch", execs[0], s)
-                l1 = perf()
-                self._call(self.sync, "cuStreamSynchronize", s)
-            finally:
-                for h2 in execs:
-                    cu("cuGraphExecDestroy", h2)
-                g.close()
-            for key, v in (("capture_us", _us(t0, t1)), ("build_us", _us(t2, t3)), ("instantiate_us", _us(t4, t5)),
-                           ("first_launch_api_us", _us(t6, t7)), ("first_launch_total_us", _us(t6, t8)),
-                           ("repeat_launch_api_us", _us(t8, t9)), ("repeat_launch_total_us", _us(t8, t10)),
-                           ("upload_api_us", _us(u0, u1)), ("upload_total_us", _us(u0, u2)),
-                           ("uploaded_launch_api_us", _us(l0, l1)),
-                           ("exec_bytes", max(0, free0 - free1) / copies)):
-                got[key].append(v)
-            return _us(t4, t5)
-
-        reason, n = _adaptive(self.plan, sample, MEASURES["instantiate_us"][2])
-        for k in got:  # the warm-up sample is in the lists too: drop it
-            got[k] = got[k][-n:]
-        return got, {k: reason for k in got}
-
-    # --- steady state on one ready executable ---------------------------------------------------------------------
-    def steady(self, exe) -> tuple[dict, dict, dict]:
-        """Eager iterations and graph replays of the ready executable ``exe``: (samples per cost, facts, stop
-        reason per cost). The held launches come later, in rounds over every point (``_held_rounds``)."""
-        got: dict[str, list[float]] = {"eager_us_per_iter": [], "graph_us_per_iter": []}
-        w, shape, s = self.w, self.shape, self.s
-        perf = time.perf_counter_ns
-        r_eager = _iterations(w.per_unit * shape.length * 4.0)
-        r_graph = _iterations(max(3.0, self.nodes * 0.6))
-        info = {"eager_iterations": r_eager, "graph_iterations": r_graph}
-        reasons = {}
-        launch, h = self.launch, exe.handle
-
-        def eager() -> float:
-            self._call(self.sync, "cuStreamSynchronize", s)
-            t0 = perf()
-            for _ in range(r_eager):
-                w.enqueue(shape)
-            self._call(self.sync, "cuStreamSynchronize", s)
-            v = _us(t0, perf()) / r_eager
-            got["eager_us_per_iter"].append(v)
-            return v
-
-        def graph() -> float:
-            self._call(self.sync, "cuStreamSynchronize", s)
-            t0 = perf()
-            for _ in range(r_graph):
-                r = launch(h, s)
-                if r[0]:
-                    check(r, "cuGraphLaunch")
-            self._call(self.sync, "cuStreamSynchronize", s)
-            v = _us(t0, perf()) / r_graph
-            got["graph_us_per_iter"].append(v)
-            return v
-
-        for key, fn in (("eager_us_per_iter", eager), ("graph_us_per_iter", graph)):
-            reason, n = _adaptive(self.plan, fn, MEASURES[key][2])
-            got[key] = got[key][-n:]  # drop the warm-up sample
-            reasons[key] = reason
-        w.stream.synchronize()
-        return got, info, reasons
-
-    # --- Python against C, paired, on the same graph ---------------------------------------------------------------
-    def paired_instantiate(self, floor) -> tuple[dict, str]:
-        """Samples of (Python cuGraphInstantiate, C cuGraphInstantiateWithFlags) on one fresh capture each: two
-        pairs per sample, P C then C P (the next sample C P then P C), each executable destroyed outside the
-        timing; after one warm-up sample, until the per-pair ratio's median is known within 2% (at least
-        ``PAIR_MIN_SAMPLES``, an even count) or the time cap, at most ``PAIR_MAX_SAMPLES``. Returns (raw pairs,
-        stop reason)."""
-        perf = time.perf_counter_ns
-        out = {"python_us": [], "c_us": [], "group": [], "python_first": []}
-        inst, destroy = self.inst, self.destroy
-
-        def python_us(gh) -> float:
-            t0 = perf()
-            r = inst(gh, 0)
-            t1 = perf()
-            if r[0]:
-                check(r, "cuGraphInstantiate")
-            self._call(destroy, "cuGraphExecDestroy", r[1])
-            return _us(t0, t1)
-
-        def sample(i: int, keep: bool) -> None:
-            with self.w.capture(self.shape) as g:
-                order = ("python", "c") if i % 2 == 0 else ("c", "python")
-                for seq in (order, order[::-1]):
-                    got = {}
-                    for way in seq:
-                        got[way] = python_us(g.handle) if way == "python" else floor.instantiate_ns(g, 1)[0] / 1e3
-                    if keep:
-                        out["python_us"].append(got["python"])
-                        out["c_us"].append(got["c"])
-                        out["group"].append(i)
-                        out["python_first"].append(seq[0] == "python")
-
-        sample(1, keep=False)  # warm-up
-        t0 = time.perf_counter()
-        cap = self.plan.time_cap_s
-        reason, i = "max_samples", 0
-        while i < PAIR_MAX_SAMPLES:
-            sample(i, keep=True)
-            i += 1
-            if i < PAIR_MIN_SAMPLES or i % 2:
-                continue
-            ratios = [a / b for a, b in zip(out["python_us"], out["c_us"]) if b > 0]
-            if median_ci_halfwidth(ratios) <= TARGET_SPREAD:
-                reason = "spread"
-                break
-            if time.perf_counter() - t0 > cap:
-                reason = "time_cap"
-                break
-        return {k: [round(v, 4) if isinstance(v, float) else v for v in vs] for k, vs in out.items()}, reason
 
 
 def _native_floors(entry: dict | None = None, cache=None) -> tuple[object | None, object | None, dict]:
@@ -808,7 +288,7 @@ def _summaries(result: ScalingResult, series: str, length: int, costs: dict, rea
         if not finite:
             continue
         kept = kept_samples(finite, unit, None if cost in PAIRED_COSTS else KEPT_SAMPLES)
-        result.keep_samples(_sample_label(series, length, cost), kept, unit, clock)
+        result.keep_samples(sample_label(series, length, cost), kept, unit, clock)
         out[cost] = _short(summarize(finite, unit=unit, clock=clock or "cuMemGetInfo",
                                      stop_reason=reasons.get(cost, "fixed")).to_dict())
     return out
@@ -844,8 +324,8 @@ def _measure_point(result: ScalingResult, workload, hold, shape: Shape, plan: Sc
         costs["pair_instantiate_python_us"] = raw["python_us"]
         costs["pair_instantiate_c_us"] = raw["c_us"]
         # the values live in the record's samples (kept whole); the point keeps how they pair up
-        paired["instantiate"] = {"python": _sample_label(series, shape.length, "pair_instantiate_python_us"),
-                                 "c": _sample_label(series, shape.length, "pair_instantiate_c_us"),
+        paired["instantiate"] = {"python": sample_label(series, shape.length, "pair_instantiate_python_us"),
+                                 "c": sample_label(series, shape.length, "pair_instantiate_c_us"),
                                  "group": raw["group"], "python_first": [int(v) for v in raw["python_first"]]}
         point_ratio = [a / b for a, b in zip(raw["python_us"], raw["c_us"]) if b > 0]
     else:
@@ -874,8 +354,8 @@ def _finish_held(result: ScalingResult, point: dict, st: _Held) -> None:
     point["summaries"].update(_summaries(result, st.series, st.shape.length, costs,
                                          {k: "fixed" for k in costs}))  # fixed: the rounds' count
     has_c = any(v is not None for v in st.c)
-    point["paired"]["launch"] = {"python": _sample_label(st.series, st.shape.length, "held_launch_us"),
-                                 "c": _sample_label(st.series, st.shape.length, "held_launch_c_us") if has_c else None,
+    point["paired"]["launch"] = {"python": sample_label(st.series, st.shape.length, "held_launch_us"),
+                                 "c": sample_label(st.series, st.shape.length, "held_launch_c_us") if has_c else None,
                                  "group": st.round, "python_first": [int(v) for v in st.python_first],
                                  "launches": st.k}
     point["held"] = {"held_launches": st.k, "held_timed_out": st.timed_out, "held_released": st.released,

@@ -6,7 +6,7 @@ Two records of the same command keep raw samples per row (``Record.samples``). F
 
 1. ``ratio_of_medians(a, b)``: the point estimate ``median(b) / median(a)`` and a 95% percentile-bootstrap interval
    for it. Each side is resampled with replacement on its own (the records are independent runs), ``resamples``
-   times, all at once with numpy; the interval is the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so
+   times, all at once with numpy (``bench.stats.bootstrap``, the package's one bootstrap core); the interval is the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so
    the same files give the same interval every time.
 2. ``mann_whitney(a, b)``: the Mann-Whitney U test (two-sided), by the normal approximation with the tie correction
    and a continuity correction of 1/2: does a value of B tend to be larger than a value of A? It needs no shape
@@ -53,6 +53,8 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from . import bootstrap
+
 __all__ = [
     "VERDICTS", "SAME", "FASTER", "SLOWER", "AMBIGUOUS", "MIN_SAMPLES", "RESAMPLES", "CONFIDENCE", "ALPHA",
     "RatioInterval", "MannWhitney", "Verdict", "Modes", "Comparison",
@@ -71,9 +73,6 @@ RESAMPLES = 2000
 CONFIDENCE = 0.95
 #: The rank test's level: FASTER and SLOWER also need p below it.
 ALPHA = 0.05
-
-# Resamples drawn per numpy call, so memory stays bounded (rows of up to records.MAX_SAMPLES values).
-_CHUNK_VALUES = 4_000_000
 
 _TIME_UNITS_IN_US = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6}
 #: "time ratio": a time over a reference time measured beside it (paired), where bigger is slower too.
@@ -138,35 +137,24 @@ class RatioInterval:
         return math.isfinite(self.low) and math.isfinite(self.high)
 
 
-def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    n = x.size
-    out = np.empty(resamples)
-    rows = max(1, _CHUNK_VALUES // n)
-    for start in range(0, resamples, rows):
-        stop = min(resamples, start + rows)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        out[start:stop] = np.median(x[idx], axis=1)
-    return out
-
-
 def _split_groups(x: np.ndarray, groups) -> list[np.ndarray]:
     """The values of each group (one label per value), groups in first-seen order, empty ones left out."""
-    keys = list(dict.fromkeys(groups))
-    parts = [x[np.asarray([g == k for g in groups])] for k in keys]
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
+    parts = [x[codes == k] for k in range(len(index))]
     return [p for p in parts if p.size]
+
+
+def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    return bootstrap.plain_medians(x, resamples, rng)
 
 
 def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Medians of ``resamples`` two-level resamples: the groups (processes, contexts) drawn with replacement, then
-    each drawn group's values with replacement. Values of one group are not independent draws (they share the
-    process's launch-cost mode), so a plain bootstrap would claim a confidence the data do not have."""
-    parts = _split_groups(x, groups)
-    out = np.empty(resamples)
-    for i in range(resamples):
-        chosen = rng.integers(0, len(parts), size=len(parts))
-        out[i] = np.median(np.concatenate([parts[c][rng.integers(0, parts[c].size, size=parts[c].size)]
-                                           for c in chosen]))
-    return out
+    each drawn group's values with replacement (``bootstrap.two_level_medians``). Values of one group are not
+    independent draws (they share the process's launch-cost mode), so a plain bootstrap would claim a confidence
+    the data do not have."""
+    return bootstrap.two_level_medians(_split_groups(x, groups), resamples, rng)
 
 
 def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int = RESAMPLES,
