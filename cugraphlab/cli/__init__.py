@@ -27,7 +27,7 @@ from .args import check_output_paths, join_negative_values, record_to_stdout, si
 #: The commands that need no GPU, named by the "no usable GPU" line.
 GPU_FREE = "compile, diff, show and info"
 
-__all__ = ["main", "build_parser", "FAMILIES", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "no_gpu_text", "FAMILIES", "GPU_FREE", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the driver failed on good input, or a check failed
@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def no_gpu_text(why: str) -> str:
+    """Why no GPU is usable, ending with the commands that need none."""
+    return why if "without one" in why else f"{why}; {GPU_FREE} run without one"
+
+
 def _say(command: str, text: str) -> None:
     print(f"cugraphlab {command}: {text}", file=sys.stderr)
 
@@ -115,10 +120,7 @@ def main(argv=None) -> int:
         _say(command, str(e))
         return EXIT_USAGE
     except NoDeviceError as e:
-        text = str(e)
-        if "without one" not in text:
-            text += f" ({GPU_FREE} run without a GPU)"
-        _say(command, f"no usable GPU: {text}")
+        _say(command, f"no usable GPU: {no_gpu_text(str(e))}")
         return EXIT_USAGE
     except (CompileError, InvalidArgumentError, UnsupportedError) as e:
         _say(command, str(e))

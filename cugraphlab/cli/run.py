@@ -71,7 +71,9 @@ def cmd_info(args) -> int:
     info = system_info(args.device)
     print(render_info(info))
     if info.get("driver_error"):  # the facts above need no GPU: info has done its work (exit 0), and says why
-        print(f"no usable GPU: {info['driver_error']}")
+        from . import no_gpu_text
+
+        print(f"no usable GPU: {no_gpu_text(info['driver_error'])}")
     return 0
 
 
