@@ -134,7 +134,7 @@ def render_scaling(result, written=()) -> str:
     if rows:
         lines.append(format_table(["cost", "series", "a (intercept)", "b (slope)", "p"], rows, align="llrrr"))
     model = d.get("launch_model")
-    if model is None and d.get("points"):  # a record written before it carried the model: read it now
+    if not model and d.get("points"):  # a record written before it carried the model: read it now
         from ..bench.scaling.analysis import launch_model_of
 
         model = launch_model_of(d)
@@ -213,7 +213,7 @@ def _model_lines(m: Mapping) -> list[str]:
                    + ("" if grow is None else f" ({grow:+.0%})")
                    + (f"; the 12.6+ model {_num(at.get('12.6+'))} µs there ({mg['12.6+']:+.0%}), pre-12.6 "
                       f"{_num(at.get('pre-12.6'))} µs" if "12.6+" in mg else ""))
-        out.append(f"    path: {(e.get('path') or {}).get('text', 'no verdict')}")
+        out.append(f"  {name}, path: {(e.get('path') or {}).get('text', 'no verdict')}")
     drv = m.get("driver") or {}
     if drv.get("by_version"):
         out.append(f"  driver: CUDA {drv.get('cuda') or drv.get('version_int')} "
