@@ -152,8 +152,8 @@ TABLE = [
     ("measure {tmp}/K.CU --args out,x,n", 2, NO_GPU),  # a .CU is a .cu file: planned, compiled, then the GPU
     ("measure {tmp}/K.CU --args out,x,n --stream cupy", 2, "--stream is for a Python function"),
     ("measure {tmp}/k.cu --ways '' --args out,x,n", 2, f"--ways: expected names separated by commas, {EMPTY_ITEM}"),
-    ("measure {tmp}/s.py:step --threshold 10%", 2, "--threshold is for --compare-to"),
-    ("measure {tmp}/s.py:step --fail-on slower", 2, "--fail-on is for --compare-to"),
+    ("measure {tmp}/s.py:step --threshold 10%", 2, "--threshold judges a comparison: give --compare-to"),
+    ("measure {tmp}/s.py:step --fail-on slower", 2, "--fail-on judges a comparison: give --compare-to"),
     ("measure {tmp}/s.py:step --block 128", 2, "--block is for a kernel in a .cu file"),
     ("measure {scripts}/imports_missing.py:step", 2, "failed: No module named 'cugraphlab_no_such_dep' (at "
                                                     "imports_missing.py:1 in <module>)"),
