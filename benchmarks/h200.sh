@@ -224,6 +224,12 @@ phase_host() {  # the host side: native launch against C, the scaling sweep, the
   fi
 }
 
+phase_doctor_field() {  # the capture doctor's field gallery: mistakes from public threads and their fixes, replay watch, clean set
+  t 420 doctor_field $PY -X faulthandler benchmarks/doctor_field.py "$r/doctor_field.json" --workers 6 \
+    > "$r/doctor_field.log" 2>&1
+  tail -1 "$r/doctor_field.log"
+}
+
 # ---- helpers ----
 
 t() {  # t SECONDS NAME CMD...: CMD under a timeout that never runs past the call's budget; one line in the steps log
