@@ -123,8 +123,8 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
   install_carried cuda-bench
   local d="$r/nvbench_product"
   mkdir -p "$d"
-  opt 240 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
-  t 180 nvbench_side $PY -X faulthandler benchmarks/studies/nvbench_product/nvbench_side.py "$d" \
+  opt 280 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
+  t 200 nvbench_side $PY -X faulthandler benchmarks/studies/nvbench_product/nvbench_side.py "$d" \
     > "$r/nvbench_side.log" 2>&1
   if [ "$dry" = 1 ] || { [ -f "$d/product_side.json" ] && [ -f "$d/nvbench_side.json" ]; }; then
     t 30 nvbench_compare $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
