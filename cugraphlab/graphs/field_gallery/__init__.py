@@ -99,8 +99,19 @@ CASES: tuple[FieldCase, ...] = (
 )
 
 
+#: Replay hazards (the replay watch, ``cugraphlab doctor --replay``): every capture succeeds; the watch must flag
+#: the broken script's capture site and not its fixed twin's.
+REPLAY_CASES: tuple[FieldCase, ...] = (
+    FieldCase("replay_recapture", "pytorch/pytorch#171672", "torch", "recapture", "", ""),
+)
+
+#: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.
+CLEAN: tuple[str, ...] = ("clean_torch_mlp", "clean_torch_train", "clean_torch_graphed_callables",
+                          "clean_cupy_capture", "clean_triton_in_torch", "clean_core_builder")
+
+
 def case(key: str) -> FieldCase:
-    for c in CASES:
+    for c in CASES + REPLAY_CASES:
         if c.key == key:
             return c
     raise KeyError(f"no field case {key!r}; known: {', '.join(c.key for c in CASES)}")
