@@ -126,6 +126,8 @@ def main(argv=None) -> int:
     if args.repeats < 1:
         p.error("--repeats must be >= 1")
     sys.path.insert(0, str(ROOT))
+    from cugraphlab.bench.diff import THREADS
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"judging speed on this CPU (python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "
           f"{load:.1f} at the start: wall figures grow with other work, CPU figures less); seconds per comparison; "
