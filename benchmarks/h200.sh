@@ -119,6 +119,22 @@ phase_nvbench() {  # the same kernels timed by cuda-bench and by measure (benchm
   opt 480 nvbench benchmarks/studies/nvbench/run.py "$r/nvbench"
 }
 
+phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-bench (nvbench_side.py), compare.py
+  install_carried cuda-bench
+  local d="$r/nvbench_product"
+  mkdir -p "$d"
+  opt 240 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
+  t 180 nvbench_side $PY -X faulthandler benchmarks/studies/nvbench_product/nvbench_side.py "$d" \
+    > "$r/nvbench_side.log" 2>&1
+  if [ "$dry" = 1 ] || { [ -f "$d/product_side.json" ] && [ -f "$d/nvbench_side.json" ]; }; then
+    t 30 nvbench_compare $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
+      "$d/product_side.json" --json "$d/compare.json" > "$r/compare.log" 2>&1
+    [ "$dry" = 1 ] || cat "$r/compare.log"
+  else
+    echo "nvbench_compare: skipped (product_side.json or nvbench_side.json is missing)" | tee -a "$steps"; failed=1
+  fi
+}
+
 phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C beside Python, 3 processes; scaling's line
   local i
   for i in 1 2 3; do  # fresh processes: the launch-cost mode moves between them

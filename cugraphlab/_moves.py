@@ -84,6 +84,8 @@ NAMES: dict[str, str] = {
     "cugraphlab.core.CompileReport": "cugraphlab.experiment.CompileReport",
     "cugraphlab.core.compile_kernel_set": "cugraphlab.experiment.compile_kernel_set",
     "cugraphlab.graphs.segment_ms": _SEGMENT,
+    "cugraphlab.graphs.NativeExecUpdate": _STUDY.format("studies/exec_update/native_update.py"),
+    "cugraphlab.graphs.NativeKernelNodeSetParams": _STUDY.format("studies/exec_update/native_update.py"),
     "cugraphlab.bench.CompareResult": "cugraphlab.bench.compare.CompareResult",
     "cugraphlab.bench.StackRow": "cugraphlab.bench.compare.StackRow",
     "cugraphlab.bench.CompareRow": "was replaced by cugraphlab.bench.compare.StackRow (one row per stack and way)",

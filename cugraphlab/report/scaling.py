@@ -133,7 +133,12 @@ def render_scaling(result, written=()) -> str:
                          _num(f.get("exponent"), 2) + _ci(f.get("exponent_ci"))])
     if rows:
         lines.append(format_table(["cost", "series", "a (intercept)", "b (slope)", "p"], rows, align="llrrr"))
-    lines += _model_lines(d.get("launch_model") or {})
+    model = d.get("launch_model")
+    if model is None and d.get("points"):  # a record written before it carried the model: read it now
+        from ..bench.scaling.analysis import launch_model_of
+
+        model = launch_model_of(d)
+    lines += _model_lines(model or {})
     growth = [(cost, key, v) for cost in ("held_launch_us", "repeat_launch_api_us", "device_us")
               for key, v in (d.get("verdict", {}).get(cost) or {}).items()]
     if growth:

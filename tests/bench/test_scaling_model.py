@@ -119,3 +119,12 @@ def test_a_one_ns_line_is_on_the_12_6_path_in_the_report():
     text = render_scaling(r)
     assert "path: on the CUDA 12.6+ straight-line path: 1.0 ns per node" in text
     assert "verdict: by the repeat launch into an idle stream (API), the driver is on the CUDA 12.6+" in text
+
+
+def test_a_record_written_before_the_model_is_read_against_it_when_shown():
+    r = synthetic_record(launch=lambda n: 2.5 + 0.007 * n)
+    analyze(r)
+    d = json.loads(json.dumps(r.to_dict()))
+    del d["launch_model"]  # as the records committed before it was kept
+    text = render_scaling(d)
+    assert "path: between the two paths: 7.0 ns per node" in text and "verdict: by the repeat launch" in text

@@ -27,7 +27,7 @@ def test_compare_without_a_gpu_is_one_line_and_exit_2_before_any_worker(no_gpu, 
     def refuse(*a, **k):
         raise AssertionError("a worker was started without a GPU")
 
-    monkeypatch.setattr("cugraphlab.bench.compare.measure.compare_checked", refuse)
+    monkeypatch.setattr("cugraphlab.bench.compare.session.compare_checked", refuse)
     monkeypatch.setattr("cugraphlab.bench.compare.compare_checked", refuse)
     assert cli.main(["compare", "--stacks", "torch"]) == 2
     assert "no usable GPU" in _one_line(capsys, "compare")

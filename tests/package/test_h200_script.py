@@ -15,10 +15,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
 PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "measure", "diff", "nvbench",
-          "launch-scaling", "plugin", "sanitize", "compare", "floor", "exec-update", "launch-modes", "graph-api", "host"]
+          "nvbench-product", "launch-scaling", "plugin", "sanitize", "compare", "floor", "exec-update", "launch-modes", "graph-api", "host"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line
 OPTIONAL = {"benchmarks/measure_overhead.py", "benchmarks/plugin_false_alarms.py", "benchmarks/diff_judges.py",
-            "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh"}
+            "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh",
+            "benchmarks/studies/nvbench_product/product_side.py"}
 ROUND_SCRIPTS = {"2026-12-01_H200_round3": ["h200_round3.sh", "sanitize_round3.sh"],
                  "2026-12-01_H200_round4": ["h200_round4.sh", "sanitize_round4.sh"],
                  "2026-12-01_H200_round5": ["h200_round5.sh"]}
