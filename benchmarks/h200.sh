@@ -130,6 +130,10 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
     t 30 nvbench_compare $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
       "$d/product_side.json" --json "$d/compare.json" > "$r/compare.log" 2>&1
     [ "$dry" = 1 ] || cat "$r/compare.log"
+    if [ "$dry" = 1 ] || [ -f "$d/product_side_cli.json" ]; then  # the same through the command line
+      t 30 nvbench_compare_cli $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
+        "$d/product_side_cli.json" --json "$d/compare_cli.json" > "$r/compare_cli.log" 2>&1
+    fi
   else
     echo "nvbench_compare: skipped (product_side.json or nvbench_side.json is missing)" | tee -a "$steps"; failed=1
   fi
@@ -223,6 +227,12 @@ phase_host() {  # the host side: native launch against C, the scaling sweep, the
   else
     echo "doctor_cupti: skipped (cupti-python is not importable: carry it in .carry/cupti/)" | tee -a "$steps"
   fi
+}
+
+phase_doctor_field() {  # the capture doctor's field gallery: mistakes from public threads and their fixes, replay watch, clean set
+  t 420 doctor_field $PY -X faulthandler benchmarks/doctor_field.py "$r/doctor_field.json" --workers 6 \
+    > "$r/doctor_field.log" 2>&1
+  tail -1 "$r/doctor_field.log"
 }
 
 # ---- helpers ----

@@ -269,7 +269,8 @@ def parse_threshold(text: Any) -> float:
         raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
                                    f"like 5%), got {text!r}")
     if v <= 0:
-        raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
+        raise InvalidArgumentError(f"threshold must be > 0, got {text!r} (it counts both ways: 5% judges both "
+                                   f"slower and faster)")
     if pct:
         v /= 100.0
     elif v >= 1:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed, count_arg, iters_arg,
-                   name_list_arg, nothing_measured, save_json, seconds_arg, size_list_arg)
+                   name_list_arg, nothing_measured, save_json, written, seconds_arg, size_list_arg)
 
 __all__ = ["add_commands", "run_baselines", "resolve_preset"]
 
@@ -83,12 +83,12 @@ def cmd_compare(args) -> int:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.csv_rows())
-        print(f"rows written to {args.csv}")
+        print(f"rows written to {written(args.csv)}")
     if args.plot:
         from ..report.plots.compare import plot_compare_stacks
 
         paths = plot_compare_stacks(result, args.plot)
-        print("figures written to " + ", ".join(str(p) for p in paths))
+        print("figures written to " + written(paths))
     return 0 if result.ok else 1
 
 

@@ -83,7 +83,7 @@ def cmd_timeline(args) -> int:
     with Device(args.device) as dev:
         result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
     written = [] if args.no_plot else plot_timeline_files(result, args.out)
-    print(render_timeline(result, written))
+    print(render_timeline(result, _named(written)))
     save_json(args.json, result)
     return 0 if all(m.verified for m in result.modes) else 1
 
@@ -99,10 +99,20 @@ def cmd_sweep(args) -> int:
         result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
                            repeats=args.repeats, progress=sweep_progress())
     written = [] if args.no_plot else plot_sweep_files(result, args.out)
-    print(render_sweep(result, written))
+    print(render_sweep(result, _named(written)))
     save_json(args.json, result)
     if args.csv:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.rows)
+        print(f"rows written to {_named(args.csv)}")
     return 0 if all(r["verified"] is not False for r in result.rows) else 1
+
+
+def _named(paths):
+    """Files written, as their line names them (``cli.args.written``: with the folder created for them)."""
+    from .args import written
+
+    if isinstance(paths, str):
+        return written(paths)
+    return [written(p) for p in paths]

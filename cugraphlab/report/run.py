@@ -99,7 +99,8 @@ def render_compile(report) -> str:
     """The compile table (kind, arch, size, registers, cache hit, time per source) from a core CompileReport."""
     rows, total_ms = [], 0.0
     for c in report.compiled:
-        regs = ", ".join(f"{v}" for v in c.registers.values()) or "-"
+        # by kernel name: the log lists them in NVRTC's order, the cache's metadata in its own
+        regs = ", ".join(f"{v}" for _, v in sorted(c.registers.items())) or "-"
         rows.append([c.name, c.kind, c.arch, fmt_count(len(c.image)), regs, "hit" if c.cache_hit else "miss",
                      f"{c.seconds * 1e3:.1f}"])
         total_ms += c.seconds * 1e3

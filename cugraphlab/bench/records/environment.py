@@ -20,6 +20,19 @@ def _dist_version(name: str) -> str | None:
         return None
 
 
+def why_unavailable(e: BaseException) -> str:
+    """Why a library could not be used, in words rather than the exception's class name."""
+    from ...core.errors import CugraphlabError
+
+    if isinstance(e, ImportError):
+        return "cuda-bindings is not installed"
+    if type(e).__name__.endswith("NotFoundError") or "not found" in str(e).lower():
+        return "its library was not found"
+    if isinstance(e, CugraphlabError) and str(e):
+        return str(e).splitlines()[0].split(":")[0]
+    return "its library could not be loaded"
+
+
 def package_versions() -> dict[str, str | None]:
     """Versions of the packages that matter here (None: not installed). torch is looked up, never imported."""
     out = {"cugraphlab": __version__, "python": platform.python_version()}
@@ -30,7 +43,7 @@ def package_versions() -> dict[str, str | None]:
 
         out["nvrtc"] = "%d.%d" % nvrtc_version()
     except Exception as e:  # no NVRTC library: say so rather than fail a report
-        out["nvrtc"] = f"unavailable ({type(e).__name__})"
+        out["nvrtc"] = f"unavailable ({why_unavailable(e)})"
     return out
 
 
@@ -123,7 +136,7 @@ def system_info(ordinal: int | None = None) -> dict:
     try:
         info["nvrtc"], info["archs"] = "%d.%d" % nvrtc_version(), supported_archs()
     except Exception as e:  # no NVRTC library: say so, keep the rest
-        info["nvrtc"], info["archs"] = f"unavailable ({type(e).__name__})", []
+        info["nvrtc"], info["archs"] = f"unavailable ({why_unavailable(e)})", []
     try:
         count = device_count()
         info["device_count"] = count

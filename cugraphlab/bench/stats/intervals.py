@@ -299,7 +299,8 @@ class Verdict(NamedTuple):
 
 
 def _r(x: float) -> str:
-    return f"{x:.3f}"
+    """A ratio in bounded width: 3 decimals, in scientific notation from 10,000 up (a 1e300 sample's ratio)."""
+    return f"{x:.3f}" if not abs(x) >= 1e4 else f"{x:.3e}"
 
 
 def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direction: str | None = "time",
