@@ -123,7 +123,7 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
   install_carried cuda-bench
   local d="$r/nvbench_product"
   mkdir -p "$d"
-  opt 240 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
+  opt 360 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
   t 180 nvbench_side $PY -X faulthandler benchmarks/studies/nvbench_product/nvbench_side.py "$d" \
     > "$r/nvbench_side.log" 2>&1
   if [ "$dry" = 1 ] || { [ -f "$d/product_side.json" ] && [ -f "$d/nvbench_side.json" ]; }; then
@@ -133,6 +133,7 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
     if [ "$dry" = 1 ] || [ -f "$d/product_side_cli.json" ]; then  # the same through the command line
       t 30 nvbench_compare_cli $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
         "$d/product_side_cli.json" --json "$d/compare_cli.json" > "$r/compare_cli.log" 2>&1
+      [ "$dry" = 1 ] || cat "$r/compare_cli.log"
     fi
   else
     echo "nvbench_compare: skipped (product_side.json or nvbench_side.json is missing)" | tee -a "$steps"; failed=1
@@ -151,6 +152,11 @@ phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C be
 
 phase_plugin() {  # the pytest plugin's false alarms and detections over repeated runs (plugin_false_alarms.py)
   opt 480 plugin_false_alarms benchmarks/plugin_false_alarms.py "$r/plugin"
+}
+
+phase_ci_recipe() {  # the CI recipe through the command line: false SLOWER, a 1 µs delay, a kernel 10% longer (ci_recipe.py)
+  opt 500 ci_recipe benchmarks/ci_recipe.py "$r/ci_recipe" --max-seconds 440
+  [ "$dry" = 1 ] || tail -n 6 "$r/ci_recipe.out"  # the summary table
 }
 
 phase_sanitize() {  # compute-sanitizer: memcheck and racecheck over the graph commands at small sizes

@@ -76,6 +76,10 @@ def add_measure(sub, common) -> None:
                      help="leave out the held and cold rows (the GPU's own time per call)")
     how.add_argument("--time-budget", type=seconds_arg, default=5.0, metavar="S",
                      help="seconds of sampling per process at most (default 5)")
+    how.add_argument("--min-samples", type=count_arg, default=10, metavar="N",
+                     help="samples (rounds) per way at least, before the spread may stop sampling (default 10)")
+    how.add_argument("--max-samples", type=count_arg, default=200, metavar="N",
+                     help="samples (rounds) per way at most (default 200)")
     how.add_argument("--no-reference", action="store_true",
                      help="leave out the reference (the bare launch of an empty kernel timed in the same rounds, which "
                           "x ref divides by)")
@@ -139,7 +143,8 @@ def _options(args):
         raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
     return MeasureOptions.coerce({"ways": ways, "l2": args.l2, "reference": not args.no_reference,
                                   "capture_mode": args.capture_mode, "gpu_clocks": not args.no_gpu_clocks,
-                                  "time_budget_s": args.time_budget})
+                                  "time_budget_s": args.time_budget, "min_samples": args.min_samples,
+                                  "max_samples": args.max_samples})
 
 
 def _old_record(args):
