@@ -154,6 +154,11 @@ phase_plugin() {  # the pytest plugin's false alarms and detections over repeate
   opt 480 plugin_false_alarms benchmarks/plugin_false_alarms.py "$r/plugin"
 }
 
+phase_ci_recipe() {  # the CI recipe through the command line: false SLOWER, a 1 µs delay, a kernel 10% longer (ci_recipe.py)
+  opt 500 ci_recipe benchmarks/ci_recipe.py "$r/ci_recipe" --max-seconds 440
+  [ "$dry" = 1 ] || tail -n 6 "$r/ci_recipe.out"  # the summary table
+}
+
 phase_sanitize() {  # compute-sanitizer: memcheck and racecheck over the graph commands at small sizes
   if [ "$dry" = 0 ] && ! command -v compute-sanitizer > /dev/null; then
     echo "sanitize: skipped (compute-sanitizer is not on PATH)" | tee -a "$steps"; return 0; fi

@@ -170,6 +170,22 @@ def test_show_piped_to_head_says_nothing_on_stderr():
     assert "Broken pipe" not in err and "Traceback" not in err and err == ""
 
 
+def test_info_without_cuda_bindings_shows_its_facts_and_what_to_install(monkeypatch, capsys):
+    import cuda.bindings
+
+    for name in ("driver", "nvrtc"):
+        monkeypatch.setattr(f"cugraphlab.core._calls._{name}", None)
+        monkeypatch.delattr(cuda.bindings, name, raising=False)
+        monkeypatch.setitem(sys.modules, f"cuda.bindings.{name}", None)
+    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    assert cli.main(["info"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.strip().splitlines()
+    assert err == "" and "numpy" in out and "NVRTC unavailable (cuda-bindings is not installed)" in out
+    assert lines[-1].startswith("cuda-bindings is not installed") and "pip install cugraphlab" in lines[-1]
+    assert "no usable GPU" not in out
+
+
 # ------------------------------------------------------------------------------------------------- diff text
 
 def test_diff_figures_keep_a_bounded_width(tmp_path, capsys):

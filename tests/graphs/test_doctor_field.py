@@ -389,3 +389,26 @@ def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
     assert bench_doctor.run_doctor(gallery="field").ok
     with pytest.raises(Exception, match="ours, field or all"):
         bench_doctor.run_doctor(gallery="theirs")
+
+
+def test_without_a_patched_capture_a_worker_threads_refusal_is_a_thread_mistake():
+    ev = [StackEvent("raise", "cuda.core", "c.py", 12, "worker", text="CUDAError: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                     code="CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", thread="worker", capture_thread=False,
+                     source="buf = dev.allocate(1 << 20, stream=stream)"),
+          StackEvent("raise", "cuda.core", "c.py", 30, "main", text=f"CUDAError: {INVALIDATED}", code=INVALIDATED,
+                     source="graph = gb.end_building().complete()")]
+    (d,) = explain_events(list(reversed(ev)))  # the consequence seen first: the refused call still wins
+    assert (d.first.kind, d.first.call, d.first.where) == ("query_or_thread", "dev.allocate", "c.py:12, in worker")
+    assert "thread_local" in d.first.fix_hint
+
+
+def test_an_exception_that_ended_the_script_from_inside_a_capture_broke_it(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            raise KeyError("a library's own refusal, with no CUDA code in its text")
+    ''')
+    assert code == 1
+    (d,) = [d for d in diagnoses if d.findings]
+    assert d.first.where.startswith(f"{script}:{line_of(script, 'raise KeyError')}") and d.first.call == "KeyError"
