@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
 PHASES = ["gputests", "cu12", "run", "examples", "notebooks", "measure", "diff", "nvbench", "plugin", "sanitize",
-          "compare", "floor", "exec-update", "launch-modes", "graph-api", "host"]
+          "compare", "floor", "exec-update", "launch-modes", "graph-api", "host", "ratios"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line
 OPTIONAL = {"benchmarks/measure_overhead.py", "benchmarks/plugin_false_alarms.py", "benchmarks/diff_judges.py",
             "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh"}
