@@ -7,6 +7,7 @@ numbers (``0.2 < median < 200``). Sanity ranges that a correct run cannot leave 
 (``median > 0``), and positive below a ceiling far above the figure (``0 < median < 1000``)."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -94,3 +95,37 @@ def test_the_timing_order_check_finds_every_form(line):
 ])
 def test_the_timing_order_check_leaves_correctness_alone(line):
     assert not timing_assert(line)
+
+
+_ASSERTS = ("assert", "pytest.raises", "pytest.fail", "pytest.warns", "fnmatch_lines", "assert_outcomes")
+
+
+def _asserting_functions(tree) -> set[str]:
+    """The names of the file's functions that assert, directly or through another such function of the file."""
+    bodies = {n.name: ast.unparse(n) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    asserting = {name for name, src in bodies.items() if any(a in src for a in _ASSERTS)}
+    grew = True
+    while grew:  # a helper that calls an asserting helper asserts
+        more = {name for name, src in bodies.items()
+                if name not in asserting and any(re.search(rf"\b{h}\(", src) for h in asserting)}
+        asserting |= more
+        grew = bool(more)
+    return asserting
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(TESTS)))
+def test_every_test_asserts_what_it_shows(path):
+    """No smoke test: a test that only calls something passes for any result but an exception; it asserts the
+    result (a value, the calls made, the state after), itself or through a helper of its file that does."""
+    tree = ast.parse(path.read_text())
+    asserting = _asserting_functions(tree)
+    bare = [f"{path.name}:{n.lineno} {n.name}" for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test_")
+            and n.name not in asserting]
+    assert bare == [], "assert what the test shows:\n" + "\n".join(bare)
+
+
+def test_the_assert_check_follows_helpers_of_the_file():
+    tree = ast.parse("def _ok(x):\n    assert x\n\ndef _via(x):\n    _ok(x)\n\ndef test_a():\n    _via(1)\n\n"
+                     "def test_b():\n    print(1)\n")
+    assert _asserting_functions(tree) == {"_ok", "_via", "test_a"}
