@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from cugraphlab import Chain, Device, NoDeviceError
-from cugraphlab.bench.run import time_mode
+from cugraphlab.bench.timing import time_mode
 from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.tables import format_table

@@ -21,15 +21,15 @@ A source is Python in "percent" cells, one header line per cell:
     # %% [solution N] ...        (src/solutions/ only) the solution of exercise N; [solution N gpu ...] guarded
 
 Every notebook gets the two cells of src/_setup.py (install cugraphlab, open the GPU or say there is none) right
-after its first (title) cell, and an "Open in Colab" badge cell before it. A solutions notebook is the course
+after its first (title) cell, and, once the repository is set (below), an "Open in Colab" badge cell before it. A solutions notebook is the course
 notebook with each [exercise N] stub replaced by the [solution N] cells of src/solutions/NN_name.py, its checks kept,
 and a `SOLUTIONS = True` cell after the setup (an unanswered check then fails instead of saying so). Cells carry tags
 ("gpu", "record", "exercise", "exercise-text", "check", "solution") so that tests can find them. Outputs are not
 written here: a rebuilt notebook keeps the outputs of every code cell whose source did not change (the committed
 H200 run), matched by cell id, else by source; new cells come out unexecuted (`--check` ignores outputs).
 
-The Colab links (the badge cell of each notebook, the course table in README.md), where a notebook on Colab fetches
-the committed records from, and where the setup cell installs cugraphlab from, are built from one file,
+The Colab links (the badge cell of each notebook, the Colab column of README's course table) and where the setup cell
+installs cugraphlab from are built from one file,
 notebooks/colab_repo.txt: its first line is the repository's GitHub OWNER/REPO (the placeholder "OWNER/REPO" until
 someone sets it; never guessed); an optional line "source: PIP-URL" names another install source (a wheel URL, a
 git URL with a branch) instead of git+https://github.com/OWNER/REPO:
@@ -213,11 +213,12 @@ def colab_url(repo: str, source: Path) -> str:
     return f"https://colab.research.google.com/github/{repo}/blob/main/{target(source).relative_to(HERE.parent)}"
 
 
-def badge_cell(repo: str, source: Path) -> dict:
-    """The markdown cell at the top of every notebook: the Colab badge (placeholder repo: how to set it)."""
-    text = f"[![Open In Colab]({BADGE})]({colab_url(repo, source)})"
+def badge_cell(repo: str, source: Path) -> dict | None:
+    """The markdown cell at the top of every notebook: its Colab badge; None (no cell, no link) while the repository
+    is the placeholder: a badge would point nowhere until `python3 notebooks/build.py --colab OWNER/REPO` sets it."""
     if repo == PLACEHOLDER:
-        text += "  \n*(the link waits for `python3 notebooks/build.py --colab OWNER/REPO`)*"
+        return None
+    text = f"[![Open In Colab]({BADGE})]({colab_url(repo, source)})"
     return {"cell_type": "markdown", "metadata": {"tags": ["colab"]}, "source": _lines(text)}
 
 
@@ -230,7 +231,6 @@ def title_of(source: Path) -> str:
 
 def setup_cells(repo: str, source: str | None) -> list[dict]:
     text = SETUP.read_text()
-    text = text.replace("@COURSE_REPO@", repr(None if repo == PLACEHOLDER else repo))
     text = text.replace("@COURSE_SOURCE@", repr(install_source(repo, source)))
     return parse(text)
 
@@ -240,7 +240,7 @@ def _assemble(source: Path, cells: list[dict], repo: str, pip_source: str | None
         raise ValueError(f"{source.name}: the first cell must be the title (markdown)")
     cells = cells[:1] + setup_cells(repo, pip_source) + cells[1:]
     return {
-        "cells": [badge_cell(repo, source)] + [cell_json(c) for c in cells],
+        "cells": [b for b in [badge_cell(repo, source)] if b] + [cell_json(c) for c in cells],
         "metadata": {
             "accelerator": "GPU",
             "colab": {"provenance": []},
@@ -337,13 +337,15 @@ def target(source: Path) -> Path:
 
 
 def course_table(repo: str) -> str:
-    """README's course table: number, title linked to the notebook (relative), its solutions, the Colab badge."""
+    """README's course table: number, title linked to the notebook (relative), its solutions, and the Colab badge
+    once the repository is set (no Colab column while it is the placeholder: no link that points nowhere)."""
     solved = {p.name for p in solution_sources()}
-    rows = ["| | notebook | solutions | Colab |", "|---|---|---|---|"]
+    colab = repo != PLACEHOLDER
+    rows = ["| | notebook | solutions |" + (" Colab |" if colab else ""), "|---|---|---|" + ("---|" if colab else "")]
     for src in sources():
         sol = (f"[solutions](notebooks/solutions/{target(src).name})" if src.name in solved else "")
-        rows.append(f"| {src.stem[:2]} | [{title_of(src)}](notebooks/{target(src).name}) | {sol} | "
-                    f"[![Open In Colab]({BADGE})]({colab_url(repo, src)}) |")
+        rows.append(f"| {src.stem[:2]} | [{title_of(src)}](notebooks/{target(src).name}) | {sol} |" +
+                    (f" [![Open In Colab]({BADGE})]({colab_url(repo, src)}) |" if colab else ""))
     return "\n".join([TABLE_BEGIN, *rows, TABLE_END])
 
 
@@ -362,7 +364,8 @@ def _cells_only(nb: dict) -> list:
 
 def with_ids(nb: dict, stem: str, solutions: bool = False) -> dict:
     prefix = stem[:2] + ("s" if solutions else "")
-    for i, c in enumerate(nb["cells"]):
+    first = 0 if "colab" in nb["cells"][0].get("metadata", {}).get("tags", []) else 1  # the badge cell is 00
+    for i, c in enumerate(nb["cells"], first):
         c["id"] = f"{prefix}-{i:02d}"  # stable ids: rebuilding changes nothing
     return nb
 

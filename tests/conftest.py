@@ -2,18 +2,12 @@
 from __future__ import annotations
 
 import functools
-import gc
-import sys
-from pathlib import Path
 
 import pytest
 
-# tests/helpers holds the fakes (fake_driver) that tests of every floor import by name; benchmarks/ holds the
-# studies (``studies.floor`` ...), research outside the package that imports it like any script
-sys.path.insert(0, str(Path(__file__).resolve().parent / "helpers"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-
-from skip_summary import pytest_terminal_summary  # noqa: E402,F401  (the skipped tests, one line per reason)
+# pyproject's ``pythonpath`` puts tests/helpers (the fakes, which tests of every floor import by name: fake_driver
+# ...) and benchmarks/ (the studies, ``studies.floor`` ..., research outside the package) on sys.path
+from skip_summary import cut_at_word, pytest_terminal_summary  # noqa: F401  (the skipped tests, by reason)
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,7 +29,7 @@ def nvjitlink_unavailable_reason() -> str | None:
         nvjitlink_version()
         return None
     except Exception as e:
-        return f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}"[:300]
+        return cut_at_word(f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}", 300)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -83,17 +77,22 @@ def rng():
 
 
 @pytest.fixture
-def fake_driver(monkeypatch):
+def fake_driver():
     """cugraphlab talking to tests/helpers/fake_driver.FakeDriver instead of libcuda (no GPU needed).
 
-    At teardown the objects this test dropped are collected while its fake is still in place: a finalizer run later,
-    under another test's fake or the real bindings (which would go looking for libcuda through cuda.pathfinder from
-    inside a GC pass), could release a handle into the wrong driver or deadlock.
+    At teardown the objects this test dropped are collected while its fake is still in place (``use_driver``): a
+    finalizer run later, under another test's fake or the real bindings (which would go looking for libcuda through
+    cuda.pathfinder from inside a GC pass), could release a handle into the wrong driver or deadlock.
     """
-    from fake_driver import FakeDriver
+    from fake_driver import FakeDriver, use_driver
 
-    fake = FakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    yield fake
-    gc.collect()
+    with use_driver(FakeDriver()) as fake:
+        yield fake
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """cugraphlab finds no NVIDIA driver: cuInit raises NoDeviceError (as on a machine without a GPU)."""
+    from fake_driver import refuse_device
+
+    refuse_device(monkeypatch)

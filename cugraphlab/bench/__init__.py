@@ -1,10 +1,13 @@
 """Floor 4, measurement: every timer and every result record lives here.
 
 The shared base: ``records/`` (one record shape, the clock descriptions, the kind registry, the environment a
-measurement ran on), ``timing`` (the one timed loop and the interleaved-repeats harness), ``workers`` (worker
-processes with a start gate and a time limit), ``stats/`` (robust summaries, intervals, paired statistics, fits),
-``probes/`` (a kernel that holds the device, the SM clock, the copy roof), ``native/`` (the same calls from a C loop)
-and ``paired/`` (ways that share a context, measured in rotated rounds). Then one module or wing per command
+measurement ran on), ``timing`` (the one timed loop, a chain's mode timed, the interleaved-repeats harness),
+``workers`` (worker processes with a start gate and a time limit), ``stats/`` (robust summaries, intervals, paired
+statistics, fits), ``probes/`` (a kernel that holds the device, the SM clock, the copy roof), ``native/`` (the same
+calls from a C loop, and the process's one ``native_floor``) and ``paired/``. ``paired/`` is base, not a family: the
+harness of ways that share one context, measured in rotated rounds, which ``measure``, ``compare`` and ``scaling``
+all use and which itself uses only the base. The base knows no family: no module of it imports a family's module,
+at module level or inside a function (``tests/package/test_floors.py``). Then one module or wing per command
 family, named as its ``cli/`` and ``report/`` modules: ``run``, ``measure/`` (latency, timeline, sweep), ``graphs/``
 (update, conditional, nodes, memnodes, switch, pdl, devlaunch), ``doctor``, ``diff``, ``scaling/``, and the wings
 ``compare/`` and ``scale/``, which never import each other. Every measurement returns a Record that serializes to

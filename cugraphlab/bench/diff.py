@@ -16,15 +16,36 @@ The steps, in order:
    split; a row whose samples are the same on both sides (a record against itself) is SAME. Time units are
    converted to A's (ns, us, ms, s); other units must match. Unpaired rows of different clocks are not compared
    (AMBIGUOUS, saying so). Rows of two nvbench files also carry ``nvbench-compare``'s own verdict.
-4. The environments side by side (GPU, driver, packages, commit, host, an injected delay) and the configs' differing
-   keys; ``counts`` per verdict, the ``worst`` row, and ``notes`` (rows with too few samples, nothing judged).
+4. Which rows are judged (``judged_rows``, the one rule ``diff``, ``measure --compare-to`` and the pytest plugin
+   share): by default (``judge="repeatable"``) only the rows of a measure record that repeat between processes,
+   every row of any other record; ``judge="all"``: every row. A row not judged is still compared and shown, marked
+   "(not judged: host rows move 30-40% between processes)"; ``--fail-on`` looks at judged rows only.
+5. The environments side by side (GPU, driver, packages, commit, host, an injected delay) and the configs' differing
+   keys; ``counts`` per verdict of the judged rows, the ``worst`` judged row, and ``notes`` (rows with too few
+   samples, rows not judged, nothing judged).
+
+Which rows of a measure record repeat between processes (``judge="repeatable"``): the absolute host, wall and
+device µs of a launch move with the launch-cost mode the process landed in, by 30-40% between processes on the H200
+(docs/studies/launch-cost-modes.md), which a verdict would read as a change of the code. Judged are:
+
+* ``x ref`` rows (unit ``time ratio``, e.g. ``"eager: host / reference"``): a way's host cost over the bare launch
+  timed in the same rounds, so the process's mode divides out;
+* rows of the GPU's own clocks ``held`` and ``cold`` (``GPU_CLOCKS``: calls queued behind a hold kernel, no host
+  gap inside the events), recognised by the row's clock name;
+* device-bound rows: a way's ``"WAY: device"`` row where the median of its device µs per call is at least
+  ``DEVICE_BOUND`` (2) times the median of the same way's host µs per call (``"WAY: host"``) in A or in B. Then the
+  GPU sets the pace: the host queues calls at least twice as fast as the GPU runs them, so even a host 40% slower
+  leaves the device time the kernels' own;
+* rows compared on request (``pairs``).
 
 The result is a ``DiffResult`` record (``KIND = "cugraphlab.diff"``); ``report.diff`` renders and plots it.
 """
 from __future__ import annotations
 
 import math
+import os
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
@@ -38,11 +59,23 @@ from .records.record import Record, RecordError, bounded
 from .stats import intervals as iv
 
 __all__ = ["DiffRow", "EnvRow", "DiffResult", "diff_records", "read_record_file", "parse_threshold", "FAIL_ON",
-           "ENV_COLUMNS", "OPTIONAL_ENV_COLUMNS"]
+           "ENV_COLUMNS", "OPTIONAL_ENV_COLUMNS", "JUDGE", "GPU_CLOCKS", "DEVICE_BOUND", "NOT_JUDGED", "judged_rows",
+           "check_judge"]
 
 #: What ``--fail-on`` accepts and which verdicts each one fails on (exit 1). AMBIGUOUS fails none: it shows no change.
 FAIL_ON: dict[str, tuple[str, ...]] = {"slower": (iv.SLOWER,), "faster": (iv.FASTER,),
                                        "any-change": (iv.SLOWER, iv.FASTER)}
+
+#: What ``judge=`` (``--judge``, the plugin's ``--cgl-judge``) accepts: the rows that repeat between processes
+#: (default), or every row.
+JUDGE = ("repeatable", "all")
+#: Clocks of the GPU's own time per call, whose rows repeat between processes.
+GPU_CLOCKS = ("held", "cold")
+#: A way's device row is judged where its device µs per call is at least this many times its host µs per call.
+DEVICE_BOUND = 2.0
+#: How a row that is compared but not judged is marked.
+NOT_JUDGED = "not judged: host rows move 30-40% between processes"
+_MEASURE_KIND = "cugraphlab.measure"
 
 # The order rows sort in for ``worst``: a slowdown first, then what could not be told, then a speed-up.
 _SEVERITY = {iv.SLOWER: 3, iv.AMBIGUOUS: 2, iv.FASTER: 1, iv.SAME: 0}
@@ -95,7 +128,8 @@ class DiffRow:
     longer B takes (B/A for time, A/B for a rate; NaN when the unit says neither). ``low``/``high``: the interval
     of ``ratio``. ``modes_a``/``modes_b``: [low, high, n_low, n_high] of a two-cluster split, or None.
     ``label_b``: B's label where the row is a pair of two labels (else None: the same label on both sides);
-    ``nvbench``: what nvbench-compare says of the row, where both sides are nvbench's.
+    ``nvbench``: what nvbench-compare says of the row, where both sides are nvbench's. ``judged``: whether the
+    row's verdict counts (``judged_rows``); a row not judged is shown, its verdict does not fail ``--fail-on``.
     """
 
     label: str
@@ -118,6 +152,7 @@ class DiffRow:
     modes_b: list | None = None
     label_b: str | None = None
     nvbench: str | None = None
+    judged: bool = True
 
     @property
     def too_few(self) -> bool:
@@ -143,57 +178,77 @@ class DiffResult(Record):
     config_changes: list[EnvRow] = field(default_factory=list)
 
     @property
+    def rows_judged(self) -> list[DiffRow]:
+        """The rows whose verdicts count (``judged_rows``: by default the ones that repeat between processes)."""
+        return [r for r in self.rows if r.judged]
+
+    @property
     def counts(self) -> dict[str, int]:
-        """How many rows got each verdict (every verdict present, 0 where none)."""
+        """How many judged rows got each verdict (every verdict present, 0 where none)."""
         out = {v: 0 for v in iv.VERDICTS}
-        for r in self.rows:
+        for r in self.rows_judged:
             out[r.verdict] += 1
         return out
 
     @property
+    def not_judged(self) -> int:
+        """Rows compared and shown whose verdicts do not count."""
+        return len(self.rows) - len(self.rows_judged)
+
+    @property
     def worst(self) -> dict | None:
-        """The worst row: the most severe verdict (SLOWER > AMBIGUOUS > FASTER > SAME), then the largest slowdown."""
-        if not self.rows:
+        """The worst judged row: the most severe verdict (SLOWER > AMBIGUOUS > FASTER > SAME), then the largest
+        slowdown (None: no row judged)."""
+        rows = self.rows_judged
+        if not rows:
             return None
 
         def key(r: DiffRow):
             s = r.slowdown if math.isfinite(r.slowdown) else 0.0
             return _SEVERITY[r.verdict], s
 
-        r = max(self.rows, key=key)
+        r = max(rows, key=key)
         return {"label": r.label, "verdict": r.verdict, "ratio": r.ratio, "slowdown": r.slowdown}
 
     @property
     def judged(self) -> int:
-        """Rows with a verdict (SAME, FASTER or SLOWER); AMBIGUOUS rows were compared but not judged."""
-        return sum(r.verdict != iv.AMBIGUOUS for r in self.rows)
+        """Judged rows with a verdict (SAME, FASTER or SLOWER); AMBIGUOUS rows were compared but could not tell."""
+        return sum(r.verdict != iv.AMBIGUOUS for r in self.rows_judged)
 
     @property
     def notes(self) -> list[str]:
-        """What a reader must know before the table: rows with too few samples, nothing judged."""
+        """What a reader must know before the table: rows with too few samples, rows not judged, nothing judged."""
         out = []
-        few = [r for r in self.rows if r.too_few]
+        few = [r for r in self.rows_judged if r.too_few]
         if few:
             least = min(min(r.n_a, r.n_b) for r in few)
             out.append(f"too few samples: {len(few)} of {len(self.rows)} rows have fewer than {iv.MIN_SAMPLES} on a "
                        f"side (the fewest: {least}), so no verdict there; re-run the command with more repeats "
                        "(--repeats) or a newer cugraphlab, whose records keep more")
+        if self.not_judged:
+            out.append(f"{self.not_judged} of {len(self.rows)} rows shown but not judged (host rows move 30-40% "
+                       "between processes): judged are x ref, held, cold and device-bound rows; --judge all "
+                       "judges every row")
         if not self.rows:
             out.append("nothing compared: no row is in both records")
+        elif not self.rows_judged:
+            out.append("nothing judged: no row repeats between processes (x ref, held, cold or device-bound), so "
+                       "--fail-on fails; measure with the reference, or judge every row (--judge all)")
         elif not self.judged:
-            out.append("nothing judged: every row is AMBIGUOUS (see why), so --fail-on fails")
+            out.append("nothing judged: every judged row is AMBIGUOUS (see why), so --fail-on fails")
         return out
 
     def fails(self, fail_on: str | None) -> bool:
-        """Whether ``--fail-on fail_on`` fails (None: never): a row has a verdict it fails on, or nothing could be
-        judged at all (no row SAME, FASTER or SLOWER: a check that cannot see is not a pass)."""
+        """Whether ``--fail-on fail_on`` fails (None: never): a judged row has a verdict it fails on, or nothing
+        could be judged at all (no judged row SAME, FASTER or SLOWER: a check that cannot see is not a pass)."""
         if fail_on is None:
             return False
         verdicts = FAIL_ON[fail_on]
-        return not self.judged or any(r.verdict in verdicts for r in self.rows)
+        return not self.judged or any(r.verdict in verdicts for r in self.rows_judged)
 
     def _extra_dict(self) -> dict:
-        return {"counts": self.counts, "worst": self.worst, "judged": self.judged, "notes": self.notes}
+        return {"counts": self.counts, "worst": self.worst, "judged": self.judged, "not_judged": self.not_judged,
+                "notes": self.notes}
 
 
 # ------------------------------------------------------------------------------------------------------- inputs
@@ -214,7 +269,8 @@ def parse_threshold(text: Any) -> float:
         raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
                                    f"like 5%), got {text!r}")
     if v <= 0:
-        raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
+        raise InvalidArgumentError(f"threshold must be > 0, got {text!r} (it counts both ways: 5% judges both "
+                                   f"slower and faster)")
     if pct:
         v /= 100.0
     elif v >= 1:
@@ -227,6 +283,58 @@ def parse_threshold(text: Any) -> float:
 def _values(entry: Mapping) -> np.ndarray:
     # A record written by keep_samples holds at most MAX_SAMPLES; a longer hand-made one is thinned the same way.
     return np.array(bounded(v for v in entry["values"] if v is not None), dtype=float)
+
+
+# ------------------------------------------------------------------------------------------------ judged rows
+
+def check_judge(judge: Any) -> str:
+    """``judge`` if it is one of ``JUDGE``, else InvalidArgumentError in one line."""
+    if judge not in JUDGE:
+        raise InvalidArgumentError(f"judge must be one of {', '.join(JUDGE)}, got {judge!r}")
+    return judge
+
+
+def _median(entry: Any) -> float | None:
+    values = entry.get("values") if isinstance(entry, Mapping) else None
+    if not isinstance(values, list):
+        return None
+    x = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)]
+    return float(np.median(x)) if x else None
+
+
+def _device_bound(label: str, samples: Mapping) -> bool:
+    way = label[: -len(": device")]
+    device, host = _median(samples.get(label)), _median(samples.get(f"{way}: host"))
+    return device is not None and host is not None and host > 0 and device >= DEVICE_BOUND * host
+
+
+def _repeats(label: str, entry: Any, samples: Mapping) -> bool:
+    if not isinstance(entry, Mapping):
+        return False
+    if entry.get("clock") in GPU_CLOCKS or entry.get("unit") == "time ratio":
+        return True
+    return label.endswith(": device") and entry.get("clock") == "device" and _device_bound(label, samples)
+
+
+def judged_rows(a: Any, b: Any = None, judge: str = "repeatable") -> set[str] | None:
+    """The labels of the rows whose verdicts count when record ``b`` is compared with record ``a`` (dicts, as
+    read from JSON), or None for every row: the one rule of ``diff``, ``measure --compare-to`` and the plugin.
+
+    ``judge="all"``: None (every row). ``"repeatable"`` (the default): None unless a side is a measure record;
+    for measure records the rows that repeat between processes, of either side (the module docstring: x ref rows,
+    rows of the held and cold clocks, device-bound device rows). InvalidArgumentError for another ``judge``.
+    """
+    if check_judge(judge) == "all":
+        return None
+    records = [r for r in (a, b) if isinstance(r, Mapping)]
+    if not any(r.get("kind") == _MEASURE_KIND for r in records):
+        return None
+    out: set[str] = set()
+    for r in records:
+        samples = r.get("samples")
+        if isinstance(samples, Mapping):
+            out.update(label for label, entry in samples.items() if _repeats(label, entry, samples))
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------- rows
@@ -279,6 +387,22 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
                    modes_b=list(c.modes_b) if c.modes_b else None, label_b=label_b)
 
 
+#: Rows are compared on up to this many threads (NumPy's random draws, arithmetic and sorts release the GIL): each
+#: row draws from its own seeded stream, so the rows and their order do not depend on it.
+THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+def _rows_in_threads(jobs: list, kw: dict) -> list[DiffRow]:
+    def one(job):
+        label, ea, eb, label_b = job
+        return _compare_row(label, ea, eb, label_b=label_b, **kw)
+
+    if THREADS < 2 or len(jobs) < 2:
+        return [one(j) for j in jobs]
+    with ThreadPoolExecutor(min(THREADS, len(jobs))) as pool:
+        return list(pool.map(one, jobs))
+
+
 def _environment(env_a: Mapping, env_b: Mapping) -> list[EnvRow]:
     rows = []
     for name, path in ENV_COLUMNS.items():
@@ -305,7 +429,8 @@ def _pairs(pairs: Iterable, sa: Mapping, sb: Mapping, a_name: str, b_name: str) 
 
 def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_name: str = "A", b_name: str = "B",
                  resamples: int = iv.RESAMPLES, confidence: float = iv.CONFIDENCE, alpha: float = iv.ALPHA,
-                 env: dict | None = None, pairs: Iterable = (), allow_config: Iterable[str] | str = ()) -> DiffResult:
+                 env: dict | None = None, pairs: Iterable = (), allow_config: Iterable[str] | str = (),
+                 judge: str = "repeatable") -> DiffResult:
     """Compare record ``b`` against record ``a`` row by row.
 
     Parameters: ``a``, ``b`` two records as dicts (read back from JSON, ``Record.to_dict()``, or an nvbench JSON
@@ -314,11 +439,13 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
     statistics' settings (``intervals``); ``env`` the environment of the diff itself (default:
     ``environment.collect()``); ``pairs``: (label in A, label in B) rows compared besides the shared labels (a
     kernel timed by nvbench against the same kernel timed by cugraphlab); ``allow_config``: configuration keys
-    allowed to differ ("all": any).
+    allowed to differ ("all": any); ``judge``: which rows' verdicts count, "repeatable" (the default: for measure
+    records the rows that repeat between processes, ``judged_rows``) or "all".
     Returns a DiffResult. Raises RecordError (one line) when either cannot be judged (``diff_inputs``), when the two
     differ in kind, schema or configuration, or for a pair naming a row that is not there; InvalidArgumentError for
-    a bad threshold or seed.
+    a bad threshold, seed or judge.
     """
+    check_judge(judge)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
             math.isfinite(threshold) and 0 < threshold <= 1):
         raise InvalidArgumentError(f"threshold must be a fraction in (0, 1], got {threshold!r}")
@@ -343,11 +470,14 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
         raise RecordError(f"{a_name} ({ra['kind']}) and {b_name} ({rb['kind']}) share no row label: name the rows "
                           "to compare with --pair A_ROW B_ROW")
     kw = dict(threshold=float(threshold), seed=int(seed), resamples=resamples, confidence=confidence, alpha=alpha)
-    rows = [_compare_row(k, sa[k], sb[k], **kw) for k in shared]
-    rows += [_compare_row(f"{la} ~ {lb}", sa[la], sb[lb], label_b=lb, **kw) for la, lb in paired]
+    jobs = [(k, sa[k], sb[k], None) for k in shared] + [(f"{la} ~ {lb}", sa[la], sb[lb], lb) for la, lb in paired]
+    rows = _rows_in_threads(jobs, kw)
     nv_a, nv_b = ra.get("nvbench") or {}, rb.get("nvbench") or {}
     for r, (la, lb) in zip(rows, [(k, k) for k in shared] + paired):
         r.nvbench = nvbench_compare_status(nv_a.get(la), nv_b.get(lb))
+    chosen = judged_rows(ra, rb, judge)
+    for r in rows[:len(shared)]:  # a pair asked for by name is judged
+        r.judged = chosen is None or r.label in chosen
     if env is None:
         from .records.environment import collect
 
@@ -361,6 +491,7 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
                 "confidence": confidence, "alpha": alpha, "min_samples": iv.MIN_SAMPLES,
                 "pairs": [list(p) for p in paired],
                 "allow_config": allow_config if isinstance(allow_config, str) else list(allow_config),
+                "judge": judge, "device_bound": DEVICE_BOUND,
                 "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own",
                 "test": "Mann-Whitney U, two-sided, normal approximation with tie and continuity corrections"},
         env=env, clocks=clocks, compared_kind=ra["kind"], compared_schema=ra["schema"],

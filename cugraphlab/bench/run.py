@@ -23,7 +23,7 @@ from ..experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, parse_ops
 from .records.environment import collect
 from .records.record import Record, clocks
 from .stats.summary import Summary
-from .timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, timed_loop
+from .timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, time_mode  # time_mode: 0.1.0's home
 
 __all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
            "roof_entry"]
@@ -70,11 +70,6 @@ class RunResult(Record):
         for m, md in zip(self.modes, d["modes"]):
             md["us_per_kernel"] = m.us_per_kernel
         return d
-
-
-def time_mode(chain: Chain, mode: str, iters: int, start, end, unroll: int = 1) -> tuple[float, float]:
-    """(wall µs, device µs) per iteration for one timed loop of ``iters`` iterations of ``mode``."""
-    return timed_loop(chain.stream, lambda k: chain.run(mode, k, unroll), iters, start, end)
 
 
 def _mode_name(mode: str, unroll: int) -> str:

@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 from .records.record import CLOCKS
 from .stats.summary import Summary, summarize
 
-__all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "CHUNKS", "timed_loop", "timed_chunks", "chunk_sizes", "paced", "Variant",
+__all__ = ["WALL_CLOCK", "DEVICE_CLOCK", "CHUNKS", "timed_loop", "time_mode", "timed_chunks", "chunk_sizes", "paced", "Variant",
            "Timings", "interleave"]
 
 WALL_CLOCK = CLOCKS["wall"]
@@ -54,6 +54,12 @@ def timed_loop(stream, run: Callable[[int], None], iters: int, start, end) -> tu
     end.synchronize()
     t1 = time.perf_counter_ns()
     return (t1 - t0) / 1e3 / iters, start.elapsed_us(end) / iters
+
+
+def time_mode(chain, mode: str, iters: int, start, end, unroll: int = 1) -> tuple[float, float]:
+    """(wall µs, device µs) per iteration of one ``timed_loop`` of ``iters`` iterations of an
+    ``experiment.Chain``'s ``mode`` (``unroll`` iterations per graph launch)."""
+    return timed_loop(chain.stream, lambda k: chain.run(mode, k, unroll), iters, start, end)
 
 
 def chunk_sizes(iters: int, chunks: int, grain: int | None = 1) -> list[int]:

@@ -4,11 +4,11 @@ report.diff).
     from . import diff        # in the parser: diff.add_commands(sub, common)
 
 Every option is taken as text and checked in the handler, so that each bad input is one line on stderr and exit 2
-(InvalidArgumentError; RecordError is one): the threshold, --fail-on, --seed, then the output paths (--json, --plot:
+(InvalidArgumentError; RecordError is one): the threshold, --fail-on, --judge, --seed, then the output paths (--json, --plot:
 writable, not an input file), then matplotlib where --plot asks for it, all before a file is read; then the two
 files (readable, JSON, cugraphlab records of one kind, schema and configuration that keep raw samples, or
-nvbench / cuda-bench JSON). Exit 0 when compared, 1 when --fail-on matches a row's verdict or when no row could be
-judged at all (for CI).
+nvbench / cuda-bench JSON). Exit 0 when compared, 1 when --fail-on matches a judged row's verdict or when no row
+could be judged at all (for CI). Which rows are judged (--judge) is ``bench.diff.judged_rows``.
 """
 from __future__ import annotations
 
@@ -37,6 +37,10 @@ def add_commands(sub, common) -> None:
     p.add_argument("--fail-on", default=None, metavar="{slower,faster,any-change}",
                    help="exit 1 when a row is SLOWER (slower), FASTER (faster) or either (any-change); "
                         "AMBIGUOUS rows never fail")
+    p.add_argument("--judge", default="repeatable", metavar="{repeatable,all}",
+                   help="which rows' verdicts count (--fail-on, counts): repeatable (default: of a measure record, "
+                        "the rows that repeat between processes: x ref, held, cold and device-bound rows; every row "
+                        "of other records) or all; the others are shown, marked (not judged)")
     p.add_argument("--json", metavar="PATH", help="write the diff record (rows, environments, counts)")
     p.add_argument("--plot", metavar="STEM", help="write STEM.png and STEM.svg: a forest plot of the rows")
     p.add_argument("--seed", default="0", help="seed of the bootstrap (default 0: the same files give the same "
@@ -60,15 +64,14 @@ def _fail_on(text):
 
 
 def _seed(text) -> int:
+    """The bootstrap's seed, by the rule of every --seed (``cli.args.seed_arg``: 0 to 2**64 - 1, 2^K accepted)."""
     from ..core.errors import InvalidArgumentError
+    from .args import seed_arg
 
     try:
-        v = int(str(text))
-    except ValueError:
-        v = -1
-    if v < 0:
-        raise InvalidArgumentError(f"--seed must be an integer >= 0, got {text!r}")
-    return v
+        return seed_arg(str(text))
+    except argparse.ArgumentTypeError as e:
+        raise InvalidArgumentError(f"--seed: {e}") from None
 
 
 def _check_writable(path: Path, option: str) -> None:
@@ -112,11 +115,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
     Returns 0, or 1 when ``--fail-on`` matches. Bad input raises InvalidArgumentError (the CLI: one line, exit 2).
     """
-    from ..bench.diff import diff_records, parse_threshold, read_record_file
+    from ..bench.diff import check_judge, diff_records, parse_threshold, read_record_file
     from ..report.diff import render_diff
 
     threshold = parse_threshold(args.threshold)
     fail_on = _fail_on(args.fail_on)
+    judge = check_judge(args.judge)
     seed = _seed(args.seed)
     _check_outputs(args)
     if args.plot:
@@ -126,7 +130,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     allow = _allow_config(args.allow_config)
     a, b = read_record_file(args.a), read_record_file(args.b)
     result = diff_records(a, b, threshold=threshold, seed=seed, a_name=args.a, b_name=args.b,
-                          pairs=[tuple(p) for p in args.pair], allow_config=allow)
+                          pairs=[tuple(p) for p in args.pair], allow_config=allow, judge=judge)
     print(render_diff(result))
     written = []
     if args.plot:
@@ -137,15 +141,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
         from ..report.files import write_json
 
         written.append(write_json(args.json, result))
+    from .args import written as written_text
+
     for path in written:
-        print(f"written: {path}")
+        print(f"written: {written_text(path)}")
     if result.fails(fail_on):
-        failing = [r.label for r in result.rows if r.verdict in _verdicts(fail_on)]
+        failing = [r.label for r in result.rows_judged if r.verdict in _verdicts(fail_on)]
         if failing:
             print(f"--fail-on {fail_on}: {len(failing)} row(s): {', '.join(failing)}")
         else:
-            print(f"--fail-on {fail_on}: nothing could be judged ({len(result.rows)} row(s) compared, every one "
-                  "AMBIGUOUS): a check that cannot see is not a pass")
+            judged = len(result.rows_judged)
+            what = "every one AMBIGUOUS" if judged == len(result.rows) else (
+                f"{judged} judged, every one AMBIGUOUS" if judged else "none judged: --judge all judges every row")
+            print(f"--fail-on {fail_on}: nothing could be judged ({len(result.rows)} row(s) compared, {what}): a "
+                  "check that cannot see is not a pass")
         return EXIT_FAILED
     return 0
 

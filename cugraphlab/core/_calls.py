@@ -16,7 +16,7 @@ from .errors import (
     DriverMismatchError,
     LinkError,
     MissingDriverFunctionError,
-    NoDeviceError,
+    MissingPackageError,
     UnsupportedError,
     check,
     check_nvrtc,
@@ -48,7 +48,8 @@ def driver_module():
         try:
             from cuda.bindings import driver
         except ImportError as e:  # pragma: no cover - the package depends on cuda-bindings
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed (cuda.bindings.driver cannot be imported): "
+                                      f"{BINDINGS_INSTALL}") from e
         _driver = driver
     return _driver
 
@@ -60,7 +61,8 @@ def nvrtc_module():
         try:
             from cuda.bindings import nvrtc
         except ImportError as e:  # pragma: no cover
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed (cuda.bindings.nvrtc cannot be imported): "
+                                      f"{BINDINGS_INSTALL}") from e
         _nvrtc = nvrtc
     return _nvrtc
 
@@ -289,9 +291,21 @@ def missing_function_error(name: str) -> MissingDriverFunctionError:
               f"{bindings_version()} know: it needs a newer driver")
 
 
+NVRTC_INSTALL = ("install NVRTC: pip install 'cuda-toolkit[nvrtc]' (cugraphlab's own install brings it; "
+                 "'cugraphlab[cu12]' brings CUDA 12's)")
+
+
 def nv(name: str, *args):
-    """Call NVRTC function ``name`` and check its result."""
-    return check_nvrtc(nvrtc_fn(name)(*args), name)
+    """Call NVRTC function ``name`` and check its result. A libnvrtc that cannot be found becomes one
+    MissingPackageError naming what to install (not cuda.pathfinder's exception)."""
+    fn = nvrtc_fn(name)
+    try:
+        result = fn(*args)
+    except (RuntimeError, OSError) as e:
+        if "not found" in str(e).lower() or type(e).__name__.endswith("NotFoundError"):
+            raise MissingPackageError(f"the NVRTC library (libnvrtc) was not found: {NVRTC_INSTALL}") from e
+        raise
+    return check_nvrtc(result, name)
 
 
 def _short_args(args: tuple) -> str:

@@ -1,5 +1,5 @@
 """A C function as a CPython builtin: the plumbing every prepared native call shares (``core.native_launch``'s
-launches, ``graphs.native_update``'s updates).
+launches; the exec_update study's prepared graph updates, benchmarks/studies/exec_update/native_update.py).
 
 A prepared native call keeps every argument of one driver call in a C struct and exposes a CPython builtin function
 (``METH_NOARGS``) whose C body makes that call through a function pointer. Nothing needs a CUDA or Python header or
@@ -197,7 +197,7 @@ def libcuda_entry(name: str) -> int:
 
 
 class BuiltinCall(Resource):
-    """What every prepared native call shares (core.native_launch, graphs.native_update): ``fire``, the builtin
+    """What every prepared native call shares (core.native_launch, the exec_update study's native update): ``fire``, the builtin
     made by make_builtin, and the counters its C state keeps (``_state``: a ctypes struct with ``status`` and
     ``failures``)."""
 

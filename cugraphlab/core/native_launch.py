@@ -22,8 +22,9 @@ How it is built, in order (nothing here needs a CUDA or Python header, or ``-lcu
                                         #   else:   return raiser(r)  -> the typed CudaError (core.errors)
 
 ``NativeGraphLaunch`` is the same for ``cuGraphLaunch(exec, stream)`` (CUDA Driver API, "Graph Management").
-The plumbing (the Python C-API table, the capsule, the PyMethodDef) is ``core.native_builtin``'s, shared with
-``graphs.native_update`` (a prepared cuGraphExecUpdate / cuGraphExecKernelNodeSetParams).
+The plumbing (the Python C-API table, the capsule, the PyMethodDef) is ``core.native_builtin``'s, shared with the
+exec_update study's native update (benchmarks/studies/exec_update/native_update.py: a prepared cuGraphExecUpdate /
+cuGraphExecKernelNodeSetParams).
 
 Lifetime: the builtin function holds the capsule, the capsule (through its destructor) holds the C struct, the
 PyMethodDef, the packed argument buffers and the raiser, so calling ``fire`` never touches freed host memory.

@@ -23,7 +23,6 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "device_launch": ("DEVICE_STREAMS", "DeviceGraphError", "DeviceGraphExec", "DeviceLaunchError",
         "check_device_graph", "instantiate_for_device_launch", "require_device_launch"),
     "update": ("DirectExecUpdate", "UpdateReport", "set_kernel_params", "try_exec_update"),
-    "native_update": ("NativeExecUpdate", "NativeKernelNodeSetParams"),
     "child": ("add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone"),
     "controls": ("InstantiateError", "instantiate_flags", "instantiate_with_params", "is_enabled", "node_priority",
         "priority_range", "set_enabled", "set_node_priority"),

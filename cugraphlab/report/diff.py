@@ -1,6 +1,7 @@
 """What ``cugraphlab diff`` prints and draws: a DiffResult (or its JSON dict) in, text or figure files out.
 
-``render_diff`` gives the per-row table (samples, medians, B/A with its interval, p-value, verdict), the reasons of
+``render_diff`` gives the per-row table (samples, medians, B/A with its interval, p-value, verdict; a row whose
+verdict does not count marked "(not judged)", ``bench.diff.judged_rows``), the reasons of
 every row that is not SAME, the rows found on one side only, the environments side by side with differences marked,
 and the counts per verdict. ``plot_diff`` draws a forest plot: one row per label, the interval as a bar, the
 threshold band shaded, coloured by verdict. Pure: no device, no measurement.
@@ -32,13 +33,20 @@ def _finite(x: Any) -> bool:
 
 
 def _num(x: Any) -> str:
+    """A median in bounded width, 4 significant digits kept with their zeros (``12.00`` beside ``10.24``);
+    thousands grouped below a million, scientific notation from there (a 1e300 sample is 9 characters)."""
     if not _finite(x):
         return "n/a"
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3):
+        return f"{x:.3e}"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:#.4g}"
 
 
 def _ratio(x: Any) -> str:
-    return f"{x:.3f}" if _finite(x) else "n/a"
+    """A ratio: 3 decimals, scientific notation from 10,000 up."""
+    if not _finite(x):
+        return "n/a"
+    return f"{x:.3f}" if abs(x) < 1e4 else f"{x:.3e}"
 
 
 def _p(x: Any) -> str:
@@ -58,10 +66,12 @@ def _env_text(name: str, v: Any) -> str:
 def _counts_line(d: Mapping[str, Any]) -> str:
     counts = d.get("counts") or {}
     text = " · ".join(f"{k} {v}" for k, v in counts.items())
+    if d.get("not_judged"):
+        text += f" · not judged {d['not_judged']}"
     worst = d.get("worst")
     if worst:
         slow = worst.get("slowdown")
-        how = f", B takes {slow:.3f}x the time of A" if _finite(slow) else ""
+        how = f", B takes {_ratio(slow)}x the time of A" if _finite(slow) else ""
         text += f"  | worst: {worst['label']} ({worst['verdict']}{how})"
     return "counts: " + text
 
@@ -87,12 +97,18 @@ def render_diff(result: Any) -> str:
         for r in rows:
             unit = r["unit"] + (" (rate)" if r.get("direction") == "rate" else "")
             interval = f"[{_ratio(r['low'])}, {_ratio(r['high'])}]" if _finite(r.get("low")) else "n/a"
+            p = _p(r["p_value"]) if r.get("n_a") and r.get("n_b") else "n/a"  # no test without samples on both sides
             table.append([r["label"], unit, r["n_a"], r["n_b"], _num(r["median_a"]), _num(r["median_b"]),
-                          _ratio(r["ratio"]), interval, _p(r["p_value"]), r["verdict"]]
+                          _ratio(r["ratio"]), interval, p,
+                          r["verdict"] + ("" if r.get("judged", True) else " (not judged)")]
                          + ([r.get("nvbench") or "-"] if nvbench else []))
         lines.append(format_table(["row", "unit", "n A", "n B", "median A", "median B", "B/A", "interval", "p",
                                    "verdict"] + (["nvbench-compare"] if nvbench else []), table,
                                   align="llrrrrrlrl" + ("l" if nvbench else "")))
+        if not all(r.get("judged", True) for r in rows):
+            lines.append("(not judged: host rows move 30-40% between processes): their verdicts do not count; judged "
+                         f"are x ref, held, cold and device-bound rows (device >= {cfg.get('device_bound', 2):g}x "
+                         "host); --judge all judges every row")
         if any(r.get("label_b") for r in rows):
             lines.append("A_ROW ~ B_ROW: a pair compared on request (--pair), rows of two labels")
         if nvbench:

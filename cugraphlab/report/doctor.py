@@ -2,12 +2,22 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .tables import format_table
 
-__all__ = ["render_diagnosis", "render_gallery", "render_modes_table", "render_overhead", "render_doctor",
-           "render_session"]
+__all__ = [
+    "field_counts",
+    "render_diagnosis",
+    "render_doctor",
+    "render_field",
+    "render_gallery",
+    "render_modes_table",
+    "render_overhead",
+    "render_session",
+    "render_sites",
+]
 
 MODES = ("global", "thread_local", "relaxed")
 _WIDTH = 100
@@ -111,12 +121,112 @@ def render_overhead(o: Mapping) -> str:
 
 
 def render_doctor(record: Any) -> str:
-    """The whole ``cugraphlab doctor --gallery`` output, the short summary last."""
+    """The whole ``cugraphlab doctor --gallery`` output, the short summary last; the field gallery after ours."""
     r = _plain(record)
-    parts = [render_gallery(r["cases"]), render_modes_table(r["modes"])]
-    if r.get("overhead"):
-        parts.append(render_overhead(r["overhead"]))
-    parts.append(f"named {sum(c['named'] for c in r['cases'])}/{len(r['cases'])}, "
-                 f"false alarms {r['false_alarms']}, state restored after every case: "
-                 f"{'yes' if r['restored_all'] else 'NO'}")
+    parts = []
+    if r.get("cases"):
+        parts += [render_gallery(r["cases"]), render_modes_table(r["modes"])]
+        if r.get("overhead"):
+            parts.append(render_overhead(r["overhead"]))
+        parts.append(f"named {sum(c['named'] for c in r['cases'])}/{len(r['cases'])}, "
+                     f"false alarms {r['false_alarms']}, state restored after every case: "
+                     f"{'yes' if r['restored_all'] else 'NO'}")
+    if r.get("field_cases"):
+        parts.append(render_field(r["field_cases"]))
+    if r.get("replay") or r.get("clean"):
+        parts.append(render_replay_and_clean(r.get("replay") or [], r.get("clean") or [], r.get("field_cases") or []))
     return "\n\n".join(parts)
+
+
+def render_replay_and_clean(replay: Iterable[Any], clean: Iterable[Any], field: Iterable[Any] = ()) -> str:
+    """The replay hazards (flagged in the broken script, not in its twin) and the clean set: every correct program
+    and every fixed twin that ran, with its findings (must be 0)."""
+    replay, clean, field = [_plain(r) for r in replay], [_plain(c) for c in clean], [_plain(f) for f in field]
+    lines = []
+    for r in replay:
+        state = f"skipped: {r['skipped']}" if r["skipped"] else (
+            f"flagged in the mistake: {'yes' if r['caught'] else 'NO'}, not in its fix: "
+            f"{'yes' if r['fix_works'] else 'NO'}")
+        lines.append(f"replay hazard {r['key']} ({r['thread']}): {state}")
+        if not r["skipped"]:
+            lines.append(render_sites(r["broken"]["sites"]))
+    rows = [[c["key"], "skipped" if c["skipped"] else c["run"]["code"], "-" if c["skipped"] else c["findings"],
+             c["skipped"][:60] if c["skipped"] else ("ok" if c["ok"] else "NO")] for c in clean]
+    twins = [f for f in field if not f["skipped"]]
+    rows += [[f"{f['key']} --fixed", f["fixed"]["code"], sum(len(d.get("findings") or [])
+                                                             for d in f["fixed"]["diagnoses"]),
+              "ok" if f["fix_works"] else "NO"] for f in twins]
+    ran = [row for row in rows if row[1] != "skipped"]
+    findings = sum(int(row[2]) for row in ran)
+    lines.append(format_table(["clean program", "exit", "findings", ""], rows, align="lrrl"))
+    lines.append(f"clean set: {len(ran)} correct programs run under the doctor ({len(rows) - len(ran)} skipped), "
+                 f"{findings} finding(s), {sum(1 for row in ran if row[3] != 'ok')} not clean")
+    return "\n".join(lines)
+
+
+def _found(run: Mapping) -> tuple[str, str, str]:
+    for d in run.get("diagnoses") or []:
+        if d.get("findings"):
+            f = d["findings"][0]
+            line = str(f.get("where", "")).split(",", 1)[0].rsplit(":", 1)[-1]
+            return f.get("kind", "?"), str(f.get("call", "?")), line
+    return "-", "-", "-"
+
+
+def field_counts(rows: Iterable[Any]) -> dict:
+    """cases, run (not skipped), caught, fixes that work, crashes, hangs, skipped."""
+    rows = [_plain(r) for r in rows]
+    run = [r for r in rows if not r["skipped"]]
+    return {"cases": len(rows), "run": len(run), "caught": sum(bool(r["caught"]) for r in run),
+            "fix_works": sum(bool(r["fix_works"]) for r in run), "crashes": sum(bool(r["crashed"]) for r in rows),
+            "hangs": sum(bool(r["hung"]) for r in rows), "skipped": len(rows) - len(run)}
+
+
+def render_field(rows: Iterable[Any]) -> str:
+    """The field gallery: one line per case (thread, stack, the class, call and line expected and found, caught,
+    fix works, crash / hang / skip), the output of each run that missed, then the counts."""
+    rows = [_plain(r) for r in rows]
+    table, notes = [], []
+    for r in rows:
+        kind, call, line = _found(r["broken"])
+        if r["skipped"]:
+            verdict = f"skipped: {r['skipped']}"
+        else:
+            verdict = ", ".join(x for x in ("CRASH" if r["crashed"] else "", "HANG" if r["hung"] else "") if x) or "-"
+        table.append([r["key"], r["stack"], r["thread"], f"{r['kind']} {r['call']} :{r['line']}",
+                      f"{kind} {call} :{line}", "-" if r["skipped"] else ("yes" if r["caught"] else "NO"),
+                      "-" if r["skipped"] else ("yes" if r["fix_works"] else "NO"), verdict[:70]])
+        if r["skipped"]:
+            continue
+        for which, good in (("broken", r["caught"]), ("fixed", r["fix_works"])):
+            run = r[which]
+            if not good:
+                notes.append(f"--- {r['key']} ({which}: exit {run['code']}"
+                             f"{', timed out' if run['timed_out'] else ''}) ---\n{run['tail']}")
+    n = field_counts(rows)
+    head = format_table(["case", "stack", "thread", "expected (class call :line)", "found", "caught", "fix works",
+                         "crash / hang / skip"], table, align="l" * 8)
+    counts = (f"field gallery: {n['cases']} cases, {n['run']} run, caught {n['caught']}/{n['run']}, "
+              f"fixes that work {n['fix_works']}/{n['run']}, crashes {n['crashes']}, hangs {n['hangs']}, "
+              f"skipped {n['skipped']}")
+    return "\n\n".join([head] + notes + [counts])
+
+
+def render_sites(sites: Iterable[Mapping]) -> str:
+    """The replay watch (``cugraphlab doctor --replay``): per capture site, captures, replays, host time of the
+    captures (begin to end, PyTorch's instantiate included), and a warning where a site re-captures about as often
+    as its graphs replay (pytorch/pytorch#171672)."""
+    sites = list(sites)
+    if not sites:
+        return "replay watch: no capture by PyTorch, CuPy or cuda.core seen"
+    rows = [[s["site"] or "?", s["stack"], s["captures"], s["ok"], s["replays"],
+             f"{1e6 * s['capture_s'] / max(1, s['captures']):.0f}", f"{1e3 * s['capture_s']:.1f}"] for s in sites]
+    lines = ["replay watch (host clock: perf_counter from capture begin to end):",
+             format_table(["capture site", "stack", "captures", "ok", "replays", "us per capture", "ms in total"],
+                          rows, align="llrrrrr")]
+    for s in sites:
+        if s.get("recaptures_every_replay"):
+            lines.append(f"re-captured on every use: {s['site']} captured {s['captures']} times for {s['replays']} "
+                         f"replays ({1e3 * s['capture_s']:.1f} ms of capture and instantiate): capture once, "
+                         f"outside the loop, and replay the same graph (keep its inputs in static buffers)")
+    return "\n".join(lines)

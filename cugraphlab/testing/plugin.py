@@ -7,12 +7,16 @@ fixture, the ``cgl_budget`` marker and the ``--cgl-*`` options.
 Comparisons use ``cugraphlab diff``'s verdicts (``bench.diff.diff_records``) with the process as the unit: saving
 or comparing measures each test in ``--cgl-processes`` (6) worker processes of the session, so that the verdict
 rests on six observations of the per-process launch-cost mode, not on thousands of samples of one. The rows that
-decide are the paired ones (``--cgl-rows``, ``testing.store``): each way's host cost in bare launches timed in the
-same rounds, and the device time of a way the GPU paces. The threshold is 10% (``--cgl-threshold``).
+decide are those that repeat between processes (``--cgl-judge``, ``bench.diff.judged_rows``, the rule diff and
+measure share): each way's x ref row (host cost in bare launches timed in the same rounds), its held and cold rows,
+and the device time of a way the GPU paces. The threshold is 10% (``--cgl-threshold``).
 
 Nothing happens unless a test asks for the fixture: the plugin imports nothing of cugraphlab at load.
 """
 from __future__ import annotations
+
+import math
+from pathlib import Path
 
 import pytest
 
@@ -60,15 +64,16 @@ _SETTINGS = pytest.StashKey[Settings]()
 
 def pytest_addoption(parser):
     g = parser.getgroup("cugraphlab", "cugraphlab: launch cost in your tests (fixture cgl_measure)")
-    g.addoption("--cgl-save", metavar="DIR", help="write each measurement's record to DIR/<test id>.json")
+    g.addoption("--cgl-save", metavar="DIR", help="write each measurement's record to DIR/<test file>__<test>.json "
+                "(e.g. test_step.py__test_cost.json; a measurement named N: ...--N.json)")
     g.addoption("--cgl-compare", metavar="DIR", help="compare each measurement with its record in DIR "
                 "(cugraphlab diff's verdicts: SAME, FASTER, SLOWER, AMBIGUOUS)")
     g.addoption("--cgl-fail-on", choices=FAIL_ON, default=None,
                 help="with --cgl-compare: fail a test whose measurement got slower (faster, any-change)")
     g.addoption("--cgl-threshold", default="10%", help="smallest change that counts (default 10%%)")
-    g.addoption("--cgl-rows", choices=("paired", "all"), default="paired",
-                help="which rows decide: paired (default: each way's host cost in bare launches, and the device "
-                     "time of a GPU-paced way: figures that repeat between runs) or all")
+    g.addoption("--cgl-judge", choices=("repeatable", "all"), default="repeatable",
+                help="which rows decide: repeatable (default: x ref, held, cold and device-bound rows, figures "
+                     "that repeat between processes; cugraphlab diff --judge) or all")
     g.addoption("--cgl-processes", type=int, default=None,
                 help="worker processes per measurement (default 6 when saving or comparing, else 1: in the test)")
     g.addoption("--cgl-budget", type=float, default=30.0, metavar="S",
@@ -87,11 +92,16 @@ def pytest_configure(config):
         processes = 6 if (opt.cgl_save or opt.cgl_compare) else 1
     if processes < 1:
         raise pytest.UsageError(f"--cgl-processes must be >= 1, got {processes}")
-    if not opt.cgl_budget > 0:
-        raise pytest.UsageError(f"--cgl-budget must be > 0 seconds, got {opt.cgl_budget}")
+    if not (opt.cgl_budget > 0 and math.isfinite(opt.cgl_budget)):
+        raise pytest.UsageError(f"--cgl-budget must be a finite number of seconds > 0, got {opt.cgl_budget}")
+    if opt.cgl_max_samples < 1:
+        raise pytest.UsageError(f"--cgl-max-samples must be >= 1, got {opt.cgl_max_samples}")
+    if opt.cgl_compare and not Path(opt.cgl_compare).is_dir():
+        what = "is not a folder" if Path(opt.cgl_compare).exists() else "does not exist"
+        raise pytest.UsageError(f"--cgl-compare {opt.cgl_compare}: {what} (make it with --cgl-save DIR first)")
     threshold = _threshold(opt.cgl_threshold)
     config.stash[_SETTINGS] = Settings(save=opt.cgl_save, compare=opt.cgl_compare, fail_on=opt.cgl_fail_on,
-                                       threshold=threshold, rows=opt.cgl_rows, processes=processes,
+                                       threshold=threshold, judge=opt.cgl_judge, processes=processes,
                                        budget_s=opt.cgl_budget,
                                        max_samples=max(6, opt.cgl_max_samples))
     config.stash[_STATE] = _State()

@@ -11,14 +11,12 @@ A comparison is ``bench.diff.diff_records(old, new, threshold)``: row by row (``
 hold several (what ``--cgl-processes`` asks for); a verdict SAME / FASTER / SLOWER / AMBIGUOUS per row, and the
 worst row. No record of the test in the folder: the comparison says "new".
 
-Which rows decide (``--cgl-rows``): "paired" (the default) judges the rows that repeat between runs, and "all"
-every row. The absolute host, wall and device µs of a launch move with the launch-cost mode the process (and the
-machine) landed in, by up to 30-40% between runs (docs/studies/launch-cost-modes.md), which would read as a change
-of the code. Paired are: each way's ``"WAY: host / reference"`` (its host cost in bare launches of an empty kernel
-timed in the same rounds: the mode divides out), and the ``"WAY: device"`` row of a way the GPU paces (device µs
-per call at least ``DEVICE_BOUND`` times the reference's host µs: its device clock times the kernels, not the
-launches). A record without a reference is judged on every row. The other rows are compared and shown, not
-judged.
+Which rows decide (``--cgl-judge``): "repeatable" (the default) judges the rows that repeat between processes, "all"
+every row: ``bench.diff.judged_rows``, the one rule ``cugraphlab diff --judge`` and ``measure --compare-to`` use
+too (x ref rows, rows of the held and cold clocks, device-bound device rows). The absolute host, wall and device µs
+of a launch move with the launch-cost mode the process (and the machine) landed in, by up to 30-40% between runs
+(docs/studies/launch-cost-modes.md), which would read as a change of the code. The other rows are compared and
+shown, not judged.
 """
 from __future__ import annotations
 
@@ -26,38 +24,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["record_name", "save", "Comparison", "compare", "compare_files", "judged_rows", "DEFAULT_THRESHOLD",
-           "ROWS", "DEVICE_BOUND"]
+__all__ = ["record_name", "save", "Comparison", "compare", "compare_files", "DEFAULT_THRESHOLD", "JUDGE"]
 
 #: The plugin's default threshold: launch costs move about ±5% between processes on the H200 (README, "Figures
 #: you can trust"), so a change must exceed 10% to count.
 DEFAULT_THRESHOLD = 0.10
-ROWS = ("paired", "all")
-DEVICE_BOUND = 2.0
-
-
-def _median(way: dict, clock: str):
-    s = way.get(clock) if isinstance(way, dict) else None
-    return s.get("median") if isinstance(s, dict) else None
-
-
-def judged_rows(record: dict, rows: str = "paired") -> set[str] | None:
-    """The row labels that decide a verdict for ``record`` (a measure record's dict), or None for every row."""
-    if rows == "all":
-        return None
-    ways = {w.get("way"): w for w in record.get("ways", []) if isinstance(w, dict)}
-    ref = _median(ways.get("reference", {}), "host")
-    if not ref:
-        return None
-    out = set()
-    for name, w in ways.items():
-        if name in ("reference", "graph reference"):
-            continue
-        out.add(f"{name}: host / reference")
-        device = _median(w, "device")
-        if device is not None and device >= DEVICE_BOUND * ref:
-            out.add(f"{name}: device")
-    return out
+#: What ``--cgl-judge`` accepts (``bench.diff.JUDGE``).
+JUDGE = ("repeatable", "all")
 
 
 def record_name(nodeid: str, name: str | None = None) -> str:
@@ -111,25 +84,24 @@ class Comparison:
 
 
 def compare(old: dict, new: dict, nodeid: str, threshold: float = DEFAULT_THRESHOLD,
-            rows: str = "paired") -> Comparison:
+            judge: str = "repeatable") -> Comparison:
     """``new`` against ``old`` (two measure records as dicts) by ``bench.diff.diff_records``; the judged rows are
-    ``judged_rows(old, rows)`` (module docstring)."""
+    ``bench.diff.judged_rows(old, new, judge)`` (module docstring)."""
     from ..bench.diff import diff_records
 
-    d = diff_records(old, new, threshold, a_name="saved", b_name="this run", env={})
+    d = diff_records(old, new, threshold, a_name="saved", b_name="this run", env={}, judge=judge)
     verdicts = {r.label: r.verdict for r in d.rows}
-    chosen = judged_rows(old, rows)
-    judged = [label for label in verdicts if chosen is None or label in chosen]
+    judged = [r.label for r in d.rows_judged]
     changed = [f"{r.label}: {r.verdict} x{r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}]"
-               for r in d.rows if r.label in judged and r.verdict in ("SLOWER", "FASTER")]
+               for r in d.rows_judged if r.verdict in ("SLOWER", "FASTER")]
     return Comparison(nodeid, verdicts=verdicts, worst=d.worst, changed=changed, diff=d, judged=judged)
 
 
 def compare_files(folder: str | Path, nodeid: str, new: dict, threshold: float = DEFAULT_THRESHOLD,
-                  name: str | None = None, rows: str = "paired") -> Comparison:
+                  name: str | None = None, judge: str = "repeatable") -> Comparison:
     from ..bench.diff import read_record_file
 
     path = Path(folder) / record_name(nodeid, name)
     if not path.is_file():
         return Comparison(nodeid, new=True)
-    return compare(read_record_file(path), new, nodeid, threshold, rows)
+    return compare(read_record_file(path), new, nodeid, threshold, judge)

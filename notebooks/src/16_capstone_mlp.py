@@ -13,10 +13,10 @@
 
 # %% [markdown]
 # ## The kernels
-# `notebooks/kernels/mlp.cu` (read from the checkout, or from the course's repository on Colab):
+# `kernels/mlp.cu`, shipped inside the package with its other kernels (`cuda_source` reads it from the wheel):
 
 # %%
-MLP_CU = course_file("notebooks/kernels/mlp.cu")
+MLP_CU = cuda_source("mlp.cu")
 print(MLP_CU)
 
 # %% [markdown]

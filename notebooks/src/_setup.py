@@ -4,6 +4,7 @@
 # (4) a cugraphlab wheel uploaded to this runtime, else it says in one line what to do.
 COURSE_SOURCE = @COURSE_SOURCE@  # a pip URL: "git+https://github.com/OWNER/REPO" or "https://.../cugraphlab-....whl"
 import glob, importlib, os, re, shutil, subprocess, sys
+_TORCH = {}  # torch's CUDA wheels and their versions before the install (Colab): {} where there is no torch
 
 
 def _cuda_extra():
@@ -19,7 +20,30 @@ def _cuda_extra():
     return ("cu13" if major >= 13 else "cu12"), f"nvidia-smi: a driver for CUDA {major}"
 
 
+def _pip_error(text):
+    """What pip said went wrong, in a few lines: its ERROR lines and a failed subprocess's own output (git's
+    "fatal: ..." for a git source), without the "See above for output" pointer (there is no above here)."""
+    keep, inside = [], False
+    for line in text.splitlines():
+        s = line.strip().lstrip("×│╰─> ").strip()
+        if "lines of output]" in line:
+            inside = True
+            continue
+        if "[end of output]" in line:
+            inside = False
+            continue
+        if not s or "See above for output" in s or s.startswith(("note:", "hint:", "WARNING")):
+            continue
+        if inside or s.startswith(("ERROR", "error:", "fatal:")) or "did not run successfully" in s or \
+                "No matching distribution" in s or "Could not find a version" in s:
+            if s not in keep:
+                keep.append(s)
+    return keep[-6:] or [line.strip() for line in text.splitlines() if line.strip()][-2:]
+
+
 def _pip(args, what):
+    """True where pip installed ``args``; else False, with pip's error. The resolver's conflict lines (a package
+    another one pins, e.g. torch's CUDA wheels) are printed either way: `-q` would hide nothing else of use."""
     print(f"   pip install {what} ...")
     try:
         r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], capture_output=True, text=True,
@@ -27,12 +51,60 @@ def _pip(args, what):
     except (OSError, subprocess.SubprocessError) as e:
         print(f"   pip did not run: {type(e).__name__}: {e}")
         return False
+    for line in (r.stderr or "").splitlines():
+        if "which is incompatible" in line or "but you have" in line:
+            print(f"   pip: {line.strip()}")
     if r.returncode:
-        tail = [line for line in (r.stderr or r.stdout).strip().splitlines() if line.strip()][-2:]
-        print(f"   pip failed (exit {r.returncode}): {' | '.join(tail)}")
+        print(f"   pip failed (exit {r.returncode}):")
+        for line in _pip_error((r.stderr or "") + "\n" + (r.stdout or "")):
+            print(f"     {line}")
         return False
     importlib.invalidate_caches()
     return True
+
+
+def _versions(names):
+    """{distribution: version} of those of ``names`` installed here."""
+    from importlib import metadata
+    found = {}
+    for name in names:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+def _torch_pins():
+    """The CUDA wheels the installed torch requires (nvidia-*), or [] without torch: what the cu12/cu13 extras
+    may move (their NVRTC and runtime wheels)."""
+    from importlib import metadata
+    try:
+        reqs = metadata.requires("torch") or []
+    except metadata.PackageNotFoundError:
+        return []
+    return sorted({re.split(r"[ ;=<>!~\[]", r, maxsplit=1)[0] for r in reqs if r.startswith("nvidia-")})
+
+
+def _torch_after(before):
+    """Say what the install did to torch's CUDA wheels (``before``: their versions), and check that torch still
+    imports and, with a GPU, runs a kernel (in a fresh process: this one may hold the old libraries)."""
+    after = _versions(before)
+    moved = [f"{k} {v} -> {after.get(k, 'removed')}" for k, v in before.items() if after.get(k) != v]
+    print(f"   torch's CUDA wheels: {'; '.join(moved) if moved else 'untouched (none of its pins moved)'}")
+    code = ("import torch; ok = torch.cuda.is_available(); "
+            "y = (torch.arange(4.0, device='cuda') * 2).sum().item() if ok else None; "
+            "print(torch.__version__, 'ran a kernel: sum =', y if ok else '(no GPU: import only)')")
+    try:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+        out = (r.stdout.strip() or (r.stderr.strip().splitlines() or ["?"])[-1])
+    except (OSError, subprocess.SubprocessError) as e:
+        r, out = None, f"{type(e).__name__}: {e}"
+    if r is not None and r.returncode == 0:
+        print(f"   torch after the install: {out}")
+    else:
+        print(f"   torch after the install does NOT work: {out}. Notebook 16's torch rows will say so; to restore "
+              f"it: pip install {' '.join(f'{k}=={v}' for k, v in before.items() if after.get(k) != v)}")
 
 
 def _import_cugraphlab():
@@ -64,6 +136,14 @@ def _uploaded_wheel():
 
 
 def setup_cugraphlab():
+    mod = _setup()
+    if _TORCH:
+        _torch_after(_TORCH)
+    return mod
+
+
+def _setup():
+    global _TORCH
     extra, why = _cuda_extra()
     named = f"cugraphlab[{extra}]" if extra else "cugraphlab"
     mod, err = _import_cugraphlab()
@@ -71,6 +151,7 @@ def setup_cugraphlab():
         print(f"1. cugraphlab {mod.__version__} is importable already ({os.path.dirname(mod.__file__)})")
         return mod
     print(f"1. cugraphlab is not importable yet ({err.splitlines()[0]})")
+    _TORCH = _versions(_torch_pins())  # Colab's torch pins its CUDA wheels: what the install moves is said after
     root = _checkout()
     if root is None:
         print(f"2. no checkout of the course at or above {os.getcwd()}")
@@ -100,7 +181,7 @@ def setup_cugraphlab():
                 print(f"   installed: cugraphlab {mod.__version__}")
                 return mod
             print(f"   installed, but it does not import: {err.splitlines()[0]}")
-    wheel = _uploaded_wheel()
+    wheel, wheel_failed = _uploaded_wheel(), False
     if wheel is None:
         print("4. no cugraphlab-*.whl uploaded to this runtime (looked in the working folder, /content and ~)")
     else:
@@ -111,6 +192,12 @@ def setup_cugraphlab():
                 print(f"   installed: cugraphlab {mod.__version__}")
                 return mod
             print(f"   installed, but it does not import: {err.splitlines()[0]}")
+        wheel_failed = True
+    if wheel_failed:
+        print(f"cugraphlab is not installed: the uploaded wheel is here, but pip could not install it with its "
+              f"dependencies (above: what pip said). They come from the package index: check this runtime's network "
+              f"(pip download numpy), then run this cell again")
+        return None
     print("cugraphlab is not installed: upload a wheel (made with `pip wheel --no-deps .` in a checkout) to this "
           "runtime, or set COURSE_SOURCE at the top of this cell (e.g. \"git+https://github.com/OWNER/REPO\"), "
           "then run this cell again")
@@ -152,15 +239,11 @@ else:
     except Exception as e:
         print(f"no GPU here ({type(e).__name__}): every GPU cell prints one line and skips")
 
-#: The committed H200 runs the [record] cells draw from, newest first: a record is read from the first that has it.
-RECORDS = tuple(f"benchmarks/results/2026-12-01_H200_round{n}" for n in (6, 5, 4, 3))
-COURSE_REPO = @COURSE_REPO@  # GitHub OWNER/REPO (python3 notebooks/build.py --colab sets it): where Colab reads them
-
-
 def render(result) -> str:
     """The text of a result record (live, or a committed one or its JSON dict) as its command prints it
     (``cugraphlab show``: report.render_record; a kind the package has no class for is shown plainly), or of a
     capture doctor's Diagnosis."""
+    result = _unshown(result)
     if type(result).__name__ == "Diagnosis":
         from cugraphlab.report.doctor import render_diagnosis
         return render_diagnosis(result)
@@ -203,69 +286,71 @@ def show(result, *keep, limit: int = 11, within: str | None = None) -> None:
 
 
 def h200_record(name, *part):
-    """The committed H200 record <RECORDS folder>/2026-12-01_H200_<name>.json (the newest folder that has it), as
-    its JSON object (``part``: the keys leading to the record inside a file that holds several), printed first as
-    one line: where it came from and on what. From this checkout, else (on Colab) from GitHub; None, with one line
-    saying why, where neither has it."""
-    import json, pathlib, urllib.request
+    """The committed H200 record ``name`` as its JSON object (``part``: the keys leading to the record inside a file
+    that holds several), printed first as one line: where it came from and on what. The records the course reads
+    travel inside the cugraphlab package (cugraphlab/course_records/, copied from benchmarks/results/ by
+    notebooks/pack_records.py, trimmed to what the cells show): no checkout and no network needed. None, with one
+    line saying why, where this cugraphlab lacks it."""
+    import json
+    from importlib.resources import files
     from cugraphlab.report.env import versions_line
-    files = [f"{folder}/2026-12-01_H200_{name}.json" for folder in RECORDS]
-    here = pathlib.Path.cwd()
-    roots = (here, *list(here.parents)[:2])
-    local = next((p / f for f in files for p in roots if (p / f).is_file()), None)
-    file = files[0]
     try:
-        if local is not None:
-            file = next(f for f in files if str(local).endswith(f))
-            text, where = local.read_text(), file
-        elif COURSE_REPO:
-            text = where = None
-            for file in files:
-                try:
-                    where = f"https://raw.githubusercontent.com/{COURSE_REPO}/main/{file}"
-                    text = urllib.request.urlopen(where, timeout=30).read().decode()
-                    break
-                except OSError:
-                    continue
-            if text is None:
-                raise OSError(f"none of {', '.join(files)} on GitHub")
-        else:
-            print(f"H200 record: {file} is not here (open the notebook in a checkout, or set notebooks/colab_repo.txt)")
-            return None
-        data = json.loads(text)
+        folder = files("cugraphlab").joinpath("course_records")
+        where = json.loads(folder.joinpath("index.json").read_text()).get(name, f"course_records/{name}.json")
+        data = json.loads(folder.joinpath(f"{name}.json").read_text())
         for key in part:
             data = data[key]
         env = data.get("env") or {}
-    except Exception as e:  # unreadable, or not the record asked for
-        print(f"H200 record: {file} could not be read ({type(e).__name__}: {e})")
+    except Exception as e:  # an older cugraphlab without the course's records, or not the record asked for
+        version = getattr(cgl, "__version__", "?")
+        print(f"H200 record {name}: not in this cugraphlab {version} ({type(e).__name__}: {e}); install the course's "
+              f"version (Setup 1/2)")
         return None
     print(f"H200 record: {where} ({' | '.join(versions_line(env).split(' | ')[:3])})")
     return data
 
 
-def course_file(path):
-    """The text of a file of the course's repository (e.g. "notebooks/kernels/mlp.cu"): from this checkout, else (on
-    Colab) from GitHub; None, with one line saying why, where neither has it."""
-    import pathlib, urllib.request
-    here = pathlib.Path.cwd()
-    local = next((p / path for p in (here, *list(here.parents)[:2]) if (p / path).is_file()), None)
-    if local is not None:
-        return local.read_text()
-    if not COURSE_REPO:
-        print(f"{path} is not here (open the notebook in a checkout, or set notebooks/colab_repo.txt)")
-        return None
-    try:
-        return urllib.request.urlopen(f"https://raw.githubusercontent.com/{COURSE_REPO}/main/{path}",
-                                      timeout=30).read().decode()
-    except OSError as e:
-        print(f"{path}: not readable from GitHub ({type(e).__name__}: {e})")
-        return None
+class _Shown:
+    """A record show_record printed: its attributes and items are the record's (``.record`` is the record itself),
+    and as a cell's last expression it displays nothing more (the cell shows the printed lines only)."""
+
+    def __init__(self, record, name):
+        self.record, self.name = record, name
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):  # no _repr_html_ or other display hooks of the record
+            raise AttributeError(attr)
+        return getattr(self.record, attr)
+
+    def __getitem__(self, key):
+        return self.record[key]
+
+    def _ipython_display_(self):
+        pass
+
+    def __repr__(self):
+        return f"<H200 record {self.name} ({type(self.record).__name__}): printed above>"
+
+
+class _ShownDict(dict):
+    """A record show_record printed whose kind this cugraphlab has no class for: the dict, displaying nothing more."""
+
+    def _ipython_display_(self):
+        pass
+
+    def __repr__(self):
+        return f"<H200 record ({len(self)} keys): printed above>"
+
+
+def _unshown(result):
+    return result.record if isinstance(result, _Shown) else dict(result) if isinstance(result, _ShownDict) else result
 
 
 def show_record(name, *keep, part=(), limit: int = 11, within: str | None = None):
     """Print the committed H200 record ``name`` as its command printed it (``render``): the lines holding one of
-    ``keep`` (with their tables' headers), at most ``limit``. Returns the record: its Record object where this
-    cugraphlab has its kind, else its JSON dict (a study's record); None, with one line, where unreadable."""
+    ``keep`` (with their tables' headers), at most ``limit``. Returns the record (its Record object where this
+    cugraphlab has its kind, else its JSON dict), which displays nothing as a cell's last expression; None, with one
+    line, where unreadable."""
     data = h200_record(name, *part)
     if data is None:
         return None
@@ -273,13 +358,13 @@ def show_record(name, *keep, part=(), limit: int = 11, within: str | None = None
         text = render(data)
     except Exception as e:  # a record this version cannot show
         print(f"(not shown: {type(e).__name__}: {e})")
-        return data
+        return _ShownDict(data)
     print(pick(text, keep, limit, within))
     try:
         from cugraphlab.bench import record_from_dict
-        return record_from_dict(data, name)
+        return _Shown(record_from_dict(data, name), name)
     except Exception:  # a kind the package has no class for: the dict
-        return data
+        return _ShownDict(data)
 
 
 def show_graph(graph, title=""):
@@ -317,7 +402,7 @@ def show_plot(plot, record, *args):
     import tempfile
     from IPython.display import Image, display
     with tempfile.TemporaryDirectory() as tmp:
-        paths = plot(record, f"{tmp}/figure", *args)
+        paths = plot(_unshown(record), f"{tmp}/figure", *args)
         display(Image(filename=str(next(p for p in paths if str(p).endswith(".png")))))
 
 
@@ -338,19 +423,19 @@ def cuda_source(file, kernel=None):
     return text[start:]
 
 
-def grade(n, answer, test):
+def grade(n, answer, test) -> None:
     """Check exercise ``n``: ``test(answer)`` returns (ok, what it found). An answer left None says "not answered
-    yet" (in a solutions notebook that fails); a wrong one raises AssertionError with what the check found."""
+    yet" (in a solutions notebook that fails); a wrong one raises AssertionError with what the check found. Returns
+    None (a check cell shows its printed line only)."""
     if answer is None:
         if SOLUTIONS:
             raise AssertionError(f"exercise {n}: not answered")
         print(f"exercise {n}: not answered yet (write your answer in the cell above, then run this cell)")
-        return False
+        return
     ok, found = test(answer)
     if not ok:
         raise AssertionError(f"exercise {n}: not right yet: {found}")
     print(f"exercise {n}: passed ({found})")
-    return True
 
 
 _EXTRAS = {}

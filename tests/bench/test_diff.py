@@ -10,14 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.synthetic_records import KIND, environment, noisy, probe_record  # noqa: E402
+from synthetic_records import KIND, environment, noisy, probe_record
 
-from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,  # noqa: E402
+from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,
                                    read_record_file)
-from cugraphlab.bench.records.record import RecordError  # noqa: E402
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
+from cugraphlab.bench.records.record import RecordError
+from cugraphlab.core.errors import InvalidArgumentError
 
 ENV = {"host": "test"}  # the diff's own environment: skip collect() in most tests
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -184,7 +183,7 @@ def test_not_a_record_another_kind_or_another_schema_is_refused():
     _refused(a, {**b, "kind": "cugraphlab.compare"}, "B is a cugraphlab.compare record, not " + KIND)
     other = {**a, "kind": "cugraphlab.other-probe"}
     _refused(other, {**other, "schema": 2}, "schema 1", "schema 2", "two schemas")
-    _refused({**a, "schema": "1"}, b, "schema '1'")
+    _refused({**a, "schema": "1"}, b, 'a schema written as "1" (not a whole number)')
     _refused({**a, "schema": 0}, b, "schema 0")
     _refused(a, {**b, "schema": 7}, "newer than this cugraphlab reads")  # the class of KIND is loaded: reads 1
 

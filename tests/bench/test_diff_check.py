@@ -8,11 +8,11 @@ import pathlib
 import sys
 
 import pytest
+from fake_driver import patch_driver
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS))
 
-from helpers.fake_timed_driver import TimedFakeDriver  # noqa: E402
+from fake_timed_driver import TimedFakeDriver
 
 SCRIPT = TESTS.parent / "benchmarks" / "diff_check.py"
 
@@ -29,8 +29,7 @@ def _script():
 @pytest.fixture
 def timed_driver(monkeypatch):
     fake = TimedFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     assert fake.live() == [] and fake.released_twice() == []
 

@@ -5,18 +5,15 @@ fail --fail-on; NaN, negative or zero samples are refused; a measure record is j
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.synthetic_records import environment, noisy, probe_record, run_record  # noqa: E402
+from synthetic_records import environment, noisy, probe_record, run_record
 
-from cugraphlab.bench.diff import diff_records, read_record_file  # noqa: E402
-from cugraphlab.bench.records.record import RecordError  # noqa: E402
+from cugraphlab.bench.diff import diff_records, read_record_file
+from cugraphlab.bench.records.record import RecordError
 
 ENV = {"host": "test"}
 DEVICE_BOUND = ("graph: wall", "graph: device", "fused: wall", "fused: device")

@@ -8,14 +8,12 @@ import importlib.util
 import io
 import json
 import pathlib
-import sys
 
 import numpy as np
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(TESTS))
 
-from helpers.synthetic_records import run_record  # noqa: E402
+from synthetic_records import run_record
 
 SCRIPT = TESTS.parent / "benchmarks" / "diff_judges.py"
 

@@ -4,21 +4,18 @@ row of the same kernel, and every way such a file can fall short said in one lin
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.fake_nvbench import write_nvbench_json  # noqa: E402
-from helpers.synthetic_records import probe_record  # noqa: E402
+from fake_nvbench import write_nvbench_json
+from synthetic_records import probe_record
 
-from cugraphlab.bench.diff import diff_records, read_record_file  # noqa: E402
-from cugraphlab.bench.records.nvbench import (is_nvbench, nvbench_compare_status,  # noqa: E402
+from cugraphlab.bench.diff import diff_records, read_record_file
+from cugraphlab.bench.records.nvbench import (is_nvbench, nvbench_compare_status,
                                               nvbench_record)
-from cugraphlab.bench.records.record import RecordError  # noqa: E402
+from cugraphlab.bench.records.record import RecordError
 
 ENV = {"host": "test"}
 ROW = "saxpy [Device=0 Elements=2^20]: cold GPU"

@@ -10,6 +10,7 @@ import pytest
 
 from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
 from cugraphlab.core.module import Kernel
+from fake_driver import patch_driver
 
 
 class Kernels(dict):
@@ -23,8 +24,7 @@ def setup(monkeypatch):
     from cugraphlab.core.device import Device
 
     fake = GraphFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     ks = Kernels(hold=Kernel(None, "hold", 0x51), stamp=Kernel(None, "stamp", 0x52))
     with Device(0) as dev, dev.create_stream() as s:
         yield fake, dev, ks, s

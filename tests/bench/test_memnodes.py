@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-import fake_memnodes  # tests/helpers is on sys.path (tests/conftest.py)
+import fake_memnodes
 
 
 @pytest.fixture(scope="module")

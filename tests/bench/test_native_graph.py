@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from native_graph_fakes import FakeEntry  # tests/helpers, on sys.path through tests/conftest.py
+from native_graph_fakes import FakeEntry
 
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError

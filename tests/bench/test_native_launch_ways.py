@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from cugraphlab.core.cache import Cache
+from fake_driver import patch_driver
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                               reason="no C compiler on this machine")
@@ -21,11 +22,11 @@ def cache(tmp_path_factory):
 
 @pytest.fixture
 def fake(cache, monkeypatch):
-    from native_launch_fake import FakeDriver
+    from native_launch_fake import NativeLaunchFakeDriver
 
     from cugraphlab.core import native_launch
 
-    f = FakeDriver(cache)
+    f = NativeLaunchFakeDriver(cache)
     monkeypatch.setattr(native_launch, "launch_kernel_entry", lambda: f.launch)
     monkeypatch.setattr(native_launch, "graph_launch_entry", lambda: f.graph_launch)
     real = native_launch.native_launch_library
@@ -111,8 +112,7 @@ def floor_driver(monkeypatch):
     from fake_floor import FloorFakeDriver
 
     d = FloorFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", d)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, d)
     return d
 
 

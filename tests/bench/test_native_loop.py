@@ -2,13 +2,10 @@
 from __future__ import annotations
 
 import ctypes
-import pathlib
 import shutil
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: fake_driver
 
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError

@@ -54,10 +54,7 @@ def test_a_record_without_checks_is_not_verified():
 def test_measure_nodes_runs_end_to_end_on_the_fake_driver(monkeypatch):
     """Every lesson's measuring code runs (the fake answers 1 µs to every event pair and runs host nodes); the
     outputs are not computed by a fake, so the bit-exact checks fail here and only the shape is checked."""
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
     from fake_nodes import install
 
     from cugraphlab import Device

@@ -2,17 +2,14 @@
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: helpers
 
-from helpers.paired_fakes import FakeClock, FakeRig, fake_ways  # noqa: E402
+from paired_fakes import FakeClock, FakeRig, fake_ways
 
-from cugraphlab.bench.paired.harness import PairedResult, result_from_run, run_paired  # noqa: E402
-from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError  # noqa: E402
+from cugraphlab.bench.paired.harness import PairedResult, result_from_run, run_paired
+from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
 
 MODES = (3.6, 5.5, 3.7, 5.4)  # µs: each fresh context lands in one host mode
 COSTS = {"bindings": 1.0, "cugraphlab": 1.05, "same": 1.0, "c": 0.7}

@@ -37,6 +37,13 @@ def test_a_small_sweep_runs_counts_nodes_and_holds(device):
     assert r.fits["instantiate_us"]["line"]["slope"] > 0
     assert r.module_loading["cold_launch_total_us"] > 0 and r.env["driver"]["version_int"] >= 12000
     assert r.verdict["held_launch_us"]["line"]["text"]
+    # both straight-line launch series read against NVIDIA's model: fitted over 4..64 nodes, a path named
+    m = r.launch_model
+    for cost in ("repeat_launch_api_us", "held_launch_us"):
+        e = m["series"][cost]
+        assert e["nodes_range"] == [4, 64] and e["fit"]["intercept"] > 0, e
+        assert e["path"]["path"] in ("12.6+", "between", "pre-12.6") and e["path"]["slope_ns"] is not None
+    assert m["driver"]["by_version"] == ("12.6+" if r.env["driver"]["version_int"] >= 12060 else "pre-12.6")
     # the C loops ran, paired with Python: per line point both instantiations on the same capture, both held launches
     assert "unavailable" not in r.native, r.native
     assert "c_monotonic" in r.clocks and r.config["held"]["rounds"] >= 2

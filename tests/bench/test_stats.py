@@ -195,7 +195,8 @@ def test_measure_noisy_converges_with_real_distribution():
     "kwargs, match",
     [
         ({"warmup": -1}, "warmup"),
-        ({"warmup": 1.5}, "warmup"),
+        ({"warmup": 1.5}, "warmup must be an integer >= 0, got 1.5"),
+        ({"min_samples": True}, "min_samples must be an integer >= 1, got True"),
         ({"min_samples": 0}, "min_samples"),
         ({"max_samples": 0}, "max_samples"),
         ({"min_samples": 20, "max_samples": 10}, "max_samples"),
@@ -206,12 +207,18 @@ def test_measure_noisy_converges_with_real_distribution():
     ],
 )
 def test_measure_validates_arguments(kwargs, match):
-    with pytest.raises(ValueError, match=match):
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    # one line of the error tree (the integers through core.errors.positive_int), no bare ValueError
+    with pytest.raises(InvalidArgumentError, match=match) as e:
         sample_adaptively(lambda: 1.0, clock_fn=FakeClock(0.0), **kwargs)
+    assert "\n" not in str(e.value)
 
 
 def test_measure_rejects_non_callable_and_nan_samples():
-    with pytest.raises(ValueError, match="callable"):
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="callable"):
         sample_adaptively(3.0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="non-finite"):
         sample_adaptively(lambda: float("nan"), warmup=0, clock_fn=FakeClock(0.0))

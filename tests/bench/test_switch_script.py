@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import own_kernels  # noqa: E402,F401
+from switch_fixtures import own_kernels  # noqa: F401
+from fake_driver import patch_driver
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,8 +28,7 @@ def cost_driver(monkeypatch, own_kernels):
     from fake_switch_costs import FakeCostDriver
 
     fake = FakeCostDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

@@ -3,15 +3,12 @@ launched and device memory per node uploaded (tests/helpers/fake_switch_costs): 
 contrast measures what it names, and a goal is met only where the difference is shown."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import own_kernels  # noqa: E402,F401
+from switch_fixtures import own_kernels  # noqa: F401
 
-from cugraphlab.bench.graphs.switch_sweep import (  # noqa: E402
+from cugraphlab.bench.graphs.switch_sweep import (
     IF_BY_SWITCH,
     IF_REF,
     SWITCH_ONE_HOT,
@@ -19,7 +16,8 @@ from cugraphlab.bench.graphs.switch_sweep import (  # noqa: E402
     sweep_ks,
     switch_of,
 )
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
+from cugraphlab.core.errors import InvalidArgumentError
+from fake_driver import patch_driver
 
 US_PER_NODE = 0.5
 
@@ -29,8 +27,7 @@ def cost_driver(monkeypatch, own_kernels):
     from fake_switch_costs import FakeCostDriver
 
     fake = FakeCostDriver(us_per_node=US_PER_NODE)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 
@@ -133,8 +130,7 @@ def test_memory_below_a_page_is_not_measurable(monkeypatch, own_kernels):
     from fake_switch_costs import FakeCostDriver
 
     fake = FakeCostDriver(bytes_per_node=8)  # 8 rounds x 64 copies x 34 nodes x 8 B: far below one 2 MiB page
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     from cugraphlab import Device
     from cugraphlab.report.switch import render_switch
 
@@ -150,8 +146,7 @@ def test_memory_rounds_stop_where_the_driver_refuses_more_executables(monkeypatc
     from fake_switch_costs import FakeCostDriver
 
     fake = FakeCostDriver(max_execs=3 * 8 * 5 + 2)  # three rounds of 8 copies of both sets, then a refusal
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     (s, g), _made = _holding(fake, repeats=6, batch=8)
     assert len(s.memory_bytes) == len(g.memory_bytes) == 3
     assert s.note.startswith("memory rounds stopped after 3 of 8: ") and "CUDA_ERROR_OUT_OF_MEMORY" in s.note

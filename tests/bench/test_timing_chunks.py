@@ -3,26 +3,23 @@ times add up to the loop's, boundaries on whole grains), interleave keeps 10 sam
 where a variant cannot be split, and Timings.keep writes the chunk samples a diff needs."""
 from __future__ import annotations
 
-import pathlib
-import sys
 import time
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.fake_timed_driver import TimedFakeDriver  # noqa: E402
+from fake_timed_driver import TimedFakeDriver
 
-from cugraphlab.bench.records.record import Record  # noqa: E402
-from cugraphlab.bench.timing import (CHUNKS, Variant, chunk_sizes, interleave, paced,  # noqa: E402
+from cugraphlab.bench.records.record import Record
+from cugraphlab.bench.timing import (CHUNKS, Variant, chunk_sizes, interleave, paced,
                                      timed_chunks, timed_loop)
+from fake_driver import patch_driver
 
 
 @pytest.fixture
 def timed_driver(monkeypatch):
     fake = TimedFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     assert fake.live() == [] and fake.released_twice() == []
 

@@ -4,16 +4,6 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.core.errors import NoDeviceError
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 def test_run_defaults_are_the_classic_experiment():

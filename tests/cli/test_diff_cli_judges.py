@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 
-from helpers.fake_nvbench import write_nvbench_json  # noqa: E402
-from helpers.synthetic_records import noisy, probe_record, run_record  # noqa: E402
+from fake_nvbench import write_nvbench_json
+from synthetic_records import noisy, probe_record, run_record
 
-from test_diff_cli import _bad, _run, _write, cli  # noqa: E402,F401  (the same funnel and fixture)
+from test_diff_cli import _bad, _run, _write, cli  # noqa: F401  (the same funnel and fixture)
 
 
 @pytest.fixture

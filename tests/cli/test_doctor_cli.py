@@ -9,10 +9,9 @@ import sys
 import textwrap
 
 import pytest
+from fake_driver import patch_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 
 
 def _cli_module():
@@ -89,8 +88,7 @@ def test_a_script_that_raises_exits_1(tmp_path, capsys):
 def test_a_script_whose_capture_fails_gets_its_diagnosis_and_exit_1(tmp_path, capsys, monkeypatch):
     from capture_driver import CaptureFakeDriver
 
-    monkeypatch.setattr("cugraphlab.core._calls._driver", CaptureFakeDriver())
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, CaptureFakeDriver())
     script = tmp_path / "user_script.py"
     script.write_text(textwrap.dedent("""
         import cugraphlab as cgl

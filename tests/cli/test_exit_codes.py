@@ -6,16 +6,6 @@ import pytest
 
 from cugraphlab import cli
 from cugraphlab.bench.compare.records import CompareResult, StackRow
-from cugraphlab.core.errors import NoDeviceError
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 def _one_line(capsys, command: str) -> str:
@@ -37,7 +27,7 @@ def test_compare_without_a_gpu_is_one_line_and_exit_2_before_any_worker(no_gpu, 
     def refuse(*a, **k):
         raise AssertionError("a worker was started without a GPU")
 
-    monkeypatch.setattr("cugraphlab.bench.compare.measure.compare_checked", refuse)
+    monkeypatch.setattr("cugraphlab.bench.compare.session.compare_checked", refuse)
     monkeypatch.setattr("cugraphlab.bench.compare.compare_checked", refuse)
     assert cli.main(["compare", "--stacks", "torch"]) == 2
     assert "no usable GPU" in _one_line(capsys, "compare")
@@ -117,12 +107,13 @@ def test_a_size_larger_than_free_memory_is_bad_input(fake_driver, monkeypatch, c
 
 
 def test_info_without_a_driver_shows_what_it_can_know(no_gpu, capsys):
-    assert cli.main(["info"]) == 2
+    """info works without a GPU (the README says so): its facts, then why no GPU answered, and exit 0."""
+    assert cli.main(["info"]) == 0
     out, err = capsys.readouterr()
     assert "cuda-bindings" in out and "NVRTC" in out and "archs: sm_" in out and "compile cache" in out
-    assert "fit:" in out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "no usable GPU" in lines[0]
+    assert "fit:" in out and err == ""
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("no usable GPU: ") and "compile, diff, show and info run without one" in last
 
 
 def test_version(capsys):

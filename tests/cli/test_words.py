@@ -13,15 +13,6 @@ from cugraphlab.core.errors import NoDeviceError
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-
-
 def test_compile_without_a_gpu_heads_its_table_with_a_colon():
     from cugraphlab.experiment.kernel_set import CompileReport
     from cugraphlab.report.run import render_compile
@@ -68,7 +59,7 @@ def test_a_cache_dir_that_is_a_file_is_said_to_be_unusable(tmp_path, monkeypatch
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("x")
     monkeypatch.setenv("CUGRAPHLAB_CACHE_DIR", str(blocker))
-    assert cli.main(["info"]) == 2
+    assert cli.main(["info"]) == 0
     out = capsys.readouterr().out
     line = next(line for line in out.splitlines() if line.startswith("compile cache:"))
     assert line == (f"compile cache: {blocker} (not usable: {blocker} is a file, not a folder; every kernel is "

@@ -30,9 +30,9 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fake_module(cache):
-    from native_launch_fake import FakeDriver
+    from native_launch_fake import NativeLaunchFakeDriver
 
-    return FakeDriver(cache)
+    return NativeLaunchFakeDriver(cache)
 
 
 @pytest.fixture

@@ -2,11 +2,9 @@
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: fake_driver
 
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cugraphlab.core.errors import NoDeviceError
+from fake_driver import refuse_device
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
@@ -16,11 +16,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_an_example_without_a_gpu_is_one_line_and_exit_2(path, monkeypatch, capsys):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    refuse_device(monkeypatch)
     monkeypatch.setattr(sys, "argv", [str(path)])
     with pytest.raises(SystemExit) as stop:
         runpy.run_path(str(path), run_name="__main__")

@@ -8,6 +8,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+from fake_driver import patch_driver
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "16_own_kernel.py"
 
@@ -22,8 +23,7 @@ def sim(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy -> ImportError: the lesson skips that part
     fake = SimDriver()
     saxpy_kernels(fake)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     gc.collect()
 

@@ -2,17 +2,14 @@
 toolkit header when one fits, and it holds the three decision kernels."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import own_kernels  # noqa: E402,F401
+from switch_fixtures import own_kernels  # noqa: F401
 
-from cugraphlab.core.cache import Cache  # noqa: E402
-from cugraphlab.core.program import compile_source  # noqa: E402
-from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir  # noqa: E402
+from cugraphlab.core.cache import Cache
+from cugraphlab.core.program import compile_source
+from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir
 
 KERNELS = ("cond_switch", "cond_one_hot", "cond_sign")
 

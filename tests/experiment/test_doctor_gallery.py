@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import gc
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
 
-import pytest  # noqa: E402
+import pytest
 
-from capture_driver import CaptureFakeDriver  # noqa: E402
+from capture_driver import CaptureFakeDriver
+from fake_driver import patch_driver
 
 
 @pytest.fixture(scope="module")
 def results():
     mp = pytest.MonkeyPatch()
     fake = CaptureFakeDriver()
-    mp.setattr("cugraphlab.core._calls._driver", fake)
-    mp.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(mp, fake)
     from cugraphlab import Device
     from cugraphlab.experiment.doctor_gallery import run_gallery
 

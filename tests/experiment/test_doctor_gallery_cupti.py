@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import gc
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
 
-import pytest  # noqa: E402
+import pytest
 
-from fake_cupti import CuptiCaptureDriver, FakeCupti  # noqa: E402
+from fake_cupti import CuptiCaptureDriver, FakeCupti
+from fake_driver import patch_driver
 
 
 def _run(cupti_on: bool):
@@ -23,8 +21,7 @@ def _run(cupti_on: bool):
     mp = pytest.MonkeyPatch()
     fake_cupti = FakeCupti()
     fake = CuptiCaptureDriver(fake_cupti)
-    mp.setattr("cugraphlab.core._calls._driver", fake)
-    mp.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(mp, fake)
     mp.setattr(doctor_cupti, "_loaded", doctor_cupti.CuptiLibrary(fake_cupti, "/fake/libcupti.so.13", "test"))
     try:
         with Device(0) as dev:

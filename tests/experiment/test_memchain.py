@@ -4,14 +4,12 @@ lifetime."""
 from __future__ import annotations
 
 import gc
-import pathlib
 import struct
-import sys
 import weakref
 
 import pytest
 
-import fake_memnodes  # tests/helpers is on sys.path (tests/conftest.py)
+import fake_memnodes
 
 
 @pytest.fixture

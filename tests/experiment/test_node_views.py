@@ -8,15 +8,12 @@ checks pass."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cugraphlab.core._calls import tracing  # noqa: E402
+from cugraphlab.core._calls import tracing
 
 OPS = ("add", "mul", "sub", "relu")
 KERNELS = ["KERNEL"] * 4

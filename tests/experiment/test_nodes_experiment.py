@@ -3,15 +3,12 @@ graphs keep alive, and the refused device-launch instantiate. Kernels are really
 from __future__ import annotations
 
 import gc
-import sys
 import weakref
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
 
-from fake_nodes import install  # noqa: E402
+from fake_nodes import install
 
 
 @pytest.fixture

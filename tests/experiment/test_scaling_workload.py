@@ -7,6 +7,7 @@ import pytest
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.core.module import Kernel
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape, branch_lengths, scaling_kernel_names
+from fake_driver import patch_driver
 
 NAMES = ("empty", "add", "mul", "sub", "relu", "fused")
 
@@ -23,8 +24,7 @@ def gfake(monkeypatch):
     from graph_fake import GraphFakeDriver
 
     fake = GraphFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

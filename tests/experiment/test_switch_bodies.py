@@ -2,16 +2,13 @@
 chains, and one IF node decided by either kernel (tests/helpers/fake_conditional, no GPU)."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import cond_driver, own_kernels  # noqa: E402,F401
+from switch_fixtures import cond_driver, own_kernels  # noqa: F401
 
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
-from cugraphlab.experiment.branches import (  # noqa: E402
+from cugraphlab.core.errors import InvalidArgumentError
+from cugraphlab.experiment.branches import (
     condition_value,
     identical_chains,
     selected_body,

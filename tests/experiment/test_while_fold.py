@@ -4,15 +4,12 @@ folded launch's arguments, the kernel compiled by NVRTC with and without the CUD
 argument checks before any GPU work."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import ROOT, cond_driver, own_kernels  # noqa: E402,F401
+from switch_fixtures import ROOT, cond_driver, own_kernels  # noqa: F401
 
-from cugraphlab.core._calls import tracing  # noqa: E402
+from cugraphlab.core._calls import tracing
 
 GRAPH_CALLS = {"cuGraphCreate", "cuGraphAddMemsetNode", "cuGraphConditionalHandleCreate", "cuGraphAddNode",
                "cuGraphAddKernelNode"}

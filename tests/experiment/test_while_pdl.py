@@ -8,13 +8,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import ROOT, own_kernels  # noqa: E402,F401
+from switch_fixtures import ROOT, own_kernels  # noqa: F401
+from fake_driver import patch_driver
 
 PROGRAMMATIC = (1, 1, 0)  # (type PROGRAMMATIC, from port PROGRAMMATIC, to port 0)
 
@@ -23,8 +21,7 @@ def _install(monkeypatch, **kw):
     from fake_pdl_body import FakePdlBodyDriver
 
     fake = FakePdlBodyDriver(**kw)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

@@ -3,19 +3,16 @@ the graphs the chain lesson builds (on tests/helpers/fake_conditional.FakeCondit
 from __future__ import annotations
 
 import ctypes
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import cond_driver, install, own_kernels  # noqa: E402,F401
+from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
 
-from cuda.bindings import driver as real  # noqa: E402
+from cuda.bindings import driver as real
 
-from cugraphlab.core.errors import InvalidArgumentError, UnsupportedError  # noqa: E402
-from cugraphlab.graphs.conditional import (  # noqa: E402
+from cugraphlab.core.errors import InvalidArgumentError, UnsupportedError
+from cugraphlab.graphs.conditional import (
     MAX_SWITCH_BODIES,
     add_conditional_node,
     add_if_else_node,

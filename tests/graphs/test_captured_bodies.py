@@ -4,16 +4,13 @@ never destroyed by us; every handle released once)."""
 from __future__ import annotations
 
 import gc
-import sys
 import weakref
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
-from switch_fixtures import cond_driver, install, own_kernels  # noqa: E402,F401
+from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
 
-from cugraphlab.core._calls import tracing  # noqa: E402
+from cugraphlab.core._calls import tracing
 
 GRAPH_CALLS = {"cuGraphCreate", "cuGraphAddMemsetNode", "cuGraphConditionalHandleCreate", "cuGraphAddNode",
                "cuGraphAddNode_v2", "cuGraphAddKernelNode", "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph",

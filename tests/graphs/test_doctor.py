@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import gc
 import pathlib
-import sys
 import threading
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
 
-import pytest  # noqa: E402
+import pytest
 
-from capture_driver import CaptureFakeDriver  # noqa: E402
+from capture_driver import CaptureFakeDriver
 
-from cugraphlab.core._calls import cu, observing  # noqa: E402
-from cugraphlab.core.errors import CaptureError  # noqa: E402
-from cugraphlab.graphs.capture import capture, fork, join  # noqa: E402
-from cugraphlab.graphs.doctor import Doctor, classify, explain_all, explaining  # noqa: E402
+from cugraphlab.core._calls import cu, observing
+from cugraphlab.core.errors import CaptureError
+from cugraphlab.graphs.capture import capture, fork, join
+from cugraphlab.graphs.doctor import Doctor, classify, explain_all, explaining
+from fake_driver import patch_driver
 
 THIS = pathlib.Path(__file__).name
 
@@ -25,8 +23,7 @@ THIS = pathlib.Path(__file__).name
 @pytest.fixture
 def drv(monkeypatch):
     fake = CaptureFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     # Objects a test dropped are released now, by this fake: collected later, under another test's fake, their
     # release would fail and the error path would load the real driver library from inside a finalizer.

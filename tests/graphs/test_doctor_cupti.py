@@ -8,19 +8,18 @@ import pathlib
 import sys
 import threading
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "helpers"))
 
-import pytest  # noqa: E402
+import pytest
 
-from fake_cupti import CallbackDomain, CuptiCaptureDriver, FakeCupti  # noqa: E402
+from fake_cupti import CallbackDomain, CuptiCaptureDriver, FakeCupti
 
-from cugraphlab.core._calls import cu, observing  # noqa: E402
-from cugraphlab.core.errors import CaptureError, UnsupportedError  # noqa: E402
-from cugraphlab.graphs import doctor_cupti  # noqa: E402
-from cugraphlab.graphs.capture import capture  # noqa: E402
-from cugraphlab.graphs.doctor import explain_all, run_explained  # noqa: E402
-from cugraphlab.graphs.doctor_cupti import CuptiBusyError, CuptiLibrary, normalize  # noqa: E402
+from cugraphlab.core._calls import cu, observing
+from cugraphlab.core.errors import CaptureError, UnsupportedError
+from cugraphlab.graphs import doctor_cupti
+from cugraphlab.graphs.capture import capture
+from cugraphlab.graphs.doctor import explain_all, run_explained
+from cugraphlab.graphs.doctor_cupti import CuptiBusyError, CuptiLibrary, normalize
+from fake_driver import patch_driver
 
 THIS = pathlib.Path(__file__).name
 DRIVER = int(CallbackDomain.DRIVER_API)
@@ -39,8 +38,7 @@ def cupti(monkeypatch):
 @pytest.fixture
 def drv(monkeypatch, cupti):
     fake = CuptiCaptureDriver(cupti)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     gc.collect()
     assert not observing(), "an observer was left registered"

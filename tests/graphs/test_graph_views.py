@@ -4,7 +4,6 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.core.errors import NoDeviceError
 from cugraphlab.graphs.inspect import Topology
 from cugraphlab.graphs.build import kernel_node_params
 from cugraphlab.graphs.inspect import same_topology
@@ -109,15 +108,6 @@ def test_update_command_parses():
                                   ["update", "--repeats", "0"], ["update", "--size", "x"]])
 def test_bad_graph_options_exit_2(argv):
     assert cli.main(argv) == 2
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 @pytest.mark.parametrize("command", [["graph"], ["graph", "--mode", "explicit"], ["graph", "--mode", "forkjoin"],

@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-import fake_memnodes  # tests/helpers is on sys.path (tests/conftest.py)
+import fake_memnodes
 
 
 @pytest.fixture

@@ -4,16 +4,12 @@ priorities and cuGraphInstantiateWithParams' named refusal. Driver: tests/helper
 from __future__ import annotations
 
 import gc
-import sys
 import weakref
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
 
-from fake_nodes import install  # noqa: E402
+from fake_nodes import install
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 from cugraphlab import cli
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.program import compile_source
-from cugraphlab.core.errors import CompileError, NoDeviceError, UnsupportedError
+from cugraphlab.core.errors import CompileError, UnsupportedError
 from cugraphlab.experiment.conditional import build_while_graph, predict_until
 from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir
 from cugraphlab.graphs.pdl import PDL_OPTIONS, require_pdl
@@ -140,15 +140,6 @@ def test_pdl_and_conditional_options_parse():
                                   ["conditional", "--iterations", "0"], ["conditional", "--repeats", "-1"]])
 def test_bad_pdl_and_conditional_options_exit_2(argv):
     assert cli.main(argv) == 2
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 @pytest.mark.parametrize("command", [["pdl", "--iters", "10"], ["conditional", "--iterations", "10"]])

@@ -8,9 +8,8 @@ import gc
 
 import pytest
 from cuda.bindings import driver as real
-from fake_driver import OK, FakeDriver
+from fake_driver import FakeDriver, OK, patch_driver
 
-from cugraphlab.core import _calls
 
 POISON = 0xDEAD
 
@@ -61,9 +60,7 @@ class ViewsDriver(FakeDriver):
 @pytest.fixture
 def fake(monkeypatch):
     f = ViewsDriver()
-    monkeypatch.setattr(_calls, "_driver", f)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    return f
+    return patch_driver(monkeypatch, f)
 
 
 def test_the_fake_struct_really_poisons_a_view_it_outlives():

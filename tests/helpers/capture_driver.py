@@ -18,16 +18,13 @@ stream. ``foreign_invalidate(stream)`` plays a call the door does not see (CuPy,
 """
 from __future__ import annotations
 
-import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cuda.bindings import driver as _real  # noqa: E402
+from cuda.bindings import driver as _real
 
-from fake_driver import OK, FakeDriver  # noqa: E402
+from fake_driver import OK, FakeDriver
 
 R = _real.CUresult
 S = _real.CUstreamCaptureStatus

@@ -17,13 +17,10 @@ What the model keeps, and what a test can assert on:
 from __future__ import annotations
 
 import ctypes
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for fake_driver
 
-from cuda.bindings import driver as _real  # noqa: E402
-from fake_driver import OK, FakeDriver  # noqa: E402
+from cuda.bindings import driver as _real
+from fake_driver import OK, FakeDriver
 
 T = _real.CUgraphNodeType
 _PHGRAPH_OFFSET = 16  # CUDA_CONDITIONAL_NODE_PARAMS: handle (8), type (4), size (4), phGraph_out (8), ctx (8)

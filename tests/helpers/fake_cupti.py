@@ -13,16 +13,13 @@ from __future__ import annotations
 import ctypes
 import enum
 import itertools
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import capture_driver  # noqa: E402
-import fake_driver  # noqa: E402
-from capture_driver import CaptureFakeDriver  # noqa: E402
+import capture_driver
+import fake_driver
+from capture_driver import CaptureFakeDriver
 
-from cugraphlab.graphs.doctor_cupti import treat_as_library  # noqa: E402
+from cugraphlab.graphs.doctor_cupti import treat_as_library
 
 for _path in (__file__, capture_driver.__file__, fake_driver.__file__):  # the fakes stand for C: not user frames
     treat_as_library(_path)

@@ -3,15 +3,12 @@
 and nvJitLink (the link itself is tested for real in tests/core/test_link.py where libcudadevrt.a is found)."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 HELPERS = Path(__file__).resolve().parent
 ROOT = HELPERS.parents[1]
-if str(HELPERS) not in sys.path:  # conftest.py puts it there too
-    sys.path.insert(0, str(HELPERS))
 
-from fake_driver import OK, FakeDriver, _real  # noqa: E402
+from fake_driver import FakeDriver, OK, _real, patch_driver
 
 KERNELS = ROOT / "kernels"
 
@@ -93,8 +90,7 @@ def install(monkeypatch, fake=None):
     from cugraphlab.core.program import Compiled
 
     fake = fake or DevlaunchFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     monkeypatch.setattr(sources, "kernel_dir", lambda: KERNELS)
     monkeypatch.setattr(link, "find_cudadevrt", lambda: "/nonexistent/libcudadevrt.a")
 

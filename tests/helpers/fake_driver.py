@@ -274,3 +274,75 @@ class FakeDriver:
 
     def cuGraphLaunch(self, exe, stream):
         return (OK,)
+
+
+# --- the one seam: which driver cugraphlab talks to -------------------------------------------------------------
+# cugraphlab.core sends every driver call through ``core._calls._driver`` (and the few ctypes calls through
+# ``_calls._libcuda``) and runs cuInit once per process (``core.device._initialised``). Tests name those private
+# globals here and nowhere else: ``use_driver`` (a context manager), ``patch_driver`` (through pytest's monkeypatch,
+# undone at the test's teardown), ``refuse_device`` (no driver at all),
+# ``install_driver`` (for good, in a worker process) and ``current_driver``; the fixtures ``fake_driver`` and
+# ``no_gpu`` (tests/conftest.py) are made of them.
+_DRIVER, _LIBCUDA, _INITIALISED = ("cugraphlab.core._calls._driver", "cugraphlab.core._calls._libcuda",
+                                   "cugraphlab.core.device._initialised")
+
+
+def patch_driver(monkeypatch, fake, libcuda=None):
+    """cugraphlab talks to ``fake`` (and ``libcuda``, where given, for its ctypes calls) until the test ends; cuInit
+    is run again (on the fake) at the next call. Returns ``fake``."""
+    monkeypatch.setattr(_DRIVER, fake)
+    if libcuda is not None:
+        monkeypatch.setattr(_LIBCUDA, libcuda)
+    monkeypatch.setattr(_INITIALISED, False)
+    return fake
+
+
+def current_driver():
+    """What cugraphlab talks to now: the bindings' driver module or a fake."""
+    import cugraphlab.core._calls as calls
+
+    return calls._driver
+
+
+def install_driver(fake):
+    """cugraphlab talks to ``fake`` for the rest of this process (a worker process of a test, which ends with it)."""
+    import cugraphlab.core._calls as calls
+    import cugraphlab.core.device as device
+
+    calls._driver, device._initialised = fake, False
+    return fake
+
+
+def refuse_device(monkeypatch, message: str = "no NVIDIA driver found (forced by the test)"):
+    """cugraphlab finds no driver until the test ends: its cuInit raises NoDeviceError(``message``)."""
+    from cugraphlab.core.errors import NoDeviceError
+
+    def refuse(*args, **kwargs):
+        raise NoDeviceError(message)
+
+    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
+    monkeypatch.setattr(_INITIALISED, False)
+
+
+class use_driver:  # noqa: N801 (used as a function: ``with use_driver(fake):``)
+    """``with use_driver(fake) as fake:``: cugraphlab talks to ``fake`` inside the block, to what it talked to
+    before after it. On the way out the objects the block dropped are collected while the fake is still in place:
+    a finalizer run later, under another fake or the real bindings, could release a handle into the wrong driver."""
+
+    def __init__(self, fake, libcuda=None):
+        self.fake, self.libcuda = fake, libcuda
+
+    def __enter__(self):
+        import pytest
+
+        self._patch = pytest.MonkeyPatch()
+        return patch_driver(self._patch, self.fake, self.libcuda)
+
+    def __exit__(self, *exc):
+        import gc
+
+        try:
+            gc.collect()
+        finally:
+            self._patch.undo()
+        return False

@@ -3,7 +3,7 @@ so their whole logic runs on a machine without a GPU (the figures mean nothing t
 from __future__ import annotations
 
 from cuda.bindings import driver as _real
-from fake_driver import OK
+from fake_driver import OK, patch_driver
 from fake_timed_driver import TimedFakeDriver
 
 
@@ -77,8 +77,7 @@ class FakeNativeFloor:
 def install_floor_driver(monkeypatch) -> FloorFakeDriver:
     """A FloorFakeDriver made the package's driver for one test (device state reset): the floor studies' fixture."""
     fake = FloorFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

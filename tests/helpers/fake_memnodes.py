@@ -19,7 +19,7 @@ import ctypes
 
 from cuda.bindings import driver as _real
 
-from fake_driver import OK, FakeDriver  # tests/helpers is on sys.path (tests/conftest.py)
+from fake_driver import FakeDriver, OK, patch_driver
 
 INVALID_VALUE = _real.CUresult.CUDA_ERROR_INVALID_VALUE
 T = _real.CUgraphNodeType
@@ -311,6 +311,5 @@ class FakeMemDriver(FakeDriver):
 def install(monkeypatch) -> FakeMemDriver:
     """cugraphlab talking to a FakeMemDriver (as conftest's ``fake_driver`` fixture does with FakeDriver)."""
     fake = FakeMemDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake

@@ -1,5 +1,5 @@
 """Native-way factories for the paired cuGraphExecUpdate measurement on the fake driver: real
-``graphs.native_update`` objects (their C built with the system compiler) whose entry points are ctypes callbacks
+``studies.exec_update.native_update`` objects (their C built with the system compiler) whose entry points are ctypes callbacks
 updating ``ExecUpdateFakeDriver``'s ledger, so the measurement's checks see whether the executable really moved."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def native_factories(fake, cache, *, noop_set_params: bool = False):
     logs ("native", exec, graph); each set-params callback checks that the struct it got points at its launch's
     packed arguments (``fake.bad_params`` counts the ones that do not) and moves the executable to the graph whose
     arguments the launch holds (nothing with ``noop_set_params``)."""
-    from cugraphlab.graphs.native_update import NativeExecUpdate, NativeKernelNodeSetParams
+    from studies.exec_update.native_update import NativeExecUpdate, NativeKernelNodeSetParams
 
     keep = fake.__dict__.setdefault("_native_keep", [])
     fake.bad_params = 0

@@ -6,14 +6,11 @@ them)."""
 from __future__ import annotations
 
 import ctypes
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cuda.bindings import driver as _real  # noqa: E402
+from cuda.bindings import driver as _real
 
-from fake_driver import OK, FakeDriver  # noqa: E402
+from fake_driver import FakeDriver, OK, patch_driver
 
 HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _T = _real.CUgraphNodeType
@@ -277,7 +274,4 @@ class FakeLibcuda:
 def install(monkeypatch) -> FakeNodesDriver:
     """cugraphlab talking to a FakeNodesDriver (and its libcuda), cuInit reset."""
     fake = FakeNodesDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core._calls._libcuda", FakeLibcuda(fake))
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    return fake
+    return patch_driver(monkeypatch, fake, FakeLibcuda(fake))

@@ -13,14 +13,11 @@ of creation; ``launch_kinds`` every captured launch as "plain" or "programmatic"
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cuda.bindings import driver as _real  # noqa: E402
-from fake_conditional import FakeConditionalDriver  # noqa: E402
-from fake_driver import OK  # noqa: E402
+from cuda.bindings import driver as _real
+from fake_conditional import FakeConditionalDriver
+from fake_driver import OK
 
 T = _real.CUgraphNodeType
 R = _real.CUresult

@@ -2,7 +2,7 @@
 launch configurations a measurement really used (the figures of the fake's clock mean nothing)."""
 from __future__ import annotations
 
-from fake_driver import OK
+from fake_driver import OK, patch_driver
 from fake_floor import FloorFakeDriver
 
 
@@ -20,7 +20,6 @@ def install_shape_driver(monkeypatch, root) -> ShapeFakeDriver:
     """A ShapeFakeDriver (4 MiB of L2) in place of cuda.bindings' driver, a fresh device init, and ``root``'s kernels/
     (kernels/l2read.cu is new: the installed package may point at another checkout)."""
     fake = ShapeFakeDriver(l2_bytes=4 << 20)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: root / "kernels")
     return fake

@@ -1,7 +1,7 @@
 """A fake driver that keeps real graphs: nodes and edges added explicitly or by stream capture (fork/join included).
 
-Extends tests/fake_driver.FakeDriver (import it with tests/ on sys.path). What capture does is modelled on the CUDA
-semantics the workload relies on: a capturing stream's launches become nodes after the stream's current
+Extends tests/helpers/fake_driver.FakeDriver (tests/helpers is on sys.path: pyproject's pythonpath). What capture
+does is modelled on the CUDA semantics the workload relies on: a capturing stream's launches become nodes after the stream's current
 dependencies; ``cuEventRecord`` on a capturing stream remembers them; ``cuStreamWaitEvent`` of such an event brings
 another stream into the capture (or adds the event's nodes to its dependencies); ``cuStreamEndCapture`` fails with
 CUDA_ERROR_STREAM_CAPTURE_UNJOINED when a stream's work does not flow back into the origin. Mapped host memory

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 
 import pytest
+from fake_driver import patch_driver
 
 
 @pytest.fixture
@@ -13,8 +14,7 @@ def drv(monkeypatch):
     from fake_interop import InteropDriver
 
     fake = InteropDriver(device_count=2)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
     gc.collect()
 

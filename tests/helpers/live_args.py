@@ -9,13 +9,11 @@ of benchmarks/nodes.py). ``LiveArgs`` records every PackedArgs made while instal
 """
 from __future__ import annotations
 
-import sys
 import weakref
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fake_nodes import FakeNodesDriver, FakeLibcuda  # noqa: E402
+from fake_nodes import FakeNodesDriver, FakeLibcuda
+from fake_driver import patch_driver
 
 
 class LiveArgs:
@@ -73,7 +71,4 @@ class LiveArgsDriver(FakeNodesDriver):
 def install(monkeypatch) -> LiveArgsDriver:
     """cugraphlab talking to a LiveArgsDriver (and its libcuda); ``fake.args`` is the LiveArgs record."""
     fake = LiveArgsDriver(LiveArgs(monkeypatch))
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core._calls._libcuda", FakeLibcuda(fake))
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
-    return fake
+    return patch_driver(monkeypatch, fake, FakeLibcuda(fake))

@@ -87,7 +87,7 @@ class FakeRecord(ctypes.Structure):
                 ("flag_seen", ctypes.c_int32)]
 
 
-class FakeDriver:
+class NativeLaunchFakeDriver:
     """The compiled fakes: ``launch`` / ``graph_launch`` addresses and ``rec`` (the record, read and written in
     place). ``reset()`` zeroes the record."""
 

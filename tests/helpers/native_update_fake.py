@@ -1,4 +1,5 @@
-"""A fake cuGraphExecUpdate_v2 / cuGraphExecKernelNodeSetParams_v2 in C for graphs.native_update's CPU tests.
+"""A fake cuGraphExecUpdate_v2 / cuGraphExecKernelNodeSetParams_v2 in C, for the CPU tests of the exec_update
+study's native update (benchmarks/studies/exec_update/native_update.py).
 
 The fakes record the arguments of their last call and a call count in one static struct. The update fake writes the
 result info the way the driver does (``info_result`` / ``info_node`` / ``info_from`` set by the test) before

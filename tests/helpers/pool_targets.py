@@ -16,13 +16,11 @@ def pid_reply(spec, options, device=None):
 
 def fake_measure_spec(spec, options, device=None):
     """measure_spec on the fake driver (installed in this worker on first use)."""
-    import cugraphlab.core._calls as calls
-    import cugraphlab.core.device as devmod
+    from fake_driver import current_driver, install_driver
     from fake_measure import MeasureFakeDriver
 
-    if not isinstance(calls._driver, MeasureFakeDriver):
-        calls._driver = MeasureFakeDriver()
-        devmod._initialised = False
+    if not isinstance(current_driver(), MeasureFakeDriver):
+        install_driver(MeasureFakeDriver())
     from cugraphlab.bench.measure.processes import measure_spec
 
     return measure_spec(spec, options)

@@ -2,14 +2,12 @@
 kernel sources read from this checkout (an editable install may point cugraphlab.kernels at another tree)."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from fake_driver import patch_driver
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "helpers"))
 
 
 @pytest.fixture
@@ -22,8 +20,7 @@ def install(monkeypatch, **kw):
     from fake_conditional import FakeConditionalDriver
 
     fake = FakeConditionalDriver(**kw)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     return fake
 
 

@@ -1,4 +1,4 @@
-"""The capstone's kernels (notebooks/kernels/mlp.cu), checked without a GPU in two ways.
+"""The capstone's kernels (kernels/mlp.cu, shipped in the wheel as cugraphlab.kernels), checked without a GPU in two ways.
 
 NVRTC compiles them for a T4 (sm_75) and an H200 (sm_90) with no fused multiply-add in the PTX (the bit-exact
 promise needs each product and sum rounded on its own). Then the same source runs on the CPU: a small C++ harness
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNELS = ROOT / "notebooks" / "kernels" / "mlp.cu"
+KERNELS = ROOT / "kernels" / "mlp.cu"
 NOTEBOOK = ROOT / "notebooks" / "src" / "16_capstone_mlp.py"
 
 HARNESS = r'''

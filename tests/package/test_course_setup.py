@@ -1,48 +1,35 @@
-"""The course's setup cell on a fresh runtime: the nearest thing to a new Colab session this machine has.
+"""The whole course on a fresh runtime, from the wheel alone: the nearest thing to a class's first Colab session.
 
-Notebook 01's code cells run one by one (no Jupyter: the fresh environment has none) in a new virtual environment
-outside the checkout, whose working folder holds a cugraphlab wheel built from this tree (`pip wheel --no-deps`),
-as a student's upload would. The setup cell must say what it tried, in order (not importable, no checkout, no
-configured source, the uploaded wheel), install the wheel with its dependencies from the package index, and never
-raise; without a GPU every GPU cell must then print its one "needs a GPU: ..." line, the record cell must say that
-the record is not here (no checkout, no repository configured), the CPU cells (the CUDA source from the installed
-wheel, NVRTC, NumPy) must run, and the exercise checks must say "not answered yet". Runs once in CI (the CUDA 13
-step; it needs the package index).
+A new virtual environment outside the checkout, whose working folder holds a cugraphlab wheel built from this tree
+(`pip wheel --no-deps`), as a student's upload would, and IPython and matplotlib (which Colab has). Notebook 01's
+setup cell must say what it tried, in order (not importable, no checkout, no configured source, the uploaded wheel),
+install the wheel with its dependencies from the package index, and never raise. Then every course notebook and
+every solutions notebook runs there, each in its own process, its code cells through IPython as Jupyter would run
+them (tests/package/notebook_runner.py: no Jupyter kernel, so it stays fast): without a GPU no cell fails, every GPU
+cell prints its one "needs a GPU: ..." line, every record cell prints what the committed notebook shows (the record
+travels in the wheel) and displays nothing more, every check says "not answered yet" (course) or "passed"
+(solutions), and no cell's output floods the page. In the solutions notebooks every check that runs without a GPU
+must also reject a plausible wrong answer (tests/package/exercise_wrong_answers.py). Runs once in CI (the CUDA 13 step; it needs the package index).
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "notebooks" / "01_launch_overhead.ipynb"
+from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
-RUNNER = r'''
-import contextlib, io, json, re, sys
-nb = json.load(open(sys.argv[1]))
-ns = {"__name__": "__main__"}
-results = []
-for i, c in enumerate(nb["cells"]):
-    if c["cell_type"] != "code":
-        continue
-    src = "".join(c["source"])
-    src = re.sub(r"^COURSE_SOURCE = .*$", "COURSE_SOURCE = None  # as in a course without a configured source", src,
-                 flags=re.M)
-    buf, err = io.StringIO(), None
-    with contextlib.redirect_stdout(buf):
-        try:
-            exec(compile(src, f"<cell {i}>", "exec"), ns)
-        except BaseException as e:
-            err = f"{type(e).__name__}: {e}"
-    results.append({"index": i, "tags": c.get("metadata", {}).get("tags", []), "text": buf.getvalue(), "error": err})
-json.dump(results, open(sys.argv[2], "w"))
-'''
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
+    sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
+FIRST = ROOT / "notebooks" / "01_launch_overhead.ipynb"
+RUNNER = Path(__file__).with_name("notebook_runner.py")
+WITH_PICTURES = {"02", "08"}  # their record cells draw a figure (a PNG), and display nothing else
 
 
 def _bindings_major() -> int:
@@ -54,43 +41,134 @@ def _bindings_major() -> int:
         return 0
 
 
-@pytest.mark.skipif(_bindings_major() == 12, reason="runs once in CI, in the cuda-bindings 13 step (it installs "
-                                                    "from the package index into a fresh environment)")
-@pytest.mark.skipif(os.environ.get("CGL_OFFLINE") == "1", reason="CGL_OFFLINE=1: no package index here")
-def test_notebook_01_sets_itself_up_from_an_uploaded_wheel_in_a_fresh_environment(tmp_path):
-    wheels, runtime = tmp_path / "wheels", tmp_path / "content"
-    runtime.mkdir()
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
-                        str(wheels), str(ROOT)], capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    (wheel,) = wheels.glob("cugraphlab-*.whl")
-    (runtime / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
-    env_dir = tmp_path / "env"
+def _gpu_present() -> bool:
+    try:
+        import cugraphlab as cgl
+
+        return cgl.core.device_count() > 0
+    except Exception:
+        return False
+
+
+def _stream(cell) -> str:
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []) if o.get("output_type") == "stream")
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory, built_wheel):
+    """(venv python, runtime folder, wheel name, env): a fresh environment outside the checkout with the wheel
+    uploaded to its working folder, and IPython and matplotlib installed (as on Colab)."""
+    tmp = tmp_path_factory.mktemp("colab")
+    content = tmp / "content"
+    content.mkdir()
+    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/package/conftest.py)
+    (content / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
+    env_dir = tmp / "env"
     venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    (tmp_path / "runner.py").write_text(RUNNER)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    r = subprocess.run([str(python), str(tmp_path / "runner.py"), str(NOTEBOOK), str(tmp_path / "cells.json")],
-                       cwd=runtime, env=env, capture_output=True, text=True, timeout=1200)
+    env["MPLBACKEND"] = "Agg"
+    r = subprocess.run([str(python), "-m", "pip", "install", "-q", "ipython", "matplotlib"], cwd=content, env=env,
+                       capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return python, content, wheel.name, env
+
+
+def _run(runtime, paths):
+    python, content, _, env = runtime
+    out = content.parent / f"cells_{len(paths)}.json"
+    wrong = content.parent / "wrong_answers.json"
+    wrong.write_text(json.dumps(WRONG))
+    r = subprocess.run([str(python), str(RUNNER), str(out), *map(str, paths)], cwd=content,
+                       env={**env, "WRONG_ANSWERS": str(wrong)}, capture_output=True, text=True, timeout=1200)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    cells = json.loads((tmp_path / "cells.json").read_text())
-    errors = [f"cell {c['index']}: {c['error']}" for c in cells if c["error"]]
-    assert not errors, "\n".join(errors)
+    return json.loads(out.read_text())
+
+
+_SKIPS = [pytest.mark.skipif(_bindings_major() == 12, reason="runs once in CI, in the cuda-bindings 13 step (it "
+                                                            "installs from the package index into a fresh environment)"),
+          pytest.mark.skipif(os.environ.get("CGL_OFFLINE") == "1", reason="CGL_OFFLINE=1: no package index here"),
+          pytest.mark.skipif(_gpu_present(), reason="a GPU is present: notebooks/run_all.sh runs them with outputs")]
+
+
+@pytest.fixture(scope="module")
+def first(runtime):
+    (nb,) = _run(runtime, [FIRST])
+    return nb
+
+
+@pytest.fixture(scope="module")
+def everything(runtime, first):
+    return [first] + _run(runtime, [p for p in NOTEBOOKS if p != FIRST])
+
+
+@_SKIPS[0]
+@_SKIPS[1]
+@_SKIPS[2]
+def test_the_setup_cell_installs_the_uploaded_wheel_and_says_what_it_tried(runtime, first):
+    python, content, wheel, env = runtime
+    assert not first.get("crash"), first.get("crash")
+    cells = first["cells"]
     setup, opened = cells[0]["text"], cells[1]["text"]
+    assert cells[0]["error"] is None and cells[1]["error"] is None, cells[0]["error"] or cells[1]["error"]
     steps = ["1. cugraphlab is not importable yet", "2. no checkout of the course", "3. no COURSE_SOURCE",
-             f"4. the uploaded wheel {runtime / wheel.name}", "installed: cugraphlab"]
+             f"4. the uploaded wheel {content / wheel}", "installed: cugraphlab"]
     at = [setup.find(s) for s in steps]
     assert all(i >= 0 for i in at) and at == sorted(at), f"the setup cell said:\n{setup}"
     assert "no GPU here" in opened, opened
-    for c in cells:
-        tags, text = c["tags"], c["text"]
-        if "gpu" in tags:
-            assert text.startswith("needs a GPU: ") and text.count("\n") == 1, f"cell {c['index']}: {text!r}"
-        elif "record" in tags:
-            assert text.startswith("H200 record: ") and "is not here" in text, f"cell {c['index']}: {text!r}"
-        elif "check" in tags:
-            assert "not answered yet" in text, f"cell {c['index']}: {text!r}"
-    assert any('extern "C" __global__ void add(' in c["text"] for c in cells), "the kernel source (from the wheel)"
-    check = subprocess.run([str(python), "-c", "import cugraphlab, sys; print(cugraphlab.__file__)"], cwd=runtime,
+    check = subprocess.run([str(python), "-c", "import cugraphlab; print(cugraphlab.__file__)"], cwd=content,
                            env=env, capture_output=True, text=True)
-    assert str(env_dir) in check.stdout, check.stdout + check.stderr  # the wheel's copy, not the checkout
+    assert str(python.parent.parent) in check.stdout, check.stdout + check.stderr  # the wheel's copy
+
+
+def _problems(nb) -> list[str]:
+    path = Path(nb["path"])
+    name = f"{path.parent.name}/{path.name}" if path.parent.name == "solutions" else path.name
+    if nb.get("crash"):
+        return [f"{name}: the runner crashed: {nb['crash']}"]
+    committed = {c.get("id"): c for c in json.loads(path.read_text())["cells"]}
+    solved = path.parent.name == "solutions"
+    out = []
+    for c in nb["cells"]:
+        where, tags, text = f"{name} cell {c['index']}", c["tags"], c["text"]
+        if c["error"]:
+            out.append(f"{where}: {c['error'][:1500]}")
+            continue
+        kinds = [k for o in c["outputs"] for k in o["data"]]
+        if "gpu" in tags:
+            if not (text.startswith("needs a GPU: ") and text.count("\n") == 1) or c["outputs"]:
+                out.append(f"{where}: expected one 'needs a GPU' line, got {text!r} and {kinds}")
+        elif "record" in tags:
+            if text != _stream(committed[c["id"]]):
+                out.append(f"{where}: prints\n{text}\nbut the committed notebook shows\n"
+                           f"{_stream(committed[c['id']])}\n(python3 notebooks/fill_records.py)")
+            pictures = path.stem[:2] in WITH_PICTURES
+            if any(not k.startswith("image/") and k != "text/plain" for k in kinds) or \
+                    any(o["kind"] == "execute_result" for o in c["outputs"]) or (pictures and "image/png" not in kinds):
+                out.append(f"{where}: a record cell displays {kinds} (its text only{', and its figure' * pictures})")
+        elif "check" in tags:
+            if ("passed" if solved else "not answered yet") not in text or c["outputs"]:
+                out.append(f"{where}: {text!r}, displays {kinds}")
+            n = re.search(r"^exercise (\d+): passed", text, re.M)
+            if solved and n:  # a check that ran (no GPU needed): it must reject the wrong answer
+                wrong = c.get("wrong") or {}
+                if not (wrong.get("error") or "").startswith(f"AssertionError: exercise {n[1]}: not right yet"):
+                    out.append(f"{where}: the check of exercise {n[1]} did not reject {WRONG.get(path.stem[:2] + '-' + n[1])!r}: "
+                               f"{wrong}")
+        lines = text.count("\n")
+        size = len(text.encode()) + sum(len(v.encode()) for o in c["outputs"] for v in o["data"].values())
+        if lines > 80 or size > 512 * 1024:
+            out.append(f"{where}: {lines} lines, {size:,} bytes of output")
+    return out
+
+
+@_SKIPS[0]
+@_SKIPS[1]
+@_SKIPS[2]
+def test_every_notebook_and_solution_runs_clean_from_the_wheel_outside_the_checkout(everything):
+    assert len(everything) == len(NOTEBOOKS) == 32
+    problems = [p for nb in everything for p in _problems(nb)]
+    assert not problems, "\n\n".join(problems)
+    rejected = [c for nb in everything for c in nb["cells"] if (c.get("wrong") or {}).get("error")]
+    assert len(rejected) == 11  # the exercises whose checks need no GPU: 01-1, 01-2, 04-1, 07-1, 08-1, 09-1, 10-1,
+    #                             11-1, 12-1, 13-1, 16-1 (tests/package/test_exercise_checks_gpu.py runs all 34)

@@ -1,6 +1,7 @@
 """The house: floors only point down. Each floor, imported alone in a fresh interpreter, loads no floor above it."""
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -10,12 +11,60 @@ import pytest
 FLOORS = ["core", "graphs", "experiment", "bench", "report", "cli"]
 
 
+#: Imports each module named in argv[1] (a JSON list) from a clean slate: every ``cugraphlab`` module is dropped
+#: from ``sys.modules`` first, so the modules listed after an import are those that import loaded, as in a fresh
+#: interpreter (third-party modules stay loaded: they import no cugraphlab module). One interpreter for all of them
+#: instead of one each: the check costs one start-up, not two hundred.
+_PROBE = r"""
+import importlib, json, sys
+out = {}
+for name in json.loads(sys.argv[1]):
+    for m in [m for m in sys.modules if m == "cugraphlab" or m.startswith("cugraphlab.")]:
+        del sys.modules[m]
+    importlib.invalidate_caches()
+    try:
+        importlib.import_module(name)
+    except BaseException as e:
+        out[name] = {"error": f"{type(e).__name__}: {e}"}
+        continue
+    out[name] = sorted(m for m in sys.modules if m.startswith("cugraphlab."))
+print(json.dumps(out))
+"""
+
+
+def _all_modules() -> list[str]:
+    import pkgutil
+
+    import cugraphlab
+
+    return ["cugraphlab._version"] + [info.name for info in pkgutil.walk_packages(cugraphlab.__path__, "cugraphlab.")]
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded_map() -> dict[str, list[str]]:
+    """module -> the cugraphlab modules loaded after importing it alone, for every module of the package."""
+    modules = _all_modules()
+    r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = json.loads(r.stdout)
+    errors = {m: v["error"] for m, v in out.items() if isinstance(v, dict)}
+    assert errors == {}, errors
+    return out
+
+
 def _loaded_after_import(module: str) -> set[str]:
-    code = (f"import json, sys; import cugraphlab.{module}; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cugraphlab.'))))")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    return set(json.loads(r.stdout))
+    """The cugraphlab modules loaded by ``import cugraphlab.<module>`` alone."""
+    return set(_loaded_map()[f"cugraphlab.{module}"])
+
+
+def test_the_probe_sees_what_a_fresh_interpreter_sees():
+    """The one-interpreter probe agrees with a fresh interpreter per module (three of them, one per floor kind)."""
+    for module in ("core", "bench.records", "cli"):
+        code = (f"import json, sys; import cugraphlab.{module}; "
+                "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cugraphlab.'))))")
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert set(json.loads(r.stdout)) == _loaded_after_import(module), module
 
 
 @pytest.mark.parametrize("floor", FLOORS)
@@ -225,3 +274,47 @@ def test_bench_keeps_at_most_twenty_entries():
     bench = Path(cugraphlab.__file__).parent / "bench"
     entries = sorted(p.name for p in bench.iterdir() if p.name != "__pycache__")
     assert len(entries) <= 19, entries
+
+
+#: bench's base: what every family of bench builds on. It knows no family: no module of it imports a family's
+#: module or wing (``run``, ``measure/``, ``graphs/``, ``compare/``, ``scale/``, ``scaling/``, ``doctor``, ``diff``),
+#: at module level or inside a function (bench/__init__.py says the same).
+BENCH_BASE = ("records", "stats", "timing", "workers", "probes", "native", "paired")
+
+
+def _bench_wing(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "bench" else None
+
+
+def _base_offenders(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(base module, what it imports above the base): a bench family, bench's lazy face, report or cli."""
+    bad = []
+    for module, deps in sorted(graph.items()):
+        if _bench_wing(module) not in BENCH_BASE:
+            continue
+        for dep in sorted(deps):
+            family = dep.startswith("cugraphlab.bench") and _bench_wing(dep) not in BENCH_BASE
+            if family or dep.split(".")[1] in ("report", "cli"):
+                bad.append((module, dep))
+    return bad
+
+
+def test_the_base_of_bench_imports_no_family():
+    """Read from the source (imports inside functions count) and seen at run time (each module imported alone)."""
+    graph = _import_graph()
+    assert {_bench_wing(m) for m in graph} >= set(BENCH_BASE)
+    assert _base_offenders(graph) == []
+    # imported alone, a module loads its parent packages first (bench's __init__ imports nothing of its own)
+    loaded = {m: set(v) - {"cugraphlab.bench"} for m, v in _loaded_map().items() if _bench_wing(m) in BENCH_BASE}
+    assert len(loaded) >= 20
+    assert _base_offenders(loaded) == []
+
+
+def test_the_base_check_finds_a_family_import():
+    graph = {"cugraphlab.bench.native.loops": {"cugraphlab.core.errors", "cugraphlab.bench.stats.summary"},
+             "cugraphlab.bench.native.latency": {"cugraphlab.bench.paired.ways", "cugraphlab.bench.run"},
+             "cugraphlab.bench.timing": {"cugraphlab.bench"},
+             "cugraphlab.bench.run": {"cugraphlab.bench.measure.latency"}}
+    assert _base_offenders(graph) == [("cugraphlab.bench.native.latency", "cugraphlab.bench.run"),
+                                      ("cugraphlab.bench.timing", "cugraphlab.bench")]

@@ -14,11 +14,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
-PHASES = ["gputests", "cu12", "run", "examples", "notebooks", "measure", "diff", "nvbench", "plugin", "sanitize",
-          "compare", "floor", "exec-update", "launch-modes", "graph-api", "host", "ratios"]
+PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "measure", "diff", "nvbench",
+          "nvbench-product", "launch-scaling", "plugin", "ci-recipe", "sanitize", "compare", "floor", "exec-update",
+          "launch-modes", "graph-api", "host", "doctor-field", "ratios"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line
 OPTIONAL = {"benchmarks/measure_overhead.py", "benchmarks/plugin_false_alarms.py", "benchmarks/diff_judges.py",
-            "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh"}
+            "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh",
+            "benchmarks/studies/nvbench_product/product_side.py"}
 ROUND_SCRIPTS = {"2026-12-01_H200_round3": ["h200_round3.sh", "sanitize_round3.sh"],
                  "2026-12-01_H200_round4": ["h200_round4.sh", "sanitize_round4.sh"],
                  "2026-12-01_H200_round5": ["h200_round5.sh"]}
@@ -60,7 +62,7 @@ def test_an_unknown_phase_is_refused_in_one_line_before_anything_runs(tmp_path, 
     assert r.returncode == 2 and r.stdout == ""
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("h200.sh: unknown phase '"), r.stderr
-    assert "known: gputests cu12 run" in lines[0]
+    assert "known: " + " ".join(PHASES) in lines[0]
     assert not out.exists()
 
 

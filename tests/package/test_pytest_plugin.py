@@ -120,6 +120,7 @@ def test_save_then_compare_fails_only_the_test_that_got_slower(suite, tmp_path):
 
 
 def test_a_test_without_a_saved_record_is_new(suite, tmp_path):
+    (tmp_path / "empty").mkdir()
     r = suite.runpytest("--cgl-processes", "1", "--cgl-compare", str(tmp_path / "empty"), "-k", "test_step",
                         *FLAGS)
     r.assert_outcomes(passed=1)
@@ -132,6 +133,22 @@ def test_bad_options_are_usage_errors(suite):
     r.stderr.fnmatch_lines(["*--cgl-fail-on needs --cgl-compare DIR*"])
     r = suite.runpytest("--cgl-threshold", "5", *FLAGS)
     r.stderr.fnmatch_lines(["*--cgl-threshold: threshold 5 is ambiguous*"])
+    for argv, line in ((["--cgl-compare", "no_such_folder"], "*--cgl-compare no_such_folder: does not exist*"),
+                       (["--cgl-budget", "inf"], "*--cgl-budget must be a finite number of seconds > 0, got inf*"),
+                       (["--cgl-max-samples", "0"], "*--cgl-max-samples must be >= 1, got 0*")):
+        r = suite.runpytest(*FLAGS, *argv)  # the later value of a repeated option wins
+        assert r.ret == pytest.ExitCode.USAGE_ERROR
+        r.stderr.fnmatch_lines([line])
+
+
+def test_the_help_and_the_docs_name_saved_records_the_same_way(suite):
+    from pathlib import Path
+
+    r = suite.runpytest("--help")
+    text = " ".join(r.stdout.str().split())
+    assert "DIR/<test file>__<test>.json" in text
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "measure.md").read_text()
+    assert "`DIR/<test file>__<test>.json`" in docs
 
 
 def test_processes_measure_in_workers_of_the_session_with_the_process_as_the_unit(suite, tmp_path):
@@ -156,16 +173,24 @@ def test_the_plugin_is_registered_by_its_entry_point():
     assert [ep.value for ep in eps] == ["cugraphlab.testing.plugin"]
 
 
-def test_the_paired_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
-    from cugraphlab.testing.store import judged_rows
+def test_the_repeatable_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
+    from cugraphlab.testing.store import compare
 
-    def way(name, host, device):
-        return {"way": name, "host": {"median": host}, "device": {"median": device}}
+    def record(graph_device):
+        def row(unit, clock, median):
+            return {"unit": unit, "clock": clock, "values": [median * (1 + 0.001 * i) for i in range(12)]}
 
-    record = {"ways": [way("eager", 5.0, 5.1), way("graph", 2.6, 20.0), way("reference", 4.5, 4.6)]}
-    assert judged_rows(record) == {"eager: host / reference", "graph: host / reference", "graph: device"}
-    assert judged_rows(record, "all") is None
-    assert judged_rows({"ways": [way("eager", 5.0, 5.1)]}) is None  # no reference: every row
+        samples = {"eager: host": row("us", "host_call", 5.0), "eager: device": row("us", "device", 5.1),
+                   "eager: host / reference": row("time ratio", "host_call", 1.1),
+                   "graph: host": row("us", "host_call", 2.6), "graph: device": row("us", "device", graph_device),
+                   "reference: host": row("us", "host_call", 4.5)}
+        return {"kind": "cugraphlab.measure", "schema": 1, "config": {}, "env": {}, "samples": samples}
+
+    c = compare(record(20.0), record(20.0), "t")
+    assert set(c.judged) == {"eager: host / reference", "graph: device"}
+    assert set(c.verdicts) == set(record(20.0)["samples"])
+    assert set(compare(record(3.0), record(3.0), "t").judged) == {"eager: host / reference"}
+    assert set(compare(record(3.0), record(3.0), "t", judge="all").judged) == set(c.verdicts)
 
 
 VIRTUAL_CONFTEST = CONFTEST.replace("""def _fake(monkeypatch):

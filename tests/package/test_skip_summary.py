@@ -7,10 +7,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_skips_are_grouped_one_line_per_reason(tmp_path):
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_skips_are_grouped_one_line_per_reason(tmp_path, workers):
+    """Also under pytest-xdist (README's test command): the workers' reports reach the summary in the controller."""
+    if workers:
+        pytest.importorskip("xdist")
     (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT / "tests" / "helpers")!r})
@@ -31,7 +37,8 @@ def test_skips_are_grouped_one_line_per_reason(tmp_path):
         def test_runs():
             pass
     """))
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", str(tmp_path)],
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *workers,
+                        str(tmp_path)],
                        cwd=tmp_path, capture_output=True, text=True, timeout=120)
     lines = r.stdout.splitlines()
     skipped = [line for line in lines if line.startswith("SKIPPED")]

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # tests/: helpers
 
-from helpers.paired_fakes import FakeClock, FakeRig, fake_ways  # noqa: E402
+from paired_fakes import FakeClock, FakeRig, fake_ways
 
-from cugraphlab.bench.paired.harness import result_from_run, run_paired  # noqa: E402
-from cugraphlab.report.paired import render_paired  # noqa: E402
+from cugraphlab.bench.paired.harness import result_from_run, run_paired
+from cugraphlab.report.paired import render_paired
 
 
 def _record(mhz=1980.0, skipped=None):

@@ -13,6 +13,7 @@ from fake_exec_update import PROTO, ExecUpdateFakeDriver, FakeUpdateFloor
 
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError
+from fake_driver import patch_driver
 
 OPS = ("add", "mul", "sub", "relu")
 HAS_CC = shutil.which("cc") is not None or shutil.which("gcc") is not None
@@ -66,8 +67,7 @@ def test_a_refused_update_in_the_c_loop_is_a_typed_error(tmp_path):
 @pytest.fixture
 def update_driver(monkeypatch):
     fake = ExecUpdateFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
 
 

@@ -12,6 +12,7 @@ from fake_exec_update import ExecUpdateFakeDriver, FakeUpdateFloor
 from fake_native_ways import native_factories
 
 from cugraphlab.core.cache import Cache
+from fake_driver import patch_driver
 
 OPS = ("add", "mul", "sub", "relu")
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -21,8 +22,7 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc
 @pytest.fixture
 def update_driver(monkeypatch):
     fake = ExecUpdateFakeDriver()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     yield fake
 
 

@@ -69,7 +69,7 @@ def test_floor_rows_on_the_fake_driver(floor_driver, monkeypatch):
     ops = ("add", "mul", "sub", "relu")
     monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", lambda *a, **k: _timeline(ops))
     native = FakeNativeFloor()
-    monkeypatch.setattr("cugraphlab.bench.native.latency.open_native_floor", lambda: (native, ""))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency_native.open_native_floor", lambda: (native, ""))
     with Device(0) as dev:
         r = measure_floor(dev, sizes=(1 << 16, 1024), iters=20, repeats=1, host_k=5, host_samples=2)
     for n in (1 << 16, 1024):

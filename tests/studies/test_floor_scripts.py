@@ -7,6 +7,7 @@ import pathlib
 import sys
 
 import pytest
+from fake_driver import patch_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -67,8 +68,7 @@ def test_floor_studies_script_end_to_end_on_the_fake_driver(monkeypatch, tmp_pat
     from fake_shapes import ShapeFakeDriver
 
     fake = ShapeFakeDriver(l2_bytes=4 << 20)
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, fake)
     monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: ROOT / "kernels")
 
     def timeline(device, *, ops, n, iters, modes, probe=False, launch_config=None):

@@ -1,5 +1,5 @@
-"""graphs.native_update on the CPU: the C fire() calls a fake cuGraphExecUpdate_v2 / cuGraphExecKernelNodeSetParams_v2
-written in C (tests/helpers/native_update_fake.py).
+"""The exec_update study's native update (benchmarks/studies/exec_update/native_update.py) on the CPU: the C fire()
+calls a fake cuGraphExecUpdate_v2 / cuGraphExecKernelNodeSetParams_v2 written in C (tests/helpers/native_update_fake.py).
 
 What must hold: the C struct's layout is ctypes' field by field, and the kernel-node params and result info are
 byte for byte what cuda-bindings (built from cuda.h) lays out; every argument reaches the driver function (64-bit
@@ -45,7 +45,7 @@ def fake(fake_module):
 
 
 def _update(fake, cache, exe=BIG, graph=BIG + 0x100, **kw):
-    from cugraphlab.graphs.native_update import NativeExecUpdate
+    from studies.exec_update.native_update import NativeExecUpdate
 
     kw.setdefault("exec_update", fake.exec_update)
     return NativeExecUpdate(exe, graph, cache=cache, **kw)
@@ -76,7 +76,7 @@ def _launch(args, grid=(9, 2, 1), block=(128, 2, 1), shared=16, programmatic=Fal
 def test_the_c_layout_is_ctypes_and_the_driver_structs_are_cuda_hs(cache):
     from cuda.bindings import driver as d
 
-    from cugraphlab.graphs import native_update as nu
+    from studies.exec_update import native_update as nu
 
     nu.native_update_library(cache)  # raises UnsupportedError if C and ctypes disagree on any offset
     assert ctypes.sizeof(nu.KernelNodeParams) == 72 and ctypes.sizeof(nu.ResultInfo) == 24
@@ -96,7 +96,7 @@ def test_the_c_layout_is_ctypes_and_the_driver_structs_are_cuda_hs(cache):
 
 
 def test_a_layout_disagreement_is_one_unsupported_line(monkeypatch, tmp_path):
-    from cugraphlab.graphs import native_update as nu
+    from studies.exec_update import native_update as nu
 
     monkeypatch.setattr(nu, "_libraries", {})
     monkeypatch.setattr(nu, "_ctypes_layout", lambda: [0] * 29)
@@ -224,7 +224,7 @@ def test_refcounts_do_not_drift(fake, cache):
 
 
 def _set_params(fake, cache, args, node=BIG + 0x300, **kw):
-    from cugraphlab.graphs.native_update import NativeKernelNodeSetParams
+    from studies.exec_update.native_update import NativeKernelNodeSetParams
 
     return NativeKernelNodeSetParams(BIG, node, _launch(args, **kw.pop("launch_kw", {})), set_params=fake.set_params,
                                      cache=cache, **kw)
@@ -261,7 +261,7 @@ def test_set_params_passes_cuda_hs_kernel_node_params_byte_for_byte(fake, cache)
 
 def test_set_params_refuses_what_it_cannot_pass(fake, cache):
     from cugraphlab.core.launch import PackedArgs
-    from cugraphlab.graphs.native_update import NativeKernelNodeSetParams
+    from studies.exec_update.native_update import NativeKernelNodeSetParams
 
     with pytest.raises(UnsupportedError, match="programmatic"):
         _set_params(fake, cache, PackedArgs((), ()), launch_kw={"programmatic": True})
@@ -280,7 +280,7 @@ def test_the_gil_can_be_released(fake, cache):
 
 
 def test_no_c_compiler_is_one_unsupported_line(monkeypatch, tmp_path):
-    from cugraphlab.graphs import native_update as nu
+    from studies.exec_update import native_update as nu
 
     monkeypatch.setenv("CC", "no-such-compiler-cgl")
     monkeypatch.setattr(nu, "_libraries", {})
@@ -290,6 +290,6 @@ def test_no_c_compiler_is_one_unsupported_line(monkeypatch, tmp_path):
 
 
 def test_the_library_is_built_once_per_cache(cache):
-    from cugraphlab.graphs.native_update import native_update_library
+    from studies.exec_update.native_update import native_update_library
 
     assert native_update_library(cache) is native_update_library(cache)

@@ -12,6 +12,7 @@ import pytest
 from fake_cuda_bench import FakeCudaBench
 from fake_elementwise import ElementwiseFake
 from fake_nvbench import write_nvbench_json
+from fake_driver import patch_driver
 
 ITEMS = [("saxpy", 1 << 12), ("add", 1 << 12), ("relu", 1 << 10)]
 
@@ -19,8 +20,7 @@ ITEMS = [("saxpy", 1 << 12), ("add", 1 << 12), ("relu", 1 << 10)]
 @pytest.fixture
 def fake(monkeypatch):
     f = ElementwiseFake()
-    monkeypatch.setattr("cugraphlab.core._calls._driver", f)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
+    patch_driver(monkeypatch, f)
     yield f
     assert f.live("memory") == [] and f.live("stream") == [] and f.live("event") == []
     assert f.released_twice() == []

@@ -20,7 +20,7 @@ Ways, each a block of K calls (K even: every block ends where it began):
 * ``ctypes, bound partial``: ``graphs.update.DirectExecUpdate.bind``: the same function as a ``functools.partial``
   over the ready arguments;
 * ``try_exec_update``: cugraphlab's one-shot call (``graphs.update.try_exec_update``), what a user calls;
-* ``native``: ``graphs.native_update.NativeExecUpdate.fire()``, a builtin whose C body is the one driver call, and
+* ``native``: ``native_update.NativeExecUpdate.fire()``, a builtin whose C body is the one driver call, and
   ``native set params, all nodes``: one ``NativeKernelNodeSetParams.fire()`` per kernel node to the case's
   arguments (``studies.exec_update.native``; only where the C loop is, on its entry points).
 

@@ -1,4 +1,4 @@
-"""The native ways of ``studies.exec_update.measure``: a Python call landing in C (``graphs.native_update``) beside
+"""The native ways of ``studies.exec_update.measure``: a Python call landing in C (``studies.exec_update.native_update``) beside
 the C loop.
 
 Two ways, each a block of K updates of the executable, timed with ``perf_counter_ns`` around the block:
@@ -33,7 +33,7 @@ NATIVE_WAYS = {
 
 def _default_factories(floor):
     """(update factory, set-params factory) on the floor's entry points, or raise why there are none."""
-    from cugraphlab.graphs.native_update import NativeExecUpdate, NativeKernelNodeSetParams, set_params_entry
+    from studies.exec_update.native_update import NativeExecUpdate, NativeKernelNodeSetParams, set_params_entry
 
     entry = dict(getattr(floor, "entry", None) or {})
     update = entry.get("cuGraphExecUpdate_v2")
@@ -64,7 +64,7 @@ def open_native_ways(floor, update_factory=None, set_params_factory=None):
         if update_factory is None or set_params_factory is None:
             if floor is None:
                 return None, "no C update loop (the native ways call its entry points)"
-            from cugraphlab.graphs.native_update import native_update_library
+            from studies.exec_update.native_update import native_update_library
 
             made = _default_factories(floor)
             update_factory = update_factory or made[0]

@@ -4,7 +4,7 @@ Why: the floor run read 2.01 µs through cuda.bindings and 2.04 µs through ctyp
 quoted for C. ``studies.exec_update.measure.measure_exec_update`` times, on one executable and the same source graphs,
 interleaved round by round: a C loop (cuGraphExecUpdate_v2, CLOCK_MONOTONIC in C), the binding, the binding timed
 call by call (as ``bench.graphs.update`` samples), ctypes with argtypes, ctypes as a bound partial (``DirectExecUpdate``
-now), ``try_exec_update``, and the native ways (``graphs.native_update``: ``NativeExecUpdate.fire()``, a builtin
+now), ``try_exec_update``, and the native ways (``studies.exec_update.native_update``: ``NativeExecUpdate.fire()``, a builtin
 whose C body is the one driver call, and ``NativeKernelNodeSetParams.fire()`` once per kernel node); on three cases:
 the executable's own graph, a graph with the same argument values, and graphs whose arguments change every call.
 Every way is then checked bit-exact (update to set B, launch, compare; back to A, compare). Then

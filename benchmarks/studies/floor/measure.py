@@ -107,7 +107,7 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
     from cugraphlab.experiment.cold_l2 import ColdFused, fused_bytes, sets_for
     from cugraphlab.bench.probes.copy_roof import CopyProbe, copy_bandwidth
     from cugraphlab.bench.records.environment import collect
-    from cugraphlab.bench.native.latency import c_per_call, open_native_floor, paired_excess
+    from cugraphlab.bench.measure.latency_native import c_per_call, open_native_floor, paired_excess
     from cugraphlab.bench.measure.timeline import record_timeline
 
     ops = parse_ops(ops)

@@ -17,6 +17,8 @@ Struct parameters are refused here (use the Python API: ``Kernel.prepare`` with 
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +98,35 @@ def _number(text: str):
         return None
 
 
+#: kind -> (smallest, largest) value an integer parameter of that kind holds
+INT_RANGES = {"i32": (-(1 << 31), (1 << 31) - 1), "u32": (0, (1 << 32) - 1), "i64": (-(1 << 63), (1 << 63) - 1),
+              "u64": (0, (1 << 64) - 1)}
+
+
+def _range_text(kind: str) -> str:
+    lo, hi = INT_RANGES[kind]
+    return f"{lo:,} to {hi:,}"
+
+
+def available_host_bytes() -> int | None:
+    """The host memory free for new allocations (MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
 def parse_args(items: list[str], params: list[Param], size: int, kernel: str) -> list[tuple[str, str, object]]:
     """``--args`` against the kernel's parameters: one (kind, role, value) per parameter, where role is "buffer"
     (value: its name), "size" or "scalar". InvalidArgumentError naming the parameter for anything that does not fit."""
@@ -121,15 +152,37 @@ def parse_args(items: list[str], params: list[Param], size: int, kernel: str) ->
         elif value in ("n", "size"):
             if kind in ("f32", "f64"):
                 raise InvalidArgumentError(f"{label}: {value} is the element count, and '{p.text}' is not an integer")
+            if not INT_RANGES[kind][0] <= size <= INT_RANGES[kind][1]:
+                raise InvalidArgumentError(f"--size {size:,} does not fit {p.text} ({kind}: {_range_text(kind)}): "
+                                           f"give a smaller --size, or declare it as size_t")
             out.append((kind, "size", size))
         else:
             number = _number(value)
             if number is None:
                 raise InvalidArgumentError(f"{label}: expected a number, n, or a buffer name for a pointer")
+            if isinstance(number, float) and not math.isfinite(number):
+                raise InvalidArgumentError(f"{label}: expected a finite number, got {value}")
             if kind not in ("f32", "f64") and not isinstance(number, int):
                 raise InvalidArgumentError(f"{label}: '{p.text}' is an integer, got {value}")
+            if kind in INT_RANGES and not INT_RANGES[kind][0] <= number <= INT_RANGES[kind][1]:
+                raise InvalidArgumentError(f"{label}: does not fit {kind} ({_range_text(kind)})")
+            if kind == "f32" and abs(number) > float(np.finfo(np.float32).max):
+                raise InvalidArgumentError(f"{label}: {value} does not fit a float32")
             out.append((kind, "scalar", number))
     return out
+
+
+def _check_host_memory(size: int, parsed, params) -> None:
+    """The random inputs are drawn on the host (float64, then cast) and kept, and the outputs read back: refuse a
+    --size whose buffers this machine's free memory cannot hold, before anything is allocated."""
+    itemsizes = {value: np.dtype(q.dtype or "float32").itemsize
+                 for (k, role, value), q in zip(parsed, params) if role == "buffer"}
+    need = size * (8 + 2 * sum(itemsizes.values()))
+    free = available_host_bytes()
+    if free is not None and need > free:
+        raise InvalidArgumentError(f"--size {size:,}: its {len(itemsizes)} buffer(s) need about {_gib(need)} of host "
+                                   f"memory (random inputs drawn and kept, outputs read back), and {_gib(free)} is "
+                                   f"free: give a smaller --size")
 
 
 def first_error_line(e: CompileError, path: str) -> str:
@@ -191,6 +244,7 @@ class CuKernel:
         grid = grid or -(-size // block)
         if grid > 2**31 - 1:
             raise InvalidArgumentError(f"--size {size:,} needs {grid:,} blocks of {block}: more than a grid holds")
+        _check_host_memory(size, parsed, params)
         return cls(path, kernel, size, params, parsed, block, grid, rng=np.random.default_rng(seed), source=source)
 
     @classmethod
@@ -200,6 +254,17 @@ class CuKernel:
         once on ``stream``."""
         return cls.plan(path, kernel=kernel, size=size, args=args, block=block, grid=grid, seed=seed).load(
             device, stream)
+
+    def check_compiles(self) -> None:
+        """Compile the kernel for the newest arch NVRTC knows (as PTX), with no device: a source that does not
+        compile says so (InvalidArgumentError, its first error) before anything looks for a GPU."""
+        from ...core.program import compile_source, resolve_arch
+
+        arch, kind = resolve_arch(None, None, ptx=True)
+        try:
+            compile_source(self.source, self.name, arch=arch, kind=kind)
+        except CompileError as e:
+            raise InvalidArgumentError(first_error_line(e, self.path)) from None
 
     def load(self, device, stream) -> "CuKernel":
         from ...core.program import compile_source, resolve_arch

@@ -23,13 +23,12 @@ from ...core.memory import validate_size
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ..records.environment import collect
-from ..native.latency import (C_ROWS, NATIVE_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
+from .latency_native import (C_ROWS, NATIVE_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
                              open_native_launch, paired_excess)
 from ..records.record import CLOCKS, Record, clocks
-from ..run import time_mode
 from ..stats.summary import Summary, sample_adaptively, summarize
 from .timeline import record_timeline
-from ..timing import DEVICE_CLOCK
+from ..timing import DEVICE_CLOCK, time_mode
 
 _CLOCK_KEYS = {v: k for k, v in CLOCKS.items()}
 
@@ -78,7 +77,7 @@ def _per_call(fn, k: int, after=None):
 def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
                     timeline_iters: int = 50, progress=None, native_factory=None) -> LatencyResult:
     """Measure every row of ``cugraphlab latency`` on ``device``. ``native_factory`` replaces the builder of the C
-    loops (``paired_ways.native_floor``; a test passes one that raises UnsupportedError)."""
+    loops (``bench.native.loops.native_floor``; a test passes one that raises UnsupportedError)."""
     ops = parse_ops(ops)
     n = validate_size(n)
     rows: list[LatencyRow] = []

@@ -20,9 +20,8 @@ from ...experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, OPS
 from ..probes.copy_roof import copy_bandwidth
 from ..records.environment import collect
 from ..records.record import Record, clocks
-from ..run import time_mode
 from ..stats.summary import summarize
-from ..timing import DEVICE_CLOCK, chunk_sizes, timed_chunks
+from ..timing import DEVICE_CLOCK, chunk_sizes, time_mode, timed_chunks
 
 __all__ = ["SweepResult", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
            "DEFAULT_SIZES", "DEFAULT_LENGTHS", "SWEEP_MODES"]

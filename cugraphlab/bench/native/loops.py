@@ -31,7 +31,8 @@ from ...core.native import NativeLibrary, load_c_library
 from ...graphs.handles import as_handle
 
 __all__ = ["NATIVE_SOURCE", "LoopResult", "NativeFloor", "driver_entry_points", "raise_for_status",
-           "bindings_loop", "launch_loop", "runner_loop", "graph_bindings_loop", "handle_address"]
+           "bindings_loop", "launch_loop", "runner_loop", "graph_bindings_loop", "handle_address",
+           "native_floor"]
 
 #: The C loops. Driver types are declared here (no cuda.h); entry points arrive as function pointers.
 NATIVE_SOURCE = r"""
@@ -224,6 +225,17 @@ class NativeFloor:
 
         loop.keep = (graph_exec, stream, out)  # type: ignore[attr-defined]
         return loop
+
+
+_floor: NativeFloor | None = None
+
+
+def native_floor() -> NativeFloor:
+    """The process's NativeFloor (the C loops built once, then shared); UnsupportedError without a C compiler."""
+    global _floor
+    if _floor is None:
+        _floor = NativeFloor()
+    return _floor
 
 
 # --- the same loops in Python ------------------------------------------------------------------------------------

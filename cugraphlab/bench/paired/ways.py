@@ -42,11 +42,12 @@ from ...core.errors import CugraphlabError, InvalidArgumentError, UnsupportedErr
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
 from ...experiment.chain import BLOCK, chain_grid
+from ..native.loops import native_floor
 from ..probes.hold import DeviceHold
 from ..probes.sm_clock import SmClockProbe, rated_clock_mhz
 
 __all__ = ["WAYS", "OWN_WAYS", "NATIVE_WAYS", "GRAPH_WAYS", "REFERENCE", "WayUnavailable", "PairedWay", "Rig", "build_ways",
-           "native_floor", "MODES"]
+           "MODES"]
 
 REFERENCE = "bindings"
 WAYS = {
@@ -94,19 +95,6 @@ class PairedWay:
     what: str = ""
     own: bool = True
     clock: str = "host_call"
-
-
-_native = None
-
-
-def native_floor():
-    """The process's NativeFloor (the C loops built once); UnsupportedError without a C compiler."""
-    global _native
-    if _native is None:
-        from ..native.loops import NativeFloor
-
-        _native = NativeFloor()
-    return _native
 
 
 class Rig(Resource):

@@ -18,7 +18,7 @@ from .model import MODEL_SERIES, launch_model
 from .paired import evaluate_goals, paired_analysis
 from .plan import MEASURES, sample_label, series_key
 
-__all__ = ["ScalingResult", "analyze", "break_even", "unroll_payoff"]
+__all__ = ["ScalingResult", "analyze", "launch_model_of", "break_even", "unroll_payoff"]
 
 
 # --- pure analysis: break-even, unrolling, goals, fits ---------------------------------------------------------
@@ -49,8 +49,24 @@ def unroll_payoff(base_setup_us: float, base_graph_us: float, k: int, setup_us: 
 
 
 def _samples_of(result, label: str) -> list[float]:
-    entry = result.samples.get(label) if hasattr(result, "samples") else result["samples"].get(label)
+    entry = result.samples.get(label) if hasattr(result, "samples") else (result.get("samples") or {}).get(label)
     return list(entry["values"]) if entry else []
+
+
+def launch_model_of(result) -> dict:
+    """The straight-line launch series of a record (a ScalingResult, or its dict read back: a record written before
+    the model was part of it) against NVIDIA's model (bench.scaling.model.launch_model)."""
+    points = result.points if hasattr(result, "points") else result.get("points", [])
+    env = result.env if hasattr(result, "env") else result.get("env")
+    line = [p for p in points if series_key(p["topology"], p["width"]) == "line"]
+    model_input = {}
+    for cost in MODEL_SERIES:
+        pts = sorted((p for p in line if cost in p.get("summaries", {})), key=lambda p: p["nodes"])
+        if pts:
+            model_input[cost] = ([p["nodes"] for p in pts],
+                                 [_samples_of(result, sample_label("line", p["length"], cost))
+                                  or [p["summaries"][cost]["median"]] for p in pts])
+    return launch_model(model_input, (env or {}).get("driver"))
 
 
 def analyze(result: "ScalingResult") -> "ScalingResult":
@@ -82,16 +98,7 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
             verdict.setdefault(cost, {})[s] = flatness(nodes, vals, lo=FLAT_RANGE[0], hi=FLAT_RANGE[1] + extra,
                                                        tolerance=FLAT_TOLERANCE).to_dict()
     result.verdict = verdict
-    line = by_series.get("line", [])
-    model_input = {}
-    for cost in MODEL_SERIES:
-        pts = sorted((p for p in line if cost in p.get("summaries", {})), key=lambda p: p["nodes"])
-        if pts:
-            model_input[cost] = ([p["nodes"] for p in pts],
-                                 [_samples_of(result, sample_label("line", p["length"], cost))
-                                  or [p["summaries"][cost]["median"]] for p in pts])
-    env = result.env if hasattr(result, "env") else {}
-    result.launch_model = launch_model(model_input, (env or {}).get("driver"))
+    result.launch_model = launch_model_of(result)
     rows = []
     for p in result.points:
         m = {k: v["median"] for k, v in p.get("summaries", {}).items()}

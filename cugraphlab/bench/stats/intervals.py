@@ -6,7 +6,7 @@ Two records of the same command keep raw samples per row (``Record.samples``). F
 
 1. ``ratio_of_medians(a, b)``: the point estimate ``median(b) / median(a)`` and a 95% percentile-bootstrap interval
    for it. Each side is resampled with replacement on its own (the records are independent runs), ``resamples``
-   times, all at once with numpy; the interval is the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so
+   times, all at once with numpy (``bench.stats.bootstrap``, the package's one bootstrap core); the interval is the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so
    the same files give the same interval every time.
 2. ``mann_whitney(a, b)``: the Mann-Whitney U test (two-sided), by the normal approximation with the tie correction
    and a continuity correction of 1/2: does a value of B tend to be larger than a value of A? It needs no shape
@@ -53,6 +53,8 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from . import bootstrap
+
 __all__ = [
     "VERDICTS", "SAME", "FASTER", "SLOWER", "AMBIGUOUS", "MIN_SAMPLES", "RESAMPLES", "CONFIDENCE", "ALPHA",
     "RatioInterval", "MannWhitney", "Verdict", "Modes", "Comparison",
@@ -71,9 +73,6 @@ RESAMPLES = 2000
 CONFIDENCE = 0.95
 #: The rank test's level: FASTER and SLOWER also need p below it.
 ALPHA = 0.05
-
-# Resamples drawn per numpy call, so memory stays bounded (rows of up to records.MAX_SAMPLES values).
-_CHUNK_VALUES = 4_000_000
 
 _TIME_UNITS_IN_US = {"ns": 1e-3, "us": 1.0, "µs": 1.0, "μs": 1.0, "ms": 1e3, "s": 1e6}
 #: "time ratio": a time over a reference time measured beside it (paired), where bigger is slower too.
@@ -138,35 +137,29 @@ class RatioInterval:
         return math.isfinite(self.low) and math.isfinite(self.high)
 
 
-def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    n = x.size
-    out = np.empty(resamples)
-    rows = max(1, _CHUNK_VALUES // n)
-    for start in range(0, resamples, rows):
-        stop = min(resamples, start + rows)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        out[start:stop] = np.median(x[idx], axis=1)
-    return out
-
-
 def _split_groups(x: np.ndarray, groups) -> list[np.ndarray]:
     """The values of each group (one label per value), groups in first-seen order, empty ones left out."""
-    keys = list(dict.fromkeys(groups))
-    parts = [x[np.asarray([g == k for g in groups])] for k in keys]
+    labels = groups if isinstance(groups, np.ndarray) else np.asarray(groups) if groups else np.empty(0)
+    if labels.ndim == 1 and labels.dtype.kind in "iuU":  # process numbers, names: numpy finds them
+        _keys, first, codes = np.unique(labels, return_index=True, return_inverse=True)
+        parts = [x[codes == k] for k in np.argsort(first, kind="stable")]
+    else:
+        index: dict = {}
+        codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
+        parts = [x[codes == k] for k in range(len(index))]
     return [p for p in parts if p.size]
+
+
+def _bootstrap_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    return bootstrap.plain_medians(x, resamples, rng)
 
 
 def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.random.Generator) -> np.ndarray:
     """Medians of ``resamples`` two-level resamples: the groups (processes, contexts) drawn with replacement, then
-    each drawn group's values with replacement. Values of one group are not independent draws (they share the
-    process's launch-cost mode), so a plain bootstrap would claim a confidence the data do not have."""
-    parts = _split_groups(x, groups)
-    out = np.empty(resamples)
-    for i in range(resamples):
-        chosen = rng.integers(0, len(parts), size=len(parts))
-        out[i] = np.median(np.concatenate([parts[c][rng.integers(0, parts[c].size, size=parts[c].size)]
-                                           for c in chosen]))
-    return out
+    each drawn group's values with replacement (``bootstrap.two_level_medians``). Values of one group are not
+    independent draws (they share the process's launch-cost mode), so a plain bootstrap would claim a confidence
+    the data do not have."""
+    return bootstrap.two_level_medians(_split_groups(x, groups), resamples, rng)
 
 
 def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int = RESAMPLES,
@@ -306,7 +299,8 @@ class Verdict(NamedTuple):
 
 
 def _r(x: float) -> str:
-    return f"{x:.3f}"
+    """A ratio in bounded width: 3 decimals, in scientific notation from 10,000 up (a 1e300 sample's ratio)."""
+    return f"{x:.3f}" if not abs(x) >= 1e4 else f"{x:.3e}"
 
 
 def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direction: str | None = "time",
@@ -393,11 +387,21 @@ def group_medians(x: np.ndarray, groups) -> np.ndarray:
     return np.array([float(np.median(part)) for part in _split_groups(np.asarray(x, dtype=float), groups)])
 
 
-def _kept_groups(values: list, groups):
+def _floats(values) -> np.ndarray:
+    """``values`` as a float array, None as NaN (``_clean`` then drops the non-finite ones)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(float, copy=False).ravel()
+    return np.array([math.nan if v is None else v for v in values], dtype=float)
+
+
+def _kept_groups(values: np.ndarray, groups):
     """The group labels of the values ``_clean`` keeps (the finite ones), or None."""
     if groups is None or len(groups) != len(values):
         return None
-    return [g for v, g in zip(values, groups) if v is not None and math.isfinite(float(v))]
+    keep = np.isfinite(values)
+    if keep.all():
+        return groups
+    return [g for g, k in zip(groups, keep.tolist()) if k]
 
 
 def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us", threshold: float = 0.05,
@@ -407,7 +411,7 @@ def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us",
     """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
     ``groups_a``/``groups_b`` (the process or context of each value, on both sides) the interval is a two-level
     bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats)."""
-    a, b = list(a), list(b)
+    a, b = _floats(a), _floats(b)
     ga = _kept_groups(a, groups_a)
     gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)

@@ -5,8 +5,9 @@ and stay within a few percent inside one. So ways that can share a context are m
 stream, interleaved (A B C, then B C A, ...), and each figure is a ratio to the reference way in the same round: the
 context's mode divides out. Two levels of noise remain, rounds within a context and contexts, and the interval
 resamples both (a hierarchical bootstrap): draw contexts with replacement, then rounds with replacement within each
-drawn context, pool, take the median; the 2.5% and 97.5% quantiles of those medians are the 95% interval. Seeded, so
-the same samples always give the same interval.
+drawn context, pool, take the median (``bench.stats.bootstrap.two_level_medians``, the package's one bootstrap
+core); the 2.5% and 97.5% quantiles of those medians are the 95% interval. Seeded, so the same samples always give
+the same interval.
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+
+from .bootstrap import two_level_medians
 
 __all__ = ["Interval", "round_order", "hierarchical_bootstrap", "relative_noise", "paired", "DEFAULT_RESAMPLES",
            "stop_reason"]
@@ -88,19 +91,8 @@ def hierarchical_bootstrap(groups: Sequence[Sequence[float]], *, resamples: int 
     if pooled.size == 1:
         return Interval(point, point, point, 1, len(gs), level)
     c = len(gs)
-    counts = np.array([g.size for g in gs])
-    width = int(counts.max())
-    table = np.full((c, width), np.nan)
-    for i, g in enumerate(gs):
-        table[i, : g.size] = g
-    rng = np.random.default_rng(seed)
-    drawn = rng.integers(0, c, size=(resamples, c))                          # contexts, with replacement
-    n_in = counts[drawn]                                                      # values in each drawn context
-    picks = (rng.random((resamples, c, width)) * n_in[..., None]).astype(np.int64)  # rounds, with replacement
-    values = table[drawn[..., None], picks]
-    keep = np.arange(width)[None, None, :] < n_in[..., None]                  # a context gives as many as it has
-    values = np.where(keep, values, np.nan).reshape(resamples, c * width)
-    medians = np.nanmedian(values, axis=1)
+    # contexts with replacement, then rounds with replacement within each drawn context (the one bootstrap core)
+    medians = two_level_medians(gs, resamples, np.random.default_rng(seed))
     tail = (1.0 - level) / 2.0
     lo, hi = np.quantile(medians, [tail, 1.0 - tail])
     return Interval(point, float(min(lo, point)), float(max(hi, point)), int(pooled.size), c, level)

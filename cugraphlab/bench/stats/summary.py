@@ -14,6 +14,8 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError, positive_int
+
 __all__ = [
     "STOP_REASONS",
     "Summary",
@@ -166,13 +168,6 @@ def summarize(
     )
 
 
-def _check_int(name: str, value: Any, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-
-
 def sample_adaptively(
     sample_fn: Callable[[], float],
     *,
@@ -202,24 +197,23 @@ def sample_adaptively(
     ``clock_fn`` is injectable so tests can use a fake clock.
 
     Raises:
-        ValueError: on invalid arguments or a non-finite sample.
+        InvalidArgumentError (a ValueError, one line): on invalid arguments (the integers through
+        ``core.errors.positive_int``, the package's one integer validator). ValueError: a non-finite sample.
     """
     if not callable(sample_fn):
-        raise ValueError("sample_fn must be callable")
-    _check_int("warmup", warmup, 0)
-    _check_int("min_samples", min_samples, 1)
-    _check_int("max_samples", max_samples, 1)
+        raise InvalidArgumentError("sample_fn must be callable")
+    positive_int("warmup", warmup, minimum=0)
+    positive_int("min_samples", min_samples)
+    positive_int("max_samples", max_samples)
     if max_samples < min_samples:
-        raise ValueError(
-            f"max_samples ({max_samples}) must be >= min_samples ({min_samples})"
-        )
+        raise InvalidArgumentError(f"max_samples ({max_samples}) must be >= min_samples ({min_samples})")
     if not (isinstance(target_rel_spread, (int, float)) and target_rel_spread >= 0
             and math.isfinite(target_rel_spread)):
-        raise ValueError(f"target_rel_spread must be a finite number >= 0, got {target_rel_spread!r}")
+        raise InvalidArgumentError(f"target_rel_spread must be a finite number >= 0, got {target_rel_spread!r}")
     if not (isinstance(time_cap_s, (int, float)) and time_cap_s > 0):
-        raise ValueError(f"time_cap_s must be a number > 0, got {time_cap_s!r}")
+        raise InvalidArgumentError(f"time_cap_s must be a number > 0, got {time_cap_s!r}")
     if not callable(clock_fn):
-        raise ValueError("clock_fn must be callable")
+        raise InvalidArgumentError("clock_fn must be callable")
 
     for _ in range(warmup):
         sample_fn()

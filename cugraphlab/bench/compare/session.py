@@ -32,32 +32,26 @@ DEFAULT_TIMEOUT_S = 900.0  # per worker: Triton/JAX compiles plus 2 sizes x 4 mo
 DEFAULT_WARMUP = 200
 
 
-def _int(name: str, value, minimum: int = 1) -> int:
-    from ...core.errors import positive_int
-
-    return positive_int(name, value, minimum=minimum)
-
-
 def validate_compare(*, size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "relu"), repeats: int = 5,
                      device: int = 0, scalar: float = 2.0, stacks: Sequence[str] | str | None = None, rounds: int = 2,
                      launches: int | None = None, warmup: int = DEFAULT_WARMUP,
                      timeout_s: float = DEFAULT_TIMEOUT_S) -> dict:
     """Every argument of ``compare`` checked and normalised into its config (sizes deduplicated in order), or ONE
     ``InvalidArgumentError`` (nothing has touched a GPU yet). ``compare_checked`` runs the config returned."""
-    from ...core.errors import InvalidArgumentError
+    from ...core.errors import InvalidArgumentError, positive_int
     from ...experiment.ops import parse_ops
 
     sizes = tuple(size) if isinstance(size, (list, tuple, set, range)) else (size,)
     if not sizes:
         raise InvalidArgumentError("give at least one size")
-    sizes = tuple(dict.fromkeys(_int("size (elements)", s) for s in sizes))
+    sizes = tuple(dict.fromkeys(positive_int("size (elements)", s) for s in sizes))
     ops = parse_ops(ops)
-    iters = _int("iterations", iters)
-    launches = iters if launches is None else _int("launches", launches)
-    repeats = _int("repeats", repeats)
-    rounds = _int("rounds", rounds)
-    device = _int("device", device, 0)
-    warmup = _int("warm-up", warmup, 0)
+    iters = positive_int("iterations", iters)
+    launches = iters if launches is None else positive_int("launches", launches)
+    repeats = positive_int("repeats", repeats)
+    rounds = positive_int("rounds", rounds)
+    device = positive_int("device", device, minimum=0)
+    warmup = positive_int("warm-up", warmup, minimum=0)
     try:
         import numpy as np
 

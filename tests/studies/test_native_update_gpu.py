@@ -55,7 +55,7 @@ def _run_differ(p, expected, target=None) -> int:
 
 @pytest.mark.parametrize("release_gil", [False, True])
 def test_a_native_update_with_changed_values_is_bit_exact(parts, release_gil):
-    from cugraphlab.graphs.native_update import NativeExecUpdate
+    from studies.exec_update.native_update import NativeExecUpdate
 
     p = parts
     rng = np.random.default_rng()
@@ -80,7 +80,7 @@ def test_a_native_update_with_changed_values_is_bit_exact(parts, release_gil):
 
 
 def test_native_set_params_of_one_node_is_bit_exact_and_reads_the_packed_arguments(parts):
-    from cugraphlab.graphs.native_update import NativeKernelNodeSetParams
+    from studies.exec_update.native_update import NativeKernelNodeSetParams
 
     p = parts
     rng = np.random.default_rng()
@@ -106,7 +106,7 @@ def test_native_set_params_of_one_node_is_bit_exact_and_reads_the_packed_argumen
 def test_a_refused_update_is_typed_and_names_why_and_everything_stays_usable(parts):
     from cugraphlab.core.errors import CudaError
     from cugraphlab.graphs.capture import capture_launches
-    from cugraphlab.graphs.native_update import NativeExecUpdate
+    from studies.exec_update.native_update import NativeExecUpdate
     from cugraphlab.graphs.update import try_exec_update
 
     p = parts
@@ -131,7 +131,7 @@ def test_a_refused_update_is_typed_and_names_why_and_everything_stays_usable(par
 
 def test_dropped_without_close_is_collected_and_a_kept_fire_raises(parts):
     from cugraphlab.core.errors import CugraphlabError
-    from cugraphlab.graphs.native_update import NativeExecUpdate, NativeKernelNodeSetParams
+    from studies.exec_update.native_update import NativeExecUpdate, NativeKernelNodeSetParams
 
     p = parts
     upd = NativeExecUpdate(p["exe"], p["gb"])

@@ -39,12 +39,12 @@ from __future__ import annotations
 import ctypes
 import functools
 
-from ..core._calls import driver_module
-from ..core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
-from ..core.native_builtin import (NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api, libcuda_entry,
-                                   make_builtin, python_api, raise_native_status)
-from .handles import as_handle
-from .update import SUCCESS, UPDATE_REASONS, exec_update_report
+from cugraphlab.core._calls import driver_module
+from cugraphlab.core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
+from cugraphlab.core.native_builtin import (NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api,
+                                           libcuda_entry, make_builtin, python_api, raise_native_status)
+from cugraphlab.graphs.handles import as_handle
+from cugraphlab.graphs.update import SUCCESS, UPDATE_REASONS, exec_update_report
 
 __all__ = ["NativeExecUpdate", "NativeKernelNodeSetParams", "NATIVE_UPDATE_SOURCE", "native_update_library",
            "exec_update_entry", "set_params_entry", "UPDATE_FAILURE"]
@@ -77,7 +77,7 @@ typedef struct {                      /* CUDA_KERNEL_NODE_PARAMS_v2 = CUDA_KERNE
 typedef CUresult (*cgl_exec_update_fn)(void *hGraphExec, void *hGraph, cgl_update_info *resultInfo);
 typedef CUresult (*cgl_set_params_fn)(void *hGraphExec, void *hNode, const cgl_kernel_node_params *nodeParams);
 
-/* One prepared call. Field order and types mirror _State in graphs/native_update.py (checked field by field). */
+/* One prepared call. Field order and types mirror _State in native_update.py (checked field by field). */
 typedef struct {
     void *entry;                      /* cuGraphExecUpdate_v2 or cuGraphExecKernelNodeSetParams_v2 */
     void *exec;                       /* CUgraphExec */
@@ -203,8 +203,8 @@ def native_update_library(cache=None):
     """The C of ``NATIVE_UPDATE_SOURCE`` built (or loaded from the cache) and given the Python API, once per cache
     folder; its struct layout checked field by field against ctypes'. UnsupportedError without a C compiler (one
     line), off CPython, or where the layouts differ; NativeCompileError if the compiler refuses the source."""
-    from ..core.cache import default_cache
-    from ..core.native import load_c_library
+    from cugraphlab.core.cache import default_cache
+    from cugraphlab.core.native import load_c_library
 
     cache = default_cache() if cache is None else cache
     key = (str(getattr(cache, "folder", "")), bool(getattr(cache, "enabled", True)))
@@ -262,7 +262,7 @@ def _node_label(address: int | None) -> str | None:
     if not address:
         return None
     try:
-        from .inspect import node_label
+        from cugraphlab.graphs.inspect import node_label
 
         return node_label(driver_module().CUgraphNode(int(address)))
     except Exception:  # the node is gone or the driver cannot say: its address is all there is
@@ -406,7 +406,7 @@ class NativeKernelNodeSetParams(_NativeGraphCall):
 
     def __init__(self, graph_exec, node, launch, *, ctx=None, release_gil: bool = False,
                  set_params: int | None = None, cache=None):
-        from ..core.launch import Launch
+        from cugraphlab.core.launch import Launch
 
         if not isinstance(launch, Launch):
             raise InvalidArgumentError(f"NativeKernelNodeSetParams needs a core.launch.Launch, got {launch!r}")

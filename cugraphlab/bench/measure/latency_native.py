@@ -1,6 +1,6 @@
 """The native rows of ``cugraphlab latency``: the same launch and the same graph called from a C loop.
 
-``bench.native`` builds (or loads from the cache) a few lines of C that call the driver's own ``cuLaunchKernel`` and
+``bench.native.loops`` builds (or loads from the cache) a few lines of C that call the driver's own ``cuLaunchKernel`` and
 ``cuGraphLaunch`` in a loop, timed with ``CLOCK_MONOTONIC`` inside C. Here they run on the very objects the Python
 rows use (same cubin, CUfunction, packed kernelParams, stream; same CUgraphExec), in the same process and context:
 
@@ -64,9 +64,9 @@ def open_native_launch(launch, floor) -> tuple[object | None, str]:
 
 def open_native_floor(factory: Callable[[], object] | None = None) -> tuple[object | None, str]:
     """(the process's NativeFloor, "") or (None, why not): no C compiler (UnsupportedError), the compiler refused
-    the source, or no libcuda to take entry points from. ``factory`` replaces ``paired_ways.native_floor``."""
+    the source, or no libcuda to take entry points from. ``factory`` replaces ``bench.native.loops.native_floor``."""
     if factory is None:
-        from ..paired.ways import native_floor as factory
+        from ..native.loops import native_floor as factory
     try:
         return factory(), ""
     except (UnsupportedError, NoDeviceError) as e:

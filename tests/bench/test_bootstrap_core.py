@@ -1,0 +1,108 @@
+"""bench.stats.bootstrap, the one bootstrap core: the same medians, bit for bit, as the two implementations it
+replaced (kept in tests/helpers/old_bootstrap.py as the reference) wherever it draws the same numbers: intervals'
+one-level bootstrap and paired_stats' two-level one; the block size does not change a result; and intervals'
+two-level bootstrap (which now draws like paired_stats') resamples groups, not values."""
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+
+from helpers import old_bootstrap as old  # noqa: E402
+
+from cugraphlab.bench.stats import bootstrap, intervals  # noqa: E402
+from cugraphlab.bench.stats.paired_stats import hierarchical_bootstrap  # noqa: E402
+
+
+def _values(rng, n, decimals=None, centre=4.0):
+    x = rng.normal(centre, 0.4, n) + rng.exponential(0.3, n)  # skewed, like launch costs
+    return np.round(x, decimals) if decimals is not None else x
+
+
+@pytest.mark.parametrize("n", [2, 3, 8, 201, 1000, 40_000])  # 40,000: ranks no longer fit 16 bits
+@pytest.mark.parametrize("decimals", [None, 1])  # 1: many ties
+def test_plain_medians_are_the_old_ones_bit_for_bit(n, decimals):
+    x = _values(np.random.default_rng(n), n, decimals)
+    resamples = 300 if n > 10_000 else 2000
+    want = old.plain_medians(x, resamples, np.random.default_rng(7))
+    got = bootstrap.plain_medians(x, resamples, np.random.default_rng(7))
+    assert np.array_equal(got, want)
+    assert np.all((got >= x.min()) & (got <= x.max()))
+
+
+@pytest.mark.parametrize("sizes", [[5, 5, 5], [3, 9, 1, 12], [170, 160, 165, 150, 170, 155], [40] * 6, [7], [300, 20]])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_two_level_medians_are_paired_stats_old_ones_bit_for_bit(sizes, decimals):
+    rng = np.random.default_rng(sum(sizes))
+    gs = [_values(rng, s, decimals, centre=4.0 + 0.3 * i) for i, s in enumerate(sizes)]
+    want = old.hierarchical_medians(gs, 2000, seed=3)
+    got = bootstrap.two_level_medians(gs, 2000, np.random.default_rng(3))
+    assert np.array_equal(got, want)
+
+
+def test_hierarchical_bootstrap_interval_is_the_old_one():
+    rng = np.random.default_rng(11)
+    gs = [_values(rng, s, centre=4.0 + 0.5 * i) for i, s in enumerate([12, 12, 11, 12])]
+    medians = old.hierarchical_medians(gs, 2000, seed=0)
+    lo, hi = np.quantile(medians, [0.025, 0.975])
+    iv = hierarchical_bootstrap(gs, seed=0)
+    point = float(np.median(np.concatenate(gs)))
+    assert (iv.lo, iv.hi, iv.median) == (float(min(lo, point)), float(max(hi, point)), point)
+
+
+def test_blocks_do_not_change_the_medians(monkeypatch):
+    rng = np.random.default_rng(2)
+    x = _values(rng, 500)
+    gs = [_values(rng, s) for s in (90, 100, 80)]
+    whole_plain = bootstrap.plain_medians(x, 1000, np.random.default_rng(1))
+    whole_two = bootstrap.two_level_medians(gs, 1000, np.random.default_rng(1))
+    monkeypatch.setattr(bootstrap, "CHUNK_VALUES", 2_999)  # blocks of 5 and 9 replicates, one left over
+    assert np.array_equal(bootstrap.plain_medians(x, 1000, np.random.default_rng(1)), whole_plain)
+    assert np.array_equal(bootstrap.two_level_medians(gs, 1000, np.random.default_rng(1)), whole_two)
+
+
+def test_same_seed_same_medians_other_seed_other_medians():
+    gs = [_values(np.random.default_rng(i), 50) for i in range(4)]
+    a = bootstrap.two_level_medians(gs, 500, np.random.default_rng(5))
+    assert np.array_equal(a, bootstrap.two_level_medians(gs, 500, np.random.default_rng(5)))
+    assert not np.array_equal(a, bootstrap.two_level_medians(gs, 500, np.random.default_rng(6)))
+
+
+def test_two_level_resamples_groups_first():
+    # Two groups, one all 1.0, one all 3.0: a replicate that draws the same group twice has median 1 or 3, one
+    # that draws both has median 2; so about a quarter each of 1.0 and 3.0 and half 2.0.
+    gs = [np.full(10, 1.0), np.full(10, 3.0)]
+    m = bootstrap.two_level_medians(gs, 4000, np.random.default_rng(0))
+    share = {v: float(np.mean(m == v)) for v in (1.0, 2.0, 3.0)}
+    assert sum(share.values()) == 1.0
+    assert 0.2 < share[1.0] < 0.3 and 0.2 < share[3.0] < 0.3 and 0.45 < share[2.0] < 0.55
+
+
+def test_intervals_split_groups_in_first_seen_order():
+    x = np.arange(7, dtype=float)
+    parts = intervals._split_groups(x, ["b", "a", "b", 2, "a", 2, "b"])
+    assert [p.tolist() for p in parts] == [[0.0, 2.0, 6.0], [1.0, 4.0], [3.0, 5.0]]
+
+
+def test_grouped_ratio_interval_is_wide_when_processes_disagree():
+    # six processes per side, two in a 4 µs mode and four in a 5.5 µs mode: the process is the unit, so the
+    # interval of B/A reaches the modes' ratio although each side holds 1,200 samples (values alone: narrow)
+    rng = np.random.default_rng(4)
+
+    def side(seed_shift):
+        vals, groups = [], []
+        for p in range(6):
+            mode = 4.0 if (p + seed_shift) % 3 == 0 else 5.5
+            vals += list(rng.normal(mode, 0.05, 200))
+            groups += [p] * 200
+        return vals, groups
+
+    (a, ga), (b, gb) = side(0), side(1)
+    grouped = intervals.ratio_of_medians(a, b, groups_a=ga, groups_b=gb)
+    plain = intervals.ratio_of_medians(a, b)
+    assert grouped.high - grouped.low > 5 * (plain.high - plain.low)
+    assert grouped.low < 1 < grouped.high
