@@ -186,6 +186,20 @@ def test_info_without_cuda_bindings_shows_its_facts_and_what_to_install(monkeypa
     assert "no usable GPU" not in out
 
 
+def test_a_cuda_library_not_found_is_one_line_naming_the_install(monkeypatch, capsys):
+    class DynamicLibNotFoundError(RuntimeError):  # as cuda.pathfinder names it
+        pass
+
+    def missing(name):
+        raise DynamicLibNotFoundError("Failure finding libnvrtc.so: no such file in the searched folders")
+
+    monkeypatch.setattr("cugraphlab.core._calls.nvrtc_fn", missing)
+    assert cli.main(["compile", "--no-cache"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "a CUDA library was not found (Failure finding libnvrtc.so" in lines[0]
+    assert "NotFoundError" not in lines[0] and "pip install cugraphlab" in lines[0]
+
+
 # ------------------------------------------------------------------------------------------------- diff text
 
 def test_diff_figures_keep_a_bounded_width(tmp_path, capsys):
