@@ -43,7 +43,9 @@ The result is a ``DiffResult`` record (``KIND = "cugraphlab.diff"``); ``report.d
 from __future__ import annotations
 
 import math
+import os
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
@@ -267,7 +269,8 @@ def parse_threshold(text: Any) -> float:
         raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
                                    f"like 5%), got {text!r}")
     if v <= 0:
-        raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
+        raise InvalidArgumentError(f"threshold must be > 0, got {text!r} (it counts both ways: 5% judges both "
+                                   f"slower and faster)")
     if pct:
         v /= 100.0
     elif v >= 1:
@@ -384,6 +387,22 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
                    modes_b=list(c.modes_b) if c.modes_b else None, label_b=label_b)
 
 
+#: Rows are compared on up to this many threads (NumPy's random draws, arithmetic and sorts release the GIL): each
+#: row draws from its own seeded stream, so the rows and their order do not depend on it.
+THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+def _rows_in_threads(jobs: list, kw: dict) -> list[DiffRow]:
+    def one(job):
+        label, ea, eb, label_b = job
+        return _compare_row(label, ea, eb, label_b=label_b, **kw)
+
+    if THREADS < 2 or len(jobs) < 2:
+        return [one(j) for j in jobs]
+    with ThreadPoolExecutor(min(THREADS, len(jobs))) as pool:
+        return list(pool.map(one, jobs))
+
+
 def _environment(env_a: Mapping, env_b: Mapping) -> list[EnvRow]:
     rows = []
     for name, path in ENV_COLUMNS.items():
@@ -451,8 +470,8 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
         raise RecordError(f"{a_name} ({ra['kind']}) and {b_name} ({rb['kind']}) share no row label: name the rows "
                           "to compare with --pair A_ROW B_ROW")
     kw = dict(threshold=float(threshold), seed=int(seed), resamples=resamples, confidence=confidence, alpha=alpha)
-    rows = [_compare_row(k, sa[k], sb[k], **kw) for k in shared]
-    rows += [_compare_row(f"{la} ~ {lb}", sa[la], sb[lb], label_b=lb, **kw) for la, lb in paired]
+    jobs = [(k, sa[k], sb[k], None) for k in shared] + [(f"{la} ~ {lb}", sa[la], sb[lb], lb) for la, lb in paired]
+    rows = _rows_in_threads(jobs, kw)
     nv_a, nv_b = ra.get("nvbench") or {}, rb.get("nvbench") or {}
     for r, (la, lb) in zip(rows, [(k, k) for k in shared] + paired):
         r.nvbench = nvbench_compare_status(nv_a.get(la), nv_b.get(lb))

@@ -76,25 +76,25 @@ def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.rand
     c = len(gs)
     counts = np.array([g.size for g in gs], dtype=np.int64)
     sizes = counts.astype(float)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
     width = int(counts.max())
     pooled = np.concatenate(gs)
     n = pooled.size
     xs, rank = _ranks(pooled)
     drawn = rng.integers(0, c, size=(resamples, c))                       # the groups of every replicate
     lengths = counts[drawn].sum(axis=1)
-    even = bool(np.all(counts == width))
+    spare = None if np.all(counts == width) else np.arange(width) >= counts[:, None]  # (c, width): past a group's end
     out = np.empty(resamples)
     rows = max(1, CHUNK_VALUES // (c * width))
-    positions = np.arange(width)
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
         d = drawn[start:stop]
-        n_in = sizes[d][..., None]                                           # (rows, c, 1): the drawn groups' sizes
-        picks = (rng.random((stop - start, c, width)) * n_in).astype(np.int32)  # values within them
-        idx = offsets[d][..., None] + picks
-        if not even:                                                         # a smaller group's spare positions
-            np.putmask(idx, positions >= n_in, n)
-        out[start:stop] = _row_medians(xs, np.take(rank, idx).reshape(stop - start, c * width),
-                                       lengths[start:stop])
+        u = rng.random((stop - start, c, width))                               # values within the drawn groups:
+        u *= sizes[d][..., None]                                                # position floor(u * size)
+        idx = u.astype(np.intp)                                                 # (np.take converts other types)
+        idx += offsets[d][..., None]
+        ranks = np.take(rank, idx)
+        if spare is not None:                                                   # a smaller group's spare positions
+            np.putmask(ranks, spare[d], n)
+        out[start:stop] = _row_medians(xs, ranks.reshape(stop - start, c * width), lengths[start:stop])
     return out

@@ -139,9 +139,14 @@ class RatioInterval:
 
 def _split_groups(x: np.ndarray, groups) -> list[np.ndarray]:
     """The values of each group (one label per value), groups in first-seen order, empty ones left out."""
-    index: dict = {}
-    codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
-    parts = [x[codes == k] for k in range(len(index))]
+    labels = groups if isinstance(groups, np.ndarray) else np.asarray(groups) if groups else np.empty(0)
+    if labels.ndim == 1 and labels.dtype.kind in "iuU":  # process numbers, names: numpy finds them
+        _keys, first, codes = np.unique(labels, return_index=True, return_inverse=True)
+        parts = [x[codes == k] for k in np.argsort(first, kind="stable")]
+    else:
+        index: dict = {}
+        codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
+        parts = [x[codes == k] for k in range(len(index))]
     return [p for p in parts if p.size]
 
 
@@ -294,7 +299,8 @@ class Verdict(NamedTuple):
 
 
 def _r(x: float) -> str:
-    return f"{x:.3f}"
+    """A ratio in bounded width: 3 decimals, in scientific notation from 10,000 up (a 1e300 sample's ratio)."""
+    return f"{x:.3f}" if not abs(x) >= 1e4 else f"{x:.3e}"
 
 
 def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direction: str | None = "time",
@@ -381,11 +387,21 @@ def group_medians(x: np.ndarray, groups) -> np.ndarray:
     return np.array([float(np.median(part)) for part in _split_groups(np.asarray(x, dtype=float), groups)])
 
 
-def _kept_groups(values: list, groups):
+def _floats(values) -> np.ndarray:
+    """``values`` as a float array, None as NaN (``_clean`` then drops the non-finite ones)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(float, copy=False).ravel()
+    return np.array([math.nan if v is None else v for v in values], dtype=float)
+
+
+def _kept_groups(values: np.ndarray, groups):
     """The group labels of the values ``_clean`` keeps (the finite ones), or None."""
     if groups is None or len(groups) != len(values):
         return None
-    return [g for v, g in zip(values, groups) if v is not None and math.isfinite(float(v))]
+    keep = np.isfinite(values)
+    if keep.all():
+        return groups
+    return [g for g, k in zip(groups, keep.tolist()) if k]
 
 
 def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us", threshold: float = 0.05,
@@ -395,7 +411,7 @@ def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us",
     """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
     ``groups_a``/``groups_b`` (the process or context of each value, on both sides) the interval is a two-level
     bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats)."""
-    a, b = list(a), list(b)
+    a, b = _floats(a), _floats(b)
     ga = _kept_groups(a, groups_a)
     gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)
