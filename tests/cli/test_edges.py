@@ -249,6 +249,9 @@ def test_counts_and_seeds_parse_one_way():
         ["diff", "a", "b", "--threshold=-5%"]
     assert cli_args.join_negative_values(["--pair", "-x", "--threshold", "5%"], options) == \
         ["--pair", "-x", "--threshold", "5%"]
+    commands = cli.build_parser()._commands
+    assert "--threshold" in cli_args.single_value_options(commands["diff"])
+    assert cli_args.single_value_options(commands["doctor"]) == set()  # a script's own words are left as they are
 
 
 def test_a_dot_cu_in_capitals_is_a_kernel_source():
