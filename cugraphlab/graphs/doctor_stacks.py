@@ -420,7 +420,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         end = ends.get(cid)
         open_after = end is None
         later = [e for e in mine if _breaks(e, open_after)]
-        d = Diagnosis(stream=b.stream or "?", mode=b.mode or "?", where=b.where,
+        d = Diagnosis(stream=b.stream or "?", mode=b.mode or "?", where=b.where, stack=b.stack,
                       ok=end is not None and end.ok, end_result=(end.code or ("CUDA_SUCCESS" if end.ok else end.text))
                       if end is not None else "never ended (ended by the doctor at exit)")
         d.calls_seen = len(mine)
@@ -451,14 +451,15 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
     callbacks = [e for e in loose if e.kind == "call" or e.in_callback]
     others = [e for e in loose if e not in callbacks]
     if callbacks:
-        d = Diagnosis(stream=callbacks[0].stream or "?", mode="replay", ok=True, end_result="host callback at replay")
+        d = Diagnosis(stream=callbacks[0].stream or "?", mode="replay", ok=True, end_result="host callback at replay",
+                      stack=callbacks[0].stack or "cugraphlab")
         d.findings.append(_finding_for(callbacks[0], False))
         d.later = [f"{e.where}: {e.call or e.code}" for e in callbacks[1:8]]
         d.calls_seen = len(callbacks)
         out.append(d)
     if others:
         first = _culprit(others)
-        d = Diagnosis(stream=first.stream or "?", mode="?", ok=False, end_result=first.code,
+        d = Diagnosis(stream=first.stream or "?", mode="?", ok=False, end_result=first.code, stack=first.stack or "?",
                       where="(a capture the doctor did not see begin)")
         d.findings.append(_finding_for(first, False))
         d.later = [f"{e.where}: {e.code}" for e in others if e is not first][:8]

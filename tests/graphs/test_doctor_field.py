@@ -20,7 +20,7 @@ from cugraphlab.graphs.doctor_stacks import (
     explain_events,
     site_stats,
 )
-from cugraphlab.graphs.field_gallery import CASES, case, marked_line
+from cugraphlab.graphs.field_gallery import CASES, case, marked_line, recorded
 from cugraphlab.graphs.field_gallery._field import SKIP
 from cugraphlab.report.doctor import (
     field_counts,
@@ -30,29 +30,6 @@ from cugraphlab.report.doctor import (
 )
 
 INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
-
-
-def recorded(c) -> list[StackEvent]:
-    """What the stack watch records when case ``c`` runs on a GPU, as the case's metadata says."""
-    file, here = str(c.script), c.line("here")
-    stack = {"triton": "torch"}.get(c.stack, c.stack)  # Triton's refusal is raised by torch.cuda.synchronize
-    if c.event == "call":
-        return [StackEvent("call", "cugraphlab", file, here, "log_free_memory", call=c.call, code=c.text,
-                           thread="host callback", in_callback=True)]
-    raise_ev = StackEvent("raise", stack, file, here, "main", text=c.text, code=code_of(c.text),
-                          thread="MainThread" if c.capture_thread else "worker", capture_thread=c.capture_thread)
-    if c.stack == "cugraphlab":  # capture_into and the door's own captures: no stack capture to patch
-        return [raise_ev]
-    begin = StackEvent("begin", c.stack, file, c.line("capture"), "main", stream="0x1", mode="global", capture=1,
-                       call="7", text="device mismatch: the capture stream is on cuda:1, the current device is cuda:0"
-                       if c.kind == "multi_device" else "")
-    raise_ev.capture = 1
-    events = [begin, raise_ev]
-    if not c.left_open:
-        rng = c.kind == "rng"
-        events.append(StackEvent("end", c.stack, file, c.line("capture"), "main", capture=1, ok=rng,
-                                 code="" if rng else INVALIDATED, text="" if rng else f"RuntimeError: {INVALIDATED}"))
-    return events
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.key for c in CASES])
