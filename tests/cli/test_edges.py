@@ -295,7 +295,7 @@ SCRIPTS = {
     "devlaunch.py": ["{out}"], "memnodes.py": ["{out}/m.json"], "native_launch.py": ["{out}"],
     "nodes.py": ["{out}/n.json"], "scaling.py": ["{out}/s.json"], "measure_overhead.py": ["{out}"],
     "measure_overhead_parts.py": ["{out}"], "plugin_false_alarms.py": ["{out}"], "switch.py": ["{out}"],
-    "while_fold.py": ["{out}"], "conditional_sanitize_probe.py": ["while"],
+    "while_fold.py": ["{out}"], "conditional_sanitize_probe.py": ["while"], "ratio_figures.py": ["{out}"],
 }
 
 
