@@ -236,6 +236,11 @@ phase_doctor_field() {  # the capture doctor's field gallery: mistakes from publ
   tail -1 "$r/doctor_field.log"
 }
 
+phase_ratios() {  # the figures the GPU tests once bounded, with their intervals (ratio_figures.py)
+  install_carried cupti
+  t 300 ratio_figures $PY -X faulthandler benchmarks/ratio_figures.py "$r/ratio_figures" > "$r/ratio_figures.log" 2>&1
+}
+
 # ---- helpers ----
 
 t() {  # t SECONDS NAME CMD...: CMD under a timeout that never runs past the call's budget; one line in the steps log

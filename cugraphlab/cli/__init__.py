@@ -135,6 +135,13 @@ def main(argv=None) -> int:
         where = f" {e.filename}" if getattr(e, "filename", None) else ""
         _say(command, f"could not write{where}: {e.strerror or e}")
         return EXIT_USAGE
+    except RuntimeError as e:  # cuda.pathfinder's DynamicLibNotFoundError (libnvrtc, libcuda ...): what to install
+        if not type(e).__name__.endswith("NotFoundError"):
+            raise
+        first = str(e).splitlines()[0] if str(e) else "a library"
+        _say(command, f"a CUDA library was not found ({first[:160]}): reinstall cugraphlab, which brings NVRTC "
+                      f"(pip install cugraphlab, or 'cugraphlab[cu12]' for CUDA 12)")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         _say(command, "interrupted")
         return 130

@@ -52,8 +52,12 @@ def cmd_compare(args) -> int:
     bit-exact, 2 (one line) when nothing could be measured."""
     from ..bench.compare import DEFAULT_SIZES, compare_checked, validate_compare
     from ..core.device import device_count
+    from ..core.errors import InvalidArgumentError
     from ..report.compare import render_classic, render_compare
 
+    if args.no_paired and args.paired_contexts is not None:  # taken and ignored would be worse than refused
+        raise InvalidArgumentError("--paired-contexts sizes the paired section, and --no-paired leaves it out: give "
+                                   "one of them")
     resolve_preset(args)
     # every check before any worker starts, once: bad input is one line and exit 2; the config checked is the one run
     config = validate_compare(size=args.size or DEFAULT_SIZES, iters=args.iters, ops=args.ops, repeats=args.repeats,

@@ -126,7 +126,15 @@ def _gallery(args) -> int:
     from cugraphlab.bench.doctor import run_doctor
     from cugraphlab.report.doctor import render_doctor
 
-    record = run_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti, gallery=args.gallery)
+    gallery = args.gallery
+    if args.cupti:  # the CUPTI mode names calls in our gallery's captures; the field gallery's run in processes
+        if gallery == "field":
+            from cugraphlab.core.errors import InvalidArgumentError
+
+            raise InvalidArgumentError("--cupti applies to --gallery ours (the field gallery runs each case in its "
+                                       "own process)")
+        gallery = "ours"
+    record = run_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti, gallery=gallery)
     if args.cupti:
         from cugraphlab.report.doctor_cupti import render_doctor_cupti
 

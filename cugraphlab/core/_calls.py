@@ -48,8 +48,7 @@ def driver_module():
         try:
             from cuda.bindings import driver
         except ImportError as e:  # pragma: no cover - the package depends on cuda-bindings
-            raise MissingPackageError(f"cuda-bindings is not installed (cuda.bindings.driver cannot be imported): "
-                                      f"{BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed: {BINDINGS_INSTALL}") from e
         _driver = driver
     return _driver
 
@@ -61,8 +60,7 @@ def nvrtc_module():
         try:
             from cuda.bindings import nvrtc
         except ImportError as e:  # pragma: no cover
-            raise MissingPackageError(f"cuda-bindings is not installed (cuda.bindings.nvrtc cannot be imported): "
-                                      f"{BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed: {BINDINGS_INSTALL}") from e
         _nvrtc = nvrtc
     return _nvrtc
 
@@ -291,21 +289,9 @@ def missing_function_error(name: str) -> MissingDriverFunctionError:
               f"{bindings_version()} know: it needs a newer driver")
 
 
-NVRTC_INSTALL = ("install NVRTC: pip install 'cuda-toolkit[nvrtc]' (cugraphlab's own install brings it; "
-                 "'cugraphlab[cu12]' brings CUDA 12's)")
-
-
 def nv(name: str, *args):
-    """Call NVRTC function ``name`` and check its result. A libnvrtc that cannot be found becomes one
-    MissingPackageError naming what to install (not cuda.pathfinder's exception)."""
-    fn = nvrtc_fn(name)
-    try:
-        result = fn(*args)
-    except (RuntimeError, OSError) as e:
-        if "not found" in str(e).lower() or type(e).__name__.endswith("NotFoundError"):
-            raise MissingPackageError(f"the NVRTC library (libnvrtc) was not found: {NVRTC_INSTALL}") from e
-        raise
-    return check_nvrtc(result, name)
+    """Call NVRTC function ``name`` and check its result."""
+    return check_nvrtc(nvrtc_fn(name)(*args), name)
 
 
 def _short_args(args: tuple) -> str:

@@ -36,8 +36,9 @@ def render_diagnosis(d: Any) -> str:
     mistake and the fix (one paragraph each), then the open dependency sets seen before cuStreamEndCapture."""
     d = _plain(d)
     state = "made a graph" if d["ok"] else f"failed ({d['end_result']})"
-    lines = [f"capture on stream {d['stream']} ({d['mode']}), begun at {d.get('where') or '?'}: {state}; "
-             f"{d['calls_seen']} driver calls watched"]
+    watched = (f"{d['stack']} capture, {d['calls_seen']} refusal(s) or exception(s) seen" if d.get("stack") else
+               f"{d['calls_seen']} driver calls watched")
+    lines = [f"capture on stream {d['stream']} ({d['mode']}), begun at {d.get('where') or '?'}: {state}; {watched}"]
     if not d["findings"]:
         lines.append("  no findings")
     for i, f in enumerate(d["findings"], 1):

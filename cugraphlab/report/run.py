@@ -67,7 +67,7 @@ def render_info(info: dict) -> str:
     lines += [
         (f"driver: {drv['release'] or '?'} (CUDA {drv['cuda']}), {info['device_count']} device(s)"
          if drv.get("cuda") else "driver: none answered (see the last line)"),
-        f"cuda-bindings {p['cuda-bindings']}, NVRTC {info['nvrtc']} "
+        f"cuda-bindings {p['cuda-bindings'] or 'not installed'}, NVRTC {info['nvrtc']} "
         f"(archs: {', '.join(f'sm_{a}' for a in info['archs']) or 'none'})",
         f"numpy {p['numpy']}, cupy {p.get('cupy-cuda13x') or p.get('cupy-cuda12x') or 'not installed'}, "
         f"torch {p['torch'] or 'not installed'}, cugraphlab {p['cugraphlab']}",

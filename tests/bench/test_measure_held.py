@@ -124,4 +124,4 @@ def test_gpu_clocks_false_leaves_the_held_and_cold_rows_out(dev):
 
     fn, buf = memset_work(dev)
     r = cgl.measure(fn, device=dev, ways=("eager",), gpu_clocks=False, **QUICK)
-    assert r["eager"].held is None and r["eager"].cold is None and r.config["gpu_clocks"] is False
+    assert r["eager"].held is None and r["eager"].cold is None and r.sampling["gpu_clocks"] is False

@@ -157,6 +157,10 @@ TABLE = [
     ("measure {tmp}/s.py:step --block 128", 2, "--block is for a kernel in a .cu file"),
     ("measure {scripts}/imports_missing.py:step", 2, "failed: No module named 'cugraphlab_no_such_dep' (at "
                                                     "imports_missing.py:1 in <module>)"),
+    ("timeline --out {tmp}/t --no-plot", 2, "--out names the figures, and --no-plot draws none"),
+    ("sweep --out {tmp}/s --no-plot", 2, "--out names the figures, and --no-plot draws none"),
+    ("timeline --no-plot", 2, NO_GPU),
+    ("compare --no-paired --paired-contexts 4", 2, "--paired-contexts sizes the paired section"),
     ("run --size 10000000000000", 2, f"--size: {COUNT} '10000000000000'"),
     ("run --size 2^41", 2, f"--size: {COUNT} '2^41'"),
     ("run --size -1", 2, f"--size: {COUNT} '-1'"),

@@ -20,7 +20,7 @@ from cugraphlab.graphs.doctor_stacks import (
     explain_events,
     site_stats,
 )
-from cugraphlab.graphs.field_gallery import CASES, case, marked_line
+from cugraphlab.graphs.field_gallery import CASES, case, marked_line, recorded
 from cugraphlab.graphs.field_gallery._field import SKIP
 from cugraphlab.report.doctor import (
     field_counts,
@@ -30,29 +30,6 @@ from cugraphlab.report.doctor import (
 )
 
 INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
-
-
-def recorded(c) -> list[StackEvent]:
-    """What the stack watch records when case ``c`` runs on a GPU, as the case's metadata says."""
-    file, here = str(c.script), c.line("here")
-    stack = {"triton": "torch"}.get(c.stack, c.stack)  # Triton's refusal is raised by torch.cuda.synchronize
-    if c.event == "call":
-        return [StackEvent("call", "cugraphlab", file, here, "log_free_memory", call=c.call, code=c.text,
-                           thread="host callback", in_callback=True)]
-    raise_ev = StackEvent("raise", stack, file, here, "main", text=c.text, code=code_of(c.text),
-                          thread="MainThread" if c.capture_thread else "worker", capture_thread=c.capture_thread)
-    if c.stack == "cugraphlab":  # capture_into and the door's own captures: no stack capture to patch
-        return [raise_ev]
-    begin = StackEvent("begin", c.stack, file, c.line("capture"), "main", stream="0x1", mode="global", capture=1,
-                       call="7", text="device mismatch: the capture stream is on cuda:1, the current device is cuda:0"
-                       if c.kind == "multi_device" else "")
-    raise_ev.capture = 1
-    events = [begin, raise_ev]
-    if not c.left_open:
-        rng = c.kind == "rng"
-        events.append(StackEvent("end", c.stack, file, c.line("capture"), "main", capture=1, ok=rng,
-                                 code="" if rng else INVALIDATED, text="" if rng else f"RuntimeError: {INVALIDATED}"))
-    return events
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.key for c in CASES])
@@ -389,3 +366,44 @@ def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
     assert bench_doctor.run_doctor(gallery="field").ok
     with pytest.raises(Exception, match="ours, field or all"):
         bench_doctor.run_doctor(gallery="theirs")
+
+
+def test_without_a_patched_capture_a_worker_threads_refusal_is_a_thread_mistake():
+    ev = [StackEvent("raise", "cuda.core", "c.py", 12, "worker", text="CUDAError: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                     code="CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", thread="worker", capture_thread=False,
+                     source="buf = dev.allocate(1 << 20, stream=stream)"),
+          StackEvent("raise", "cuda.core", "c.py", 30, "main", text=f"CUDAError: {INVALIDATED}", code=INVALIDATED,
+                     source="graph = gb.end_building().complete()")]
+    (d,) = explain_events(list(reversed(ev)))  # the consequence seen first: the refused call still wins
+    assert (d.first.kind, d.first.call, d.first.where) == ("query_or_thread", "dev.allocate", "c.py:12, in worker")
+    assert "thread_local" in d.first.fix_hint
+
+
+def test_an_exception_that_ended_the_script_from_inside_a_capture_broke_it(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            raise KeyError("a library's own refusal, with no CUDA code in its text")
+    ''')
+    assert code == 1
+    (d,) = [d for d in diagnoses if d.findings]
+    assert d.first.where.startswith(f"{script}:{line_of(script, 'raise KeyError')}") and d.first.call == "KeyError"
+
+
+def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
+    from cugraphlab.cli import main
+
+    script = fake_torch / "loop.py"
+    script.write_text(textwrap.dedent('''
+        import torch
+        for step in range(5):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                pass
+            g.replay()
+    '''))
+    assert main(["doctor", "--replay", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "replay watch" in out and f"{script}:5" in out and "re-captured on every use" in out
+    assert main(["doctor", "--replay", "--gallery"]) == 2  # one line: --replay watches a script

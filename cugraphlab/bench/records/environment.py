@@ -29,7 +29,9 @@ def why_unavailable(e: BaseException) -> str:
     if type(e).__name__.endswith("NotFoundError") or "not found" in str(e).lower():
         return "its library was not found"
     if isinstance(e, CugraphlabError) and str(e):
-        return str(e).splitlines()[0].split(":")[0]
+        import re
+
+        return re.sub(r"\s*\([^)]*\)", "", str(e).splitlines()[0].split(":")[0])
     return "its library could not be loaded"
 
 
@@ -126,13 +128,17 @@ def system_info(ordinal: int | None = None) -> dict:
     from ...core._calls import versions_fit
     from ...core.cache import default_cache
     from ...core.device import Device, device_count, driver_version
-    from ...core.errors import NoDeviceError
+    from ...core.errors import MissingPackageError, NoDeviceError
     from ...core.program import nvrtc_version, supported_archs
 
     cache = default_cache()
+    try:
+        fit = versions_fit()
+    except MissingPackageError:  # no cuda-bindings: nothing to judge; the rest still shown
+        fit = None
     info = {"devices": [], "device_count": 0, "driver": {"release": None, "cuda": None},
             "packages": package_versions(), "cache": cache.describe() if cache.enabled else None,
-            "cuda": versions_fit(), "driver_error": None}
+            "cuda": fit, "driver_error": None, "missing_package": None}
     try:
         info["nvrtc"], info["archs"] = "%d.%d" % nvrtc_version(), supported_archs()
     except Exception as e:  # no NVRTC library: say so, keep the rest
@@ -148,6 +154,8 @@ def system_info(ordinal: int | None = None) -> dict:
                                         "memory_bytes": total, "free_bytes": free,
                                         "clock_khz": d.attribute("CLOCK_RATE"),
                                         "l2_bytes": d.attribute("L2_CACHE_SIZE")})
+    except MissingPackageError as e:
+        info["missing_package"] = str(e)
     except NoDeviceError as e:
         info["driver_error"] = str(e)
     return info
