@@ -407,3 +407,20 @@ def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
     out = capsys.readouterr().out
     assert "replay watch" in out and f"{script}:5" in out and "re-captured on every use" in out
     assert main(["doctor", "--replay", "--gallery"]) == 2  # one line: --replay watches a script
+
+
+def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
+    from cugraphlab.graphs.doctor_stacks import StackWatch
+
+    def broken(*a, **k):
+        raise RuntimeError("the watch's own bug")
+
+    monkeypatch.setattr(StackWatch, "_add", broken)
+    _script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        g.replay()
+    ''')
+    assert code == 0 and diagnoses == []  # nothing recorded, nothing broken
