@@ -328,6 +328,7 @@ class StackEvent:
     ok: bool = True
     seconds: float = 0.0
     escaped: bool = False  # the exception left the script (it ended it): raised inside a capture, it broke it
+    count: int = 1  # replays: how many launches of the graph this event stands for
 
     @property
     def where(self) -> str:
@@ -582,6 +583,7 @@ class StackWatch:
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
+        self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
         self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
         self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
         self.restore: list = []
@@ -870,8 +872,20 @@ class StackWatch:
             self.patched.append("cugraphlab.host")
 
     def replayed(self, stack: str, key: int, frame) -> None:
-        file, line, fn = _user_site(frame)
-        self._add(StackEvent("replay", stack, file, line, fn, call=str(key)))
+        """Counted per graph (one event each at the end: a training loop's replays never fill the log)."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is None:
+                file, line, fn = _user_site(frame)
+                self.replays[key] = [stack, file, line, fn, 1]
+            else:
+                n[4] += 1
+
+    def _flush_replays(self) -> None:
+        with self.lock:
+            done, self.replays = self.replays, {}
+        for key, (stack, file, line, fn, count) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
 
     def install(self) -> StackWatch:
         is_user_file.cache_clear()  # files registered with treat_as_user_code since the last run
@@ -925,6 +939,7 @@ class StackWatch:
 
     def uninstall(self) -> None:
         self.close_open()
+        self._flush_replays()
         self.kept.clear()  # the events keep the text; the exceptions (and their frames) go
         self.ev_exc.clear()
         if self.finder is not None and self.finder in sys.meta_path:
@@ -991,7 +1006,7 @@ def site_stats(events: list[StackEvent]) -> list[dict]:
             s["ok"] += int(e.ok)
             s["capture_s"] += e.seconds
         elif e.kind == "replay" and e.call in site_of_graph:
-            sites[site_of_graph[e.call]]["replays"] += 1
+            sites[site_of_graph[e.call]]["replays"] += e.count
     for s in sites.values():
         s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
     return list(sites.values())
