@@ -275,7 +275,10 @@ def record_to_stdout(args: argparse.Namespace) -> bool:
 
 
 def single_value_options(parser: argparse.ArgumentParser) -> set[str]:
-    """The long options of ``parser`` that take exactly one value (``--threshold``, ``--scalar``, ...)."""
+    """The long options of ``parser`` that take exactly one value (``--threshold``, ``--scalar``, ...); none for a
+    parser that passes the rest of the line on (``doctor SCRIPT ARGS...``): those words are the script's."""
+    if any(a.nargs == argparse.REMAINDER for a in parser._actions):
+        return set()
     return {o for a in parser._actions if a.nargs is None and a.option_strings
             for o in a.option_strings if o.startswith("--")}
 

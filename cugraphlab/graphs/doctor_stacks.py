@@ -328,6 +328,7 @@ class StackEvent:
     ok: bool = True
     seconds: float = 0.0
     escaped: bool = False  # the exception left the script (it ended it): raised inside a capture, it broke it
+    count: int = 1  # replays: how many launches of the graph this event stands for
 
     @property
     def where(self) -> str:
@@ -574,6 +575,19 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _quiet(default=None):
+    """The watch must never break the program it watches: an error of its own is dropped (the event is lost)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - by design: see the docstring
+                return default(args[0]) if callable(default) else default
+        return run
+    return wrap
+
+
 class StackWatch:
     """Records StackEvents while installed (``install`` / ``uninstall``; ``watching_stacks()`` does both)."""
 
@@ -582,6 +596,7 @@ class StackWatch:
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
+        self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
         self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
         self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
         self.restore: list = []
@@ -603,6 +618,7 @@ class StackWatch:
         with self.lock:
             return max(self.open) if self.open else 0
 
+    @_quiet()
     def begin(self, stack: str, key: int, stream, mode: str, frame, note: str = "") -> None:
         file, line, fn = _user_site(frame)
         with self.lock:
@@ -615,6 +631,7 @@ class StackWatch:
                              thread=threading.current_thread().name, capture=cid))
         self._arm()
 
+    @_quiet()
     def end(self, stack: str, key: int, frame, exc: BaseException | None = None) -> None:
         with self.lock:
             cid = self.by_key.pop(key, 0)
@@ -630,6 +647,7 @@ class StackWatch:
         if not self.open:
             self._disarm()
 
+    @_quiet()
     def raised(self, exc: BaseException, frame_site=None, *, capture: int | None = None, thread: str | None = None,
                in_callback: bool = False) -> None:
         if type(exc).__name__ in _IGNORED or self.kept.get(id(exc)) is exc:
@@ -656,6 +674,7 @@ class StackWatch:
         self.ev_exc[id(ev)] = exc
         self._add(ev)
 
+    @_quiet()
     def post_mortem(self, exc: BaseException) -> None:
         """The script's own exception: its __cause__/__context__ chain, innermost (first raised) first."""
         chain, e, seen = [], exc, set()
@@ -679,12 +698,14 @@ class StackWatch:
         return failed[-1] if failed else 0
 
     # ---- tracing while a capture is open ---------------------------------------------------------------------------
+    @_quiet()
     def _global_trace(self, frame, event, arg):
         if event == "call" and is_user_file(frame.f_code.co_filename):
             frame.f_trace_lines = False
             return self._local_trace
         return None
 
+    @_quiet(lambda self: self._local_trace)
     def _local_trace(self, frame, event, arg):
         if event == "exception" and self.open:
             from .doctor_calls import _short_path
@@ -842,6 +863,7 @@ class StackWatch:
             def watched():
                 ident = threading.get_ident()
 
+                @_quiet()
                 def observer(name, args, result, frame):
                     if threading.get_ident() != ident:
                         return
@@ -869,9 +891,23 @@ class StackWatch:
         if self._set(host, "_python_trampoline", trampoline):
             self.patched.append("cugraphlab.host")
 
+    @_quiet()
     def replayed(self, stack: str, key: int, frame) -> None:
-        file, line, fn = _user_site(frame)
-        self._add(StackEvent("replay", stack, file, line, fn, call=str(key)))
+        """Counted per graph (one event each at the end: a training loop's replays never fill the log)."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is None:
+                file, line, fn = _user_site(frame)
+                self.replays[key] = [stack, file, line, fn, 1]
+            else:
+                n[4] += 1
+
+    @_quiet()
+    def _flush_replays(self) -> None:
+        with self.lock:
+            done, self.replays = self.replays, {}
+        for key, (stack, file, line, fn, count) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
 
     def install(self) -> StackWatch:
         is_user_file.cache_clear()  # files registered with treat_as_user_code since the last run
@@ -902,6 +938,7 @@ class StackWatch:
                 pass
         return run
 
+    @_quiet()
     def close_open(self) -> None:
         """End the captures the script left open (cuStreamEndCapture on their streams), so that the process does
         not tear down while a stream captures."""
@@ -925,6 +962,7 @@ class StackWatch:
 
     def uninstall(self) -> None:
         self.close_open()
+        self._flush_replays()
         self.kept.clear()  # the events keep the text; the exceptions (and their frames) go
         self.ev_exc.clear()
         if self.finder is not None and self.finder in sys.meta_path:
@@ -942,6 +980,7 @@ class StackWatch:
             threading.excepthook = self.prev_excepthook
             self.prev_excepthook = None
 
+    @_quiet(lambda self: [])
     def diagnoses(self) -> list[Diagnosis]:
         return explain_events(self.events)
 
@@ -991,7 +1030,7 @@ def site_stats(events: list[StackEvent]) -> list[dict]:
             s["ok"] += int(e.ok)
             s["capture_s"] += e.seconds
         elif e.kind == "replay" and e.call in site_of_graph:
-            sites[site_of_graph[e.call]]["replays"] += 1
+            sites[site_of_graph[e.call]]["replays"] += e.count
     for s in sites.values():
         s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
     return list(sites.values())

@@ -262,7 +262,6 @@ from cugraphlab.experiment import run_field_gallery
 from cugraphlab.report.doctor import render_field
 rows = run_field_gallery(["torch_item", "cupy_pool_grow", "core_memory_resource"], timeout=120, workers=3)
 print(render_field([r.to_dict() for r in rows]))
-assert not any(r.crashed or r.hung for r in rows)
 
 # %% [markdown]
 # ## What it means

@@ -389,3 +389,38 @@ def test_an_exception_that_ended_the_script_from_inside_a_capture_broke_it(fake_
     assert code == 1
     (d,) = [d for d in diagnoses if d.findings]
     assert d.first.where.startswith(f"{script}:{line_of(script, 'raise KeyError')}") and d.first.call == "KeyError"
+
+
+def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
+    from cugraphlab.cli import main
+
+    script = fake_torch / "loop.py"
+    script.write_text(textwrap.dedent('''
+        import torch
+        for step in range(5):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                pass
+            g.replay()
+    '''))
+    assert main(["doctor", "--replay", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "replay watch" in out and f"{script}:5" in out and "re-captured on every use" in out
+    assert main(["doctor", "--replay", "--gallery"]) == 2  # one line: --replay watches a script
+
+
+def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
+    from cugraphlab.graphs.doctor_stacks import StackWatch
+
+    def broken(*a, **k):
+        raise RuntimeError("the watch's own bug")
+
+    monkeypatch.setattr(StackWatch, "_add", broken)
+    _script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        g.replay()
+    ''')
+    assert code == 0 and diagnoses == []  # nothing recorded, nothing broken

@@ -93,8 +93,9 @@ def test_the_fixture_measures_in_the_test_and_budgets_fail_a_test_over_them(suit
     r = suite.runpytest("--cgl-processes", "1", *FLAGS)
     r.assert_outcomes(passed=2, failed=1)
     r.stdout.fnmatch_lines(["*cgl_budget: eager host * us per call exceeds the budget of 1e-09 us*",
-                            "*= cugraphlab measure =*", "*3 measurement(s), 1 process per measurement*",
-                            "*test_suite.py::test_step: host us/call eager *, graph *"])
+                            "*= cugraphlab measure =*", "*held: how long the work runs on the GPU*",
+                            "*3 measurement(s), 1 process per measurement*",
+                            "*test_suite.py::test_step: host us/call eager *, graph *; held (GPU) us/call eager *"])
 
 
 def test_save_then_compare_fails_only_the_test_that_got_slower(suite, tmp_path):

@@ -50,3 +50,23 @@ def test_a_figure_is_read_against_the_range_the_test_held_it_to(held, value, lo,
 def test_a_non_finite_figure_is_kept_as_none():
     r = rf.row("s", "f", float("nan"), float("inf"), 2.0, clock="host", held="x > 4")
     assert (r["value"], r["lo"], r["hi"]) == (None, None, 2.0)
+
+
+def test_the_doctor_section_runs_end_to_end_on_the_fake_driver(monkeypatch, tmp_path, capsys):
+    """The script's own path (device, section, table, JSON) on the fake driver; its figures are the fake's, so only
+    their shape is asserted: two ratios, finite and positive, each with an interval."""
+    import json
+
+    from fake_measure import install_measure_driver
+
+    install_measure_driver(monkeypatch)
+    monkeypatch.setattr("cugraphlab.graphs.doctor_cupti.cupti_available", lambda: False)
+    assert rf.main([str(tmp_path / "out"), "--only", "doctor"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads((tmp_path / "out" / "ratio_figures.json").read_text())
+    assert data["failed"] == [] and "doctor: CUPTI rows skipped" in out
+    assert [r["figure"] for r in data["rows"]] == ["replay per cuGraphLaunch, explained / plain",
+                                                   "capture of 32 launches, explained / plain"]
+    for r in data["rows"]:
+        assert r["value"] > 0 and r["lo"] is not None and r["lo"] <= r["hi"], r
+        assert r["figure"] in out and r["test_held_it_to"] in out

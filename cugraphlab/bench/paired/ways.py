@@ -367,10 +367,7 @@ def _cupy_raw(rig: Rig) -> Callable[[int], None]:
         return cupy.ndarray((arr.n,), dtype=cupy.float32, memptr=cupy.cuda.MemoryPointer(mem, 0))
 
     args = (wrap(rig.out), wrap(rig.x), wrap(rig.y), np.uint64(rig.size))
-    from ..measure.streams import cupy_stream
-
-    stream = cupy_stream(int(rig.stream.handle), dev)  # Stream.from_external where CuPy has it (14 deprecates
-    # ExternalStream)
+    stream = cupy.cuda.ExternalStream(int(rig.stream.handle), dev)
     g, b = (rig.grid,), (BLOCK,)
     rig.cupy_objects = (module, kernel, args, stream)
 

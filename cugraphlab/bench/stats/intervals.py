@@ -164,13 +164,16 @@ def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.ra
 
 def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int = RESAMPLES,
                      confidence: float = CONFIDENCE, seed: int | np.random.Generator | None = 0,
-                     groups_a=None, groups_b=None) -> RatioInterval:
+                     groups_a=None, groups_b=None, draws=None) -> RatioInterval:
     """The ratio of medians B/A with a percentile-bootstrap interval.
 
     Parameters: ``a``, ``b`` the two sample sets (non-finite values dropped); ``resamples`` bootstrap draws per
     side; ``confidence`` the interval's level (0.95: the 2.5% and 97.5% quantiles); ``seed`` an int (or a numpy
     Generator) so that the interval repeats; ``groups_a``/``groups_b`` (one label per value, e.g. the process or
-    context it came from): a side with two groups or more is resampled in two levels, groups then values.
+    context it came from): a side with two groups or more is resampled in two levels, groups then values;
+    ``draws``: a function ``(side, counts) -> bootstrap.TwoLevelDraws or None`` giving the draws of a two-level
+    side ("a" or "b") whose groups hold ``counts`` values, made once for all rows of a record (``diff``), in
+    place of draws from ``seed``.
     Returns a RatioInterval (NaN where a side is empty or a median of A is 0).
     """
     if not 0 < confidence < 1:
@@ -186,13 +189,18 @@ def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int =
     if na >= 2 and nb >= 2:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
-        def medians(x, groups):
+        def medians(x, groups, side):
             if groups is not None and len(groups) == x.size and len(set(groups)) >= 2:
-                return _grouped_bootstrap_medians(x, list(groups), int(resamples), rng)
+                if draws is not None:
+                    parts = _split_groups(x, groups)
+                    shared = draws(side, tuple(p.size for p in parts))
+                    if shared is not None and shared.drawn.shape[0] == int(resamples):
+                        return bootstrap.two_level_medians(parts, int(resamples), draws=shared)
+                return _grouped_bootstrap_medians(x, groups, int(resamples), rng)
             return _bootstrap_medians(x, int(resamples), rng)
 
-        ma = medians(xa, groups_a)
-        mb = medians(xb, groups_b)
+        ma = medians(xa, groups_a, "a")
+        mb = medians(xb, groups_b, "b")
         if np.all(ma != 0):
             r = mb / ma
             q = (1.0 - confidence) / 2.0
@@ -407,16 +415,17 @@ def _kept_groups(values: np.ndarray, groups):
 def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us", threshold: float = 0.05,
                     seed: int | np.random.Generator | None = 0, resamples: int = RESAMPLES,
                     confidence: float = CONFIDENCE, alpha: float = ALPHA,
-                    min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None) -> Comparison:
+                    min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None, draws=None) -> Comparison:
     """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
     ``groups_a``/``groups_b`` (the process or context of each value, on both sides) the interval is a two-level
-    bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats)."""
+    bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats); ``draws`` as
+    ``ratio_of_medians`` takes it."""
     a, b = _floats(a), _floats(b)
     ga = _kept_groups(a, groups_a)
     gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)
     interval = ratio_of_medians(xa, xb, resamples=resamples, confidence=confidence, seed=seed, groups_a=ga,
-                                groups_b=gb)
+                                groups_b=gb, draws=draws)
     grouped = _grouped(ga) and _grouped(gb)
     # Samples of one process or context are not independent of each other (launch cost has per-context modes:
     # docs/studies/launch-cost-modes.md): where both sides say which group each value came from, the rank test is

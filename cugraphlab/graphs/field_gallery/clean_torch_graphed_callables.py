@@ -2,7 +2,9 @@
 
 The doctor must find nothing; the graphed module's output must equal the same module run eager.
 """
-from cugraphlab.graphs.field_gallery._field import check, inputs, need_torch
+import numpy as np
+
+from cugraphlab.graphs.field_gallery._field import inputs, need_torch
 
 
 def main() -> None:
@@ -17,7 +19,9 @@ def main() -> None:
     torch.cuda.synchronize()
     with torch.no_grad():
         want = module(x)
-    check("graphed module against eager", out.detach().cpu().numpy(), want.cpu().numpy())
+    # the same cuBLAS calls, but cuBLAS may pick another algorithm inside a capture: compared to float32 rounding
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want.cpu().numpy(), rtol=1e-5, atol=1e-6)
+    print("the graphed module matches the module run eager (to float32 rounding)")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 The pattern of PyTorch's CUDA graphs documentation (warm-up on a side stream, capture into static input and output
 tensors, copy new data in, replay). The doctor must find nothing.
 """
-from cugraphlab.graphs.field_gallery._field import check, inputs, need_torch
+import numpy as np
+
+from cugraphlab.graphs.field_gallery._field import inputs, need_torch
 
 
 def main() -> None:
@@ -29,7 +31,9 @@ def main() -> None:
         with torch.no_grad(), torch.cuda.stream(side):  # the same kernels eager, on the same kind of stream
             want = model(x)
         torch.cuda.synchronize()
-        check("MLP replay against the same model eager", static_out.cpu().numpy(), want.cpu().numpy())
+        # the same cuBLAS calls, but cuBLAS may pick another algorithm inside a capture: compared to float32 rounding
+        np.testing.assert_allclose(static_out.cpu().numpy(), want.cpu().numpy(), rtol=1e-5, atol=1e-6)
+    print("the replays match the model run eager (to float32 rounding)")
 
 
 if __name__ == "__main__":
