@@ -415,6 +415,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
     ends = {e.capture: e for e in events if e.kind == "end"}
     out: list[Diagnosis] = []
     for cid, b in begins.items():
+        stale = [e for e in events if e.capture == cid and e.kind == "stale"]
         mine = [e for e in events if e.capture == cid and e.kind in ("raise", "call")]
         for e in mine:
             e.stack = e.stack or b.stack  # a plain Python error inside the capture: the capture's stack
@@ -446,6 +447,12 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         elif not d.ok:
             d.findings.append(Finding("foreign", "?", result=d.end_result, where=b.where, seen=False,
                                       detail="the capture failed, and no exception in the user's files said why"))
+        for e in stale[:1]:
+            d.findings.append(Finding(
+                "stale_input", e.call, where=e.where, stream=d.stream, detail=e.text, seen=True,
+                fix_hint="Keep every tensor the graph was captured with alive, and put new data into it in place "
+                         f"({e.call}.copy_(new)) instead of binding the name to a new tensor: a replay reads the "
+                         "addresses of the capture."))
         out.append(d)
     loose = [e for e in events if e.capture == 0 and e.kind in ("raise", "call")
              and (e.kind == "call" or _is_capture_code(e.code) or e.in_callback)]
@@ -597,6 +604,7 @@ class StackWatch:
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
         self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
+        self.inputs: dict[int, tuple] = {}  # id(graph) -> (capture number, [(name, weakref, shape, dtype, ptr)])
         self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
         self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
         self.restore: list = []
@@ -778,6 +786,7 @@ class StackWatch:
             except Exception:
                 stream = None
             watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
+            watch.remember_inputs(torch, id(g), sys._getframe(1))
 
         def capture_end(g, *args, **kwargs):
             try:
@@ -790,6 +799,7 @@ class StackWatch:
 
         def replay(g, *args, **kwargs):
             watch.replayed("torch", id(g), sys._getframe(1))
+            watch.check_inputs(id(g), sys._getframe(1))
             return replay0(g, *args, **kwargs)
 
         if self._set(cls, "capture_begin", capture_begin) and self._set(cls, "capture_end", capture_end):
@@ -890,6 +900,49 @@ class StackWatch:
 
         if self._set(host, "_python_trampoline", trampoline):
             self.patched.append("cugraphlab.host")
+
+    @_quiet()
+    def remember_inputs(self, torch, key: int, frame) -> None:
+        """The CUDA tensors bound to names in the frame that began the capture, by weak reference: a replay after
+        one of them was freed reads memory PyTorch's cache may have given to another tensor (triton #3166)."""
+        import weakref
+
+        f = frame
+        while f is not None and not is_user_file(f.f_code.co_filename):
+            f = f.f_back
+        if f is None:
+            return
+        tensor = getattr(torch, "Tensor", None)
+        held = []
+        for name, value in list(f.f_locals.items())[:4096]:
+            if tensor is not None and isinstance(value, tensor) and getattr(value, "is_cuda", False):
+                try:
+                    held.append((name, weakref.ref(value), tuple(getattr(value, "shape", ())),
+                                 str(getattr(value, "dtype", "")), int(value.data_ptr())))
+                except (TypeError, RuntimeError):
+                    continue
+        with self.lock:
+            self.inputs[key] = (self.by_key.get(key, 0), held)
+
+    @_quiet()
+    def check_inputs(self, key: int, frame) -> None:
+        """Before a replay: a tensor remembered at the capture that has been freed since (reported once)."""
+        with self.lock:
+            cid, held = self.inputs.get(key, (0, []))
+            dead = [h for h in held if h[1]() is None]
+            if not dead:
+                return
+            self.inputs.pop(key, None)
+        file, line, fn = _user_site(frame)
+        name, _, shape, dtype, ptr = dead[0]
+        begin = next((e for e in self.events if e.kind == "begin" and e.capture == cid), None)
+        self._add(StackEvent(
+            "stale", "torch", begin.file if begin else file, begin.line if begin else line,
+            begin.function if begin else fn, call=name, capture=cid, source=f"replayed at {file}:{line}",
+            text=f"the tensor {name!r} ({'x'.join(map(str, shape)) or 'scalar'} {dtype} at {hex(ptr)}) was bound "
+                 f"when the graph was captured and has been freed since; the replay at {file}:{line} reads the memory "
+                 f"it left" + (f" (and {len(dead) - 1} more: {', '.join(h[0] for h in dead[1:4])})"
+                               if len(dead) > 1 else "")))
 
     @_quiet()
     def replayed(self, stack: str, key: int, frame) -> None:
