@@ -328,6 +328,7 @@ class StackEvent:
     ok: bool = True
     seconds: float = 0.0
     escaped: bool = False  # the exception left the script (it ended it): raised inside a capture, it broke it
+    count: int = 1  # replays: how many launches of the graph this event stands for
 
     @property
     def where(self) -> str:
@@ -414,6 +415,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
     ends = {e.capture: e for e in events if e.kind == "end"}
     out: list[Diagnosis] = []
     for cid, b in begins.items():
+        stale = [e for e in events if e.capture == cid and e.kind == "stale"]
         mine = [e for e in events if e.capture == cid and e.kind in ("raise", "call")]
         for e in mine:
             e.stack = e.stack or b.stack  # a plain Python error inside the capture: the capture's stack
@@ -445,6 +447,12 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         elif not d.ok:
             d.findings.append(Finding("foreign", "?", result=d.end_result, where=b.where, seen=False,
                                       detail="the capture failed, and no exception in the user's files said why"))
+        for e in stale[:1]:
+            d.findings.append(Finding(
+                "stale_input", e.call, where=e.where, stream=d.stream, detail=e.text, seen=True,
+                fix_hint="Keep every tensor the graph was captured with alive, and put new data into it in place "
+                         f"({e.call}.copy_(new)) instead of binding the name to a new tensor: a replay reads the "
+                         "addresses of the capture."))
         out.append(d)
     loose = [e for e in events if e.capture == 0 and e.kind in ("raise", "call")
              and (e.kind == "call" or _is_capture_code(e.code) or e.in_callback)]
@@ -574,6 +582,19 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _quiet(default=None):
+    """The watch must never break the program it watches: an error of its own is dropped (the event is lost)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - by design: see the docstring
+                return default(args[0]) if callable(default) else default
+        return run
+    return wrap
+
+
 class StackWatch:
     """Records StackEvents while installed (``install`` / ``uninstall``; ``watching_stacks()`` does both)."""
 
@@ -582,6 +603,8 @@ class StackWatch:
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
+        self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
+        self.inputs: dict[int, tuple] = {}  # id(graph) -> (capture number, [(name, weakref, shape, dtype, ptr)])
         self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
         self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
         self.restore: list = []
@@ -603,6 +626,7 @@ class StackWatch:
         with self.lock:
             return max(self.open) if self.open else 0
 
+    @_quiet()
     def begin(self, stack: str, key: int, stream, mode: str, frame, note: str = "") -> None:
         file, line, fn = _user_site(frame)
         with self.lock:
@@ -615,6 +639,7 @@ class StackWatch:
                              thread=threading.current_thread().name, capture=cid))
         self._arm()
 
+    @_quiet()
     def end(self, stack: str, key: int, frame, exc: BaseException | None = None) -> None:
         with self.lock:
             cid = self.by_key.pop(key, 0)
@@ -630,6 +655,7 @@ class StackWatch:
         if not self.open:
             self._disarm()
 
+    @_quiet()
     def raised(self, exc: BaseException, frame_site=None, *, capture: int | None = None, thread: str | None = None,
                in_callback: bool = False) -> None:
         if type(exc).__name__ in _IGNORED or self.kept.get(id(exc)) is exc:
@@ -656,6 +682,7 @@ class StackWatch:
         self.ev_exc[id(ev)] = exc
         self._add(ev)
 
+    @_quiet()
     def post_mortem(self, exc: BaseException) -> None:
         """The script's own exception: its __cause__/__context__ chain, innermost (first raised) first."""
         chain, e, seen = [], exc, set()
@@ -679,12 +706,14 @@ class StackWatch:
         return failed[-1] if failed else 0
 
     # ---- tracing while a capture is open ---------------------------------------------------------------------------
+    @_quiet()
     def _global_trace(self, frame, event, arg):
         if event == "call" and is_user_file(frame.f_code.co_filename):
             frame.f_trace_lines = False
             return self._local_trace
         return None
 
+    @_quiet(lambda self: self._local_trace)
     def _local_trace(self, frame, event, arg):
         if event == "exception" and self.open:
             from .doctor_calls import _short_path
@@ -757,6 +786,7 @@ class StackWatch:
             except Exception:
                 stream = None
             watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
+            watch.remember_inputs(torch, id(g), sys._getframe(1))
 
         def capture_end(g, *args, **kwargs):
             try:
@@ -769,6 +799,7 @@ class StackWatch:
 
         def replay(g, *args, **kwargs):
             watch.replayed("torch", id(g), sys._getframe(1))
+            watch.check_inputs(id(g), sys._getframe(1))
             return replay0(g, *args, **kwargs)
 
         if self._set(cls, "capture_begin", capture_begin) and self._set(cls, "capture_end", capture_end):
@@ -842,6 +873,7 @@ class StackWatch:
             def watched():
                 ident = threading.get_ident()
 
+                @_quiet()
                 def observer(name, args, result, frame):
                     if threading.get_ident() != ident:
                         return
@@ -869,9 +901,66 @@ class StackWatch:
         if self._set(host, "_python_trampoline", trampoline):
             self.patched.append("cugraphlab.host")
 
-    def replayed(self, stack: str, key: int, frame) -> None:
+    @_quiet()
+    def remember_inputs(self, torch, key: int, frame) -> None:
+        """The CUDA tensors bound to names in the frame that began the capture, by weak reference: a replay after
+        one of them was freed reads memory PyTorch's cache may have given to another tensor (triton #3166)."""
+        import weakref
+
+        f = frame
+        while f is not None and not is_user_file(f.f_code.co_filename):
+            f = f.f_back
+        if f is None:
+            return
+        tensor = getattr(torch, "Tensor", None)
+        held = []
+        for name, value in list(f.f_locals.items())[:4096]:
+            if tensor is not None and isinstance(value, tensor) and getattr(value, "is_cuda", False):
+                try:
+                    held.append((name, weakref.ref(value), tuple(getattr(value, "shape", ())),
+                                 str(getattr(value, "dtype", "")), int(value.data_ptr())))
+                except (TypeError, RuntimeError):
+                    continue
+        with self.lock:
+            self.inputs[key] = (self.by_key.get(key, 0), held)
+
+    @_quiet()
+    def check_inputs(self, key: int, frame) -> None:
+        """Before a replay: a tensor remembered at the capture that has been freed since (reported once)."""
+        with self.lock:
+            cid, held = self.inputs.get(key, (0, []))
+            dead = [h for h in held if h[1]() is None]
+            if not dead:
+                return
+            self.inputs.pop(key, None)
         file, line, fn = _user_site(frame)
-        self._add(StackEvent("replay", stack, file, line, fn, call=str(key)))
+        name, _, shape, dtype, ptr = dead[0]
+        begin = next((e for e in self.events if e.kind == "begin" and e.capture == cid), None)
+        self._add(StackEvent(
+            "stale", "torch", begin.file if begin else file, begin.line if begin else line,
+            begin.function if begin else fn, call=name, capture=cid, source=f"replayed at {file}:{line}",
+            text=f"the tensor {name!r} ({'x'.join(map(str, shape)) or 'scalar'} {dtype} at {hex(ptr)}) was bound "
+                 f"when the graph was captured and has been freed since; the replay at {file}:{line} reads the memory "
+                 f"it left" + (f" (and {len(dead) - 1} more: {', '.join(h[0] for h in dead[1:4])})"
+                               if len(dead) > 1 else "")))
+
+    @_quiet()
+    def replayed(self, stack: str, key: int, frame) -> None:
+        """Counted per graph (one event each at the end: a training loop's replays never fill the log)."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is None:
+                file, line, fn = _user_site(frame)
+                self.replays[key] = [stack, file, line, fn, 1]
+            else:
+                n[4] += 1
+
+    @_quiet()
+    def _flush_replays(self) -> None:
+        with self.lock:
+            done, self.replays = self.replays, {}
+        for key, (stack, file, line, fn, count) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
 
     def install(self) -> StackWatch:
         is_user_file.cache_clear()  # files registered with treat_as_user_code since the last run
@@ -902,6 +991,7 @@ class StackWatch:
                 pass
         return run
 
+    @_quiet()
     def close_open(self) -> None:
         """End the captures the script left open (cuStreamEndCapture on their streams), so that the process does
         not tear down while a stream captures."""
@@ -925,6 +1015,7 @@ class StackWatch:
 
     def uninstall(self) -> None:
         self.close_open()
+        self._flush_replays()
         self.kept.clear()  # the events keep the text; the exceptions (and their frames) go
         self.ev_exc.clear()
         if self.finder is not None and self.finder in sys.meta_path:
@@ -942,6 +1033,7 @@ class StackWatch:
             threading.excepthook = self.prev_excepthook
             self.prev_excepthook = None
 
+    @_quiet(lambda self: [])
     def diagnoses(self) -> list[Diagnosis]:
         return explain_events(self.events)
 
@@ -991,7 +1083,7 @@ def site_stats(events: list[StackEvent]) -> list[dict]:
             s["ok"] += int(e.ok)
             s["capture_s"] += e.seconds
         elif e.kind == "replay" and e.call in site_of_graph:
-            sites[site_of_graph[e.call]]["replays"] += 1
+            sites[site_of_graph[e.call]]["replays"] += e.count
     for s in sites.values():
         s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
     return list(sites.values())

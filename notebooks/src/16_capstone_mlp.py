@@ -4,8 +4,8 @@
 # Everything the course built, on a small real workload: a two-layer perceptron's inference step,
 # `out = relu(x W1 + b1) W2 + b2`, for a batch of 32 inputs of 256 features, 512 hidden units and 128 outputs.
 # Three kernels of our own (a tiled matmul, a bias add, a relu), compiled by NVRTC; the five launches of one step
-# captured **once**; every step a new input batch, pointed at with `cuGraphExecKernelNodeSetParams` (an exec update
-# of one node, notebook 05); measured eagerly, as a graph, and against `torch.cuda.graph` on the same math; checked
+# captured **once**; every step a new input batch, pointed at with `cuGraphExecKernelNodeSetParams` (setting one
+# kernel node's parameters in the executable, one of notebook 05's paths, not a whole-graph `cuGraphExecUpdate`); measured eagerly, as a graph, and against `torch.cuda.graph` on the same math; checked
 # against NumPy bit for bit (the kernels sum in the order NumPy is told to), and against float64 within a stated
 # tolerance.
 #
@@ -246,8 +246,10 @@ print(f"fastest here: {fastest}; eager / graph + set params = "
 # ## What it means
 # Five small kernels per step: eagerly, five host calls per step, which set the pace where the kernels are shorter
 # than the calls (the measurement says how it went here); one `cuGraphLaunch` replaces them, and pointing the graph
-# at the next batch costs one `cuGraphExecKernelNodeSetParams` call, not a new capture. Copying each batch into a static buffer (PyTorch's way) adds a copy on the GPU and a call on the
-# host; pointing at the batch avoids both, which only a graph built from your own launches can do. The bits say the
+# at the next batch costs one `cuGraphExecKernelNodeSetParams` call, not a new capture. Copying each batch into a
+# static buffer (what a `torch.cuda.graph` user does) adds a copy on the GPU and a call on the host; pointing the
+# node at the batch avoids both. That needs the kernel node's parameters, which you have for any executable whose
+# launches you can rebuild (your own kernels here; a captured library kernel's you do not know). The bits say the
 # graph computes exactly what the eager launches compute, and exactly what NumPy computes in the same order;
 # float64 says how far either float32 result is from the exact one.
 #

@@ -201,3 +201,38 @@ def test_the_command_line_writes_held_and_cold_rows(device, tmp_path, capsys):
         for clock in ("held", "cold"):
             row = d["samples"][f"{way}: {clock}"]
             assert row["clock"] == clock and row["values"] and min(row["values"]) > 0
+
+
+HALF = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void hadd(__half* out, const __half* x, __half h, short s, unsigned char u,
+                                unsigned long long n)
+{
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __hadd(x[i], h);
+}
+"""
+HALF_CHECK = '''
+import numpy as np
+
+def check(inputs, outputs):
+    want = (inputs["x"].astype(np.float32) + np.float32(0.5)).astype(np.float16)  # one rounding: exact
+    assert outputs["out"].dtype == np.float16
+    assert outputs["out"].tobytes() == want.tobytes(), "hadd differs from NumPy"
+'''
+
+
+def test_a_half_kernel_including_cuda_fp16_is_measured_and_bit_exact(device, tmp_path, capsys):
+    from cugraphlab.cli import main
+
+    (tmp_path / "hadd.cu").write_text(HALF)  # <cuda_fp16.h>: compile_source finds it beside NVRTC
+    (tmp_path / "hadd_check.py").write_text(HALF_CHECK)
+    record = tmp_path / "hadd.json"
+    code = main(["measure", str(tmp_path / "hadd.cu"), "--size", "2^16", "--args", "out,x,0.5,-3,200,n",
+                 "--check", f"{tmp_path}/hadd_check.py:check", "--ways", "eager,native", "--time-budget", "1",
+                 "--json", str(record)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    d = json.loads(record.read_text())
+    assert d["verified"] is True and [w["check"] for w in d["ways"][:2]] == ["passed", "passed"]
+    assert min(d["samples"]["eager: held"]["values"]) > 0
