@@ -105,7 +105,7 @@ class StackPatches:
             out = begin0(b, *args, **kwargs)
             stream = None
             try:
-                stream = int(getattr(getattr(b, "stream", b), "handle", 0))
+                stream = int(b.stream.handle) if hasattr(b, "stream") else None  # never the graph's handle
             except Exception:
                 pass
             watch.begin("cuda.core", id(b), stream, str(mode), sys._getframe(1))
