@@ -261,7 +261,7 @@ def child_main(key: str, variant: str, out: str) -> int:
     from ..graphs.doctor_calls import treat_as_user_code
     from ..report.doctor import render_session
 
-    from ..graphs import doctor_stacks
+    from ..graphs import doctor_stacks, doctor_watch
 
     script = HERE / f"{key}.py"
     if not script.is_file():
@@ -276,7 +276,7 @@ def child_main(key: str, variant: str, out: str) -> int:
         code, diagnoses = SKIP, []
     sys.stdout.flush()
     print(render_session(diagnoses), flush=True)
-    sites = doctor_stacks.site_stats(doctor_stacks.LAST.events) if doctor_stacks.LAST is not None else []
+    sites = doctor_stacks.site_stats(doctor_watch.LAST.events) if doctor_watch.LAST is not None else []
     Path(out).write_text(json.dumps({"code": code, "diagnoses": [d.to_dict() for d in diagnoses], "sites": sites},
                                     default=str))
     return code

@@ -256,19 +256,23 @@ print(f"fastest here: {fastest}; eager / graph + set params = "
 # ## Exercises
 
 # %% [markdown exercise 1]
-# ### Exercise 1 · The tiles (no GPU needed)
-# Write `grid_of(rows, cols)`: the `(grid_x, grid_y)` of `matmul_tiled` for a `rows x cols` output with 16 x 16
-# blocks, one thread per output element (the kernel's `row = blockIdx.y * 16 + threadIdx.y`).
+# ### Exercise 1 · The threads that write nothing (no GPU needed)
+# `tiles` (above) gives `matmul_tiled` one thread per output element in 16 x 16 blocks, rounding the grid up in
+# each dimension. Write `idle_threads(rows, cols)`: how many threads of that grid fall outside a `rows x cols`
+# output (they still help load the shared tiles, bounds-checked, but write nothing). The capstone's two matmuls
+# have none; a batch of 17 has many.
 
 # %% [exercise 1]
-grid_of = None  # def grid_of(rows, cols): return grid_x, grid_y
+idle_threads = None  # def idle_threads(rows, cols): ...
 
-# %% [check 1] every output element covered once, by the smallest grid
+# %% [check 1] the threads outside the output, for outputs that fit the tiles and outputs that do not
 def _check1(f):
-    cases = [(32, 512), (32, 128), (1, 1), (17, 16), (16, 17), (100, 3)]
-    wrong = [(r, c, f(r, c)) for r, c in cases if tuple(f(r, c)) != ((c + 15) // 16, (r + 15) // 16)]
-    return not wrong, "all 6 right" if not wrong else f"e.g. grid_of{wrong[0][:2]} = {wrong[0][2]}"
-grade(1, grid_of, _check1)
+    cases = [(32, 512), (32, 128), (1, 1), (17, 16), (16, 17), (100, 3), (33, 130)]
+    want = {(r, c): ((c + 15) // 16) * ((r + 15) // 16) * 256 - r * c for r, c in cases}
+    wrong = [(r, c, f(r, c), want[r, c]) for r, c in cases if f(r, c) != want[r, c]]
+    return not wrong, (f"all {len(cases)} right" if not wrong else
+                       f"e.g. idle_threads({wrong[0][0]}, {wrong[0][1]}) = {wrong[0][2]}, want {wrong[0][3]}")
+grade(1, idle_threads, _check1)
 
 # %% [markdown exercise 2]
 # ### Exercise 2 · New weights, same graph (GPU)

@@ -267,9 +267,9 @@ def test_a_clean_fake_capture_has_no_finding_and_the_patches_are_undone(fake_tor
     import torch
 
     assert torch.cuda.graphs.CUDAGraph.capture_begin.__module__ == "torch.cuda.graphs"  # restored
-    from cugraphlab.graphs import doctor_stacks
+    from cugraphlab.graphs import doctor_watch
 
-    (site,) = site_stats(doctor_stacks.LAST.events)
+    (site,) = site_stats(doctor_watch.LAST.events)
     assert (site["captures"], site["replays"]) == (1, 3)
 
 
@@ -415,7 +415,7 @@ def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
 
 
 def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
-    from cugraphlab.graphs.doctor_stacks import StackWatch
+    from cugraphlab.graphs.doctor_watch import StackWatch
 
     def broken(*a, **k):
         raise RuntimeError("the watch's own bug")

@@ -17,7 +17,6 @@ LIMITS = {"module": 600, "function": 80, "class": 300}
 KNOWN: dict[str, tuple[str, int]] = {
     # issue 32 §2 splits these: _calls -> calls / compat / shims, the doctor -> graphs/doctor/
     "core/_calls.py": ("module", 676),
-    "graphs/doctor.py": ("module", 673),
     "experiment/memchain.py": ("module", 638),
     # the measure_* bodies: set-up, the timed rounds and the record in one function each
     "bench/graphs/conditional.py::measure_while": ("function", 120),
