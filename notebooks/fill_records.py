@@ -1,14 +1,15 @@
 """Write the outputs of every [record] cell into the committed notebooks (course and solutions), without a GPU.
 
-A record cell draws a committed H200 record (benchmarks/results/...), so its output is the same on any machine: this
+A record cell draws a committed H200 record (benchmarks/results/..., shipped in the package as
+cugraphlab/course_records/ by notebooks/pack_records.py), so its output is the same on any machine: this
 script executes each notebook on this machine's CPU (nbclient, a fresh kernel, the checkout on PYTHONPATH) and
 copies the outputs of its record cells, and only those, into the committed .ipynb. Every other cell keeps what it
 has (the H200's outputs, or none until the next H200 run). Run it after changing a record cell, before committing:
 
     python3 notebooks/fill_records.py [NOTEBOOK.ipynb ...]     (default: every notebook and solutions notebook)
 
-Needs nbclient, nbformat and ipykernel (pip install -e '.[test]'). tests/package/test_notebooks.py checks that the
-committed record outputs are what the record cells print now.
+Needs nbclient, nbformat and ipykernel (pip install -e '.[test]'). tests/package/test_course_setup.py checks that the
+committed record outputs are what the record cells print now (from a wheel of the tree).
 """
 from __future__ import annotations
 
