@@ -56,8 +56,8 @@ for L in chain.launches:
     "09-2": '''_bad = dev.load_module(cgl.compile_source(SCALE.replace("a * x[i]", "a + x[i]"), "scale"))
 _bad_launch = _bad.kernel("scale").prepare(("ptr", "ptr", "f32", "u64"), (out, x, np.float32(3.0), N),
                                            (cgl.grid_for(N, 256, dev.sm_count), 256), stream)
-mine = (cgl.measure(_bad_launch, ways=("eager",), check=lambda: compare_bits("scale", out.to_numpy(stream=stream),
-                                                                             out.to_numpy(stream=stream))),
+mine = (cgl.measure(_bad_launch, ways=("eager",), prepare=scale_prepare,
+                    check=lambda: compare_bits("scale", out.to_numpy(stream=stream), out.to_numpy(stream=stream))),
         _bad_launch)''',
     # 10: the body run once before the test (a do-while)
     "10-1": "while_runs = lambda default, limit: max(limit, 1)",
