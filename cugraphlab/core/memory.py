@@ -51,6 +51,8 @@ class DeviceArray(Resource):
     """
 
     owned = True
+    protocol: str  # a wrapped array's: the protocol that answered (DeviceArray.wrap)
+    _keep: list  # a wrapped array's: what keeps the memory alive until close()
 
     def __init__(self, device, n: int, dtype="float32"):
         self.n = validate_size(n)

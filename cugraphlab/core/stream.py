@@ -33,6 +33,7 @@ class Stream(Resource):
     """
 
     owned = True
+    wrapped: str  # a borrowed stream's: the type it came as (Stream.wrap)
 
     def __init__(self, device, non_blocking: bool = True):
         d = driver_module()

@@ -25,6 +25,8 @@ Graph object wraps either (CUDA Driver API, "Stream Management" and "Graph Manag
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from ..core._calls import cu, driver_fn, driver_module, stream_capture_info, stream_set_capture_dependencies
 from ..core._calls import require_bindings
 from ..core.errors import CugraphlabError, InvalidArgumentError, check
@@ -70,7 +72,7 @@ class capture_into:
            self.mode)
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         result = driver_fn("cuStreamEndCapture")(self.stream.handle)
         if exc_type is not None:
             return False  # the block's error goes on; the graph is not ours to destroy

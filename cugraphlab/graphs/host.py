@@ -90,7 +90,7 @@ def _python_trampoline(fn: Callable[[], object]) -> Trampoline:
             errors.append(e)
 
     thunk = HOST_FN(call)
-    t = Trampoline("python", ctypes.cast(thunk, ctypes.c_void_p).value, counter, (thunk, call, fn))
+    t = Trampoline("python", ctypes.cast(thunk, ctypes.c_void_p).value or 0, counter, (thunk, call, fn))
     t.errors = errors
     return t
 
@@ -98,7 +98,7 @@ def _python_trampoline(fn: Callable[[], object]) -> Trampoline:
 def _c_trampoline(lib, symbol: str) -> Trampoline:
     counter = ctypes.c_uint64(0)
     fn = getattr(lib, symbol)
-    return Trampoline("c", ctypes.cast(fn, ctypes.c_void_p).value, counter, (lib, fn))
+    return Trampoline("c", ctypes.cast(fn, ctypes.c_void_p).value or 0, counter, (lib, fn))
 
 
 class HostCallback(Resource):

@@ -281,7 +281,7 @@ class MemoryGraph(Graph):
     outlive a launch. Use it as ``capture(stream, graph_class=MemoryGraph)`` for captured graphs.
     """
 
-    def __init__(self, device, handle=None):
+    def __init__(self, device, handle=None) -> None:
         super().__init__(device, handle)
         self.allocations: list[Allocation] = []
         self._state = _ExecState()

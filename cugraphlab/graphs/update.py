@@ -138,7 +138,7 @@ class DirectExecUpdate:
         bare address would let it be collected while the driver still writes into it: the H200 crashed that way).
         ``call.graph`` and ``call.exe`` keep the two graphs alive as long as the call."""
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
-        call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
+        call.graph = graph  # type: ignore[attr-defined]  # partial objects take attributes
         call.exe = self.exe  # type: ignore[attr-defined]
         return call
 
