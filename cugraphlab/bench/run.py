@@ -12,7 +12,7 @@ fused figure above the copy roof reads as L2, not as HBM beaten.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.device import Device

@@ -65,7 +65,6 @@ def render_paired(record) -> str:
     out.append(line(["-" * w for w in widths]))
     out.extend(line(r) for r in table)
     c = next((w for w in ways if w["name"] == "c"), None)
-    r = next((w for w in ways if w["name"] == ref), None)
     if c is not None and c.get("us"):
         c_us = c["us"]["median"]
         held = f", held {c['held_us']['median']:.3f} µs" if c.get("held_us") else ""

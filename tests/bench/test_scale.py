@@ -1,7 +1,6 @@
 """cugraphlab scale without a GPU: the arithmetic, the plan and its checks, the CLI's bad input, the report, the plot."""
 from __future__ import annotations
 
-import os
 
 import pytest
 

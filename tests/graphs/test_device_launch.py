@@ -2,7 +2,6 @@
 upload before a kernel may have the handle, and the messages of a failed device-side launch."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -135,7 +135,7 @@ def sweep_contrasts(ks, branches: int) -> list[tuple[str, str, str]]:
                     switch_of(2, 1)))
     last = MIXED_CHAIN_LAST.format(last=branches - 1)
     out += [(f"mixed bodies: chain at index {branches - 1} - at index 0", last, "SWITCH, index 0"),
-            (f"mixed SWITCH, chain last - IF node", last, "IF node")]
+            ("mixed SWITCH, chain last - IF node", last, "IF node")]
     if branches in ks:
         out.append((f"other bodies' work: mixed SWITCH - SWITCH of {branches} chains, index 0", "SWITCH, index 0",
                     switch_of(branches, 0)))
