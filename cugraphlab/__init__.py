@@ -48,6 +48,8 @@ _PUBLIC: dict[str, str] = {
     "CugraphlabError": "core", "CudaError": "core", "CompileError": "core", "CaptureError": "core",
     "NoDeviceError": "core", "InvalidArgumentError": "core", "UnsupportedError": "core",
     "DeviceMemoryError": "core", "MissingDriverFunctionError": "core",
+    # the errors of measure (both InvalidArgumentError): the user's work raised, or ignored its stream
+    "WorkRaised": "bench.measure", "StreamIgnoredError": "bench.measure",
 }
 _SUBPACKAGES = ("core", "graphs", "experiment", "bench", "report", "cli")
 

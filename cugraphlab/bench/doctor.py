@@ -24,7 +24,7 @@ from .records.environment import collect
 from .records.record import Record, clocks
 from .stats.summary import summarize
 
-__all__ = ["DoctorResult", "run_doctor", "measure_overhead"]
+__all__ = ["DoctorResult", "measure_overhead", "run_doctor"]
 
 
 @dataclass(kw_only=True)
@@ -36,6 +36,7 @@ class DoctorResult(Record):
     cases: list = field(default_factory=list)
     modes: list = field(default_factory=list)
     overhead: dict = field(default_factory=dict)
+    field: list = field(default_factory=list)  # the field gallery (experiment.doctor_gallery_field), FieldResult dicts
 
     @property
     def named_all(self) -> bool:
@@ -52,12 +53,26 @@ class DoctorResult(Record):
                    if c["case"] == "clean" and c["diagnosis"])
 
     @property
+    def field_counts(self) -> dict:
+        """The field gallery's counts: cases, run (not skipped), caught, fixes that work, crashes, hangs."""
+        from ..report.doctor import field_counts
+
+        return field_counts(self.field)
+
+    @property
+    def field_ok(self) -> bool:
+        """No crash, no hang, and every case that ran caught and fixed."""
+        n = self.field_counts
+        return n["crashes"] == 0 and n["hangs"] == 0 and n["caught"] == n["run"] == n["fix_works"]
+
+    @property
     def ok(self) -> bool:
-        return self.named_all and self.restored_all and self.false_alarms == 0
+        ours = (self.named_all and self.restored_all and self.false_alarms == 0) if self.cases else True
+        return ours and self.field_ok and bool(self.cases or self.field)
 
     def _extra_dict(self) -> dict:
         return {"named_all": self.named_all, "restored_all": self.restored_all, "false_alarms": self.false_alarms,
-                "ok": self.ok}
+                "field_counts": self.field_counts, "ok": self.ok}
 
 
 def _capture_once(stream, kernel, launches: int, explain: bool, cupti: bool = False):
@@ -127,11 +142,24 @@ def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 6
 
 
 def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
-               modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None) -> DoctorResult:
+               modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None,
+               gallery: str = "ours", field_timeout: float = 90.0, field_workers: int = 4) -> DoctorResult:
     """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
     ``overhead``, the cost of ``explain=True``, on device ``device``. ``cupti``: every capture in the CUPTI mode
     (graphs.doctor_cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
-    ``cupti``): add the cases made past cugraphlab's door (FOREIGN_CASES)."""
+    ``cupti``): add the cases made past cugraphlab's door (FOREIGN_CASES). ``gallery``: "ours" (the above),
+    "field" (only the field gallery, experiment.doctor_gallery_field: each case and its fixed twin in a process of
+    its own, ``field_workers`` at a time, ``field_timeout`` seconds each) or "all" (both)."""
+    if gallery not in ("ours", "field", "all"):
+        from ..core.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(f"gallery must be ours, field or all, got {gallery!r}")
+    if gallery == "field":
+        from ..experiment.doctor_gallery_field import run_field_gallery
+
+        record = DoctorResult(config={"device": device, "gallery": "field"}, clocks=clocks("host_api"))
+        record.field = [r.to_dict() for r in run_field_gallery(timeout=field_timeout, workers=field_workers)]
+        return record
     samples = positive_int("samples", samples)
     launches = positive_int("launches", launches)
     cases = CASES + (FOREIGN_CASES if (cupti if foreign is None else foreign) else ())
@@ -151,4 +179,9 @@ def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhe
             with dev.load_kernels(names=["empty"]) as ks:
                 record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples,
                                                    cupti=cupti)
+    if gallery == "all":
+        from ..experiment.doctor_gallery_field import run_field_gallery
+
+        record.config["gallery"] = "all"
+        record.field = [r.to_dict() for r in run_field_gallery(timeout=field_timeout, workers=field_workers)]
     return record

@@ -2,7 +2,8 @@
 
     cugraphlab doctor SCRIPT.py [args...]     # runpy.run_path with sys.argv = [SCRIPT.py, args...]
     cugraphlab doctor -m package.module [args...]
-    cugraphlab doctor --gallery [--device N] [--json PATH]
+    cugraphlab doctor --gallery [ours|field|all] [--device N] [--json PATH]   # all: both galleries
+    cugraphlab doctor --replay SCRIPT.py [args...]   # also: per capture site, captures, replays, capture cost
     cugraphlab doctor --cupti SCRIPT.py | --cupti --gallery   # also name calls made by CuPy, PyTorch, raw bindings
 
 Under the doctor, every ``capture(...)`` made through cugraphlab without ``explain=`` is explained
@@ -11,7 +12,10 @@ script's own (``sys.exit(N)``); 1 when it raised (its traceback printed from its
 doctor's or runpy's) or when it exited 0 but a capture failed; 2, in one line, when it could not start (no such
 file, a folder without ``__main__.py``, a syntax error, no such module) or ended for want of a GPU ("no usable
 GPU", as every command says it). ``--gallery``: exit 0 when every case was named right,
-the clean case had no finding and the state was restored after each, else 1. ``--cupti`` (cupti-python
+the clean case had no finding and the state was restored after each, else 1; ``--gallery field`` runs the field
+gallery (graphs.field_gallery: mistakes from public threads, PyTorch, CuPy, cuda.core, Triton, numba-cuda,
+cugraphlab, each case and its fixed twin in a process of its own): exit 0 when no case crashed or hung and every case
+that ran was caught and its fix worked; ``--gallery`` alone runs both. ``--cupti`` (cupti-python
 installed): every capture in the CUPTI mode (graphs.doctor_cupti), the gallery with the cases made past cugraphlab's
 door and the mode's overhead; without cupti-python one line and exit 2.
 """
@@ -23,6 +27,7 @@ import sys
 __all__ = ["add_commands", "cmd_doctor"]
 
 EXIT_FAILED = 1
+GALLERIES = ("ours", "field", "all")
 
 
 def _device_index(text: str) -> int:
@@ -42,8 +47,13 @@ def add_commands(sub, common) -> None:
                             "or --gallery: each capture mistake made on purpose")
     p.add_argument("-m", dest="module", nargs=argparse.REMAINDER, metavar="MODULE",
                    help="run a module (like python -m) instead of a file; what follows goes to the module")
-    p.add_argument("--gallery", action="store_true",
-                   help="reproduce each class of capture mistake on the GPU, with the diagnoses and the modes table")
+    p.add_argument("--gallery", nargs="?", const="all", default=False, metavar="ours|field|all",
+                   help="reproduce each class of capture mistake on the GPU: ours (each class, the modes table), "
+                        "field (mistakes from public threads, in PyTorch, CuPy, cuda.core, Triton, numba-cuda), "
+                        "or all (the default: both)")
+    p.add_argument("--replay", action="store_true",
+                   help="with a script: also the replay watch, per capture site (PyTorch, CuPy, cuda.core): "
+                        "captures, replays and what the captures cost, and a site re-captured on every use")
     p.add_argument("--device", type=_device_index, default=0, help="CUDA device index for --gallery (default 0)")
     p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
@@ -59,13 +69,16 @@ def cmd_doctor(args) -> int:
     from cugraphlab.core.errors import InvalidArgumentError
 
     if args.gallery:
-        if args.script or args.module:
+        if args.script or args.module or args.gallery not in GALLERIES:
+            if args.gallery not in GALLERIES and not args.gallery.endswith(".py"):
+                raise InvalidArgumentError(f"--gallery takes {', '.join(GALLERIES)} (or nothing: all), "
+                                           f"got {args.gallery!r}")
             raise InvalidArgumentError("give a script, a module or --gallery, not both")
         return _gallery(args)
     if args.module is not None:
         if not args.module:
             raise InvalidArgumentError("-m needs a module name")
-        return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti)
+        return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti, replay=args.replay)
     if not args.script:
         raise InvalidArgumentError("name a Python file to run (or -m MODULE, or --gallery)")
     from pathlib import Path
@@ -75,16 +88,22 @@ def cmd_doctor(args) -> int:
         raise InvalidArgumentError(f"{args.script} is a folder with no __main__.py: name a Python file to run")
     if not script.exists():
         raise InvalidArgumentError(f"no such file: {args.script}")
-    return _run(args.script, list(args.args), module=False, cupti=args.cupti)
+    return _run(args.script, list(args.args), module=False, cupti=args.cupti, replay=args.replay)
 
 
-def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False) -> int:
+def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, replay: bool = False) -> int:
     from cugraphlab.graphs.doctor import run_explained
     from cugraphlab.report.doctor import render_session
 
     code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
     sys.stdout.flush()
     print(render_session(diagnoses))
+    if replay:
+        from cugraphlab.graphs import doctor_stacks
+        from cugraphlab.report.doctor import render_sites
+
+        events = doctor_stacks.LAST.events if doctor_stacks.LAST is not None else []
+        print(render_sites(doctor_stacks.site_stats(events)))
     if code == 0 and any(not d.ok for d in diagnoses):
         return EXIT_FAILED
     return code
@@ -94,7 +113,7 @@ def _gallery(args) -> int:
     from cugraphlab.bench.doctor import run_doctor
     from cugraphlab.report.doctor import render_doctor
 
-    record = run_doctor(args.device, overhead=not args.no_overhead, cupti=args.cupti)
+    record = run_doctor(args.device, overhead=not args.no_overhead, cupti=args.cupti, gallery=args.gallery)
     if args.cupti:
         from cugraphlab.report.doctor_cupti import render_doctor_cupti
 

@@ -32,8 +32,13 @@ examples:
 
 ways: eager (each call from Python), graph (captured once through the capture doctor, one cuGraphLaunch per call),
 native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop), and the reference (the
-bare launch of an empty kernel, in the same rounds). Per call, in µs: host (what the calls cost the launching
-thread), wall (until the GPU is done), device (CUDA events); x ref: host over the reference's, round by round.
+bare launch of an empty kernel, in the same rounds). Per call, in µs:
+  held    how long the work runs on the GPU: K calls queued behind a kernel holding the stream, CUDA events
+          around them, released, / K (n/a when the work synchronises: it cannot be queued ahead)
+  cold    one call after an L2 flush, queued behind the hold: the GPU's time for a first touch
+  host    what a call costs the launching thread; wall: until the GPU is done; device: CUDA events around
+          the calls as the host makes them (the host's pace when a call is shorter than making it)
+  x ref   host over the reference's, round by round.
 exit: 0 measured (and checked), 1 a check failed or --fail-on matched, 2 bad input or a capture that failed."""
 
 
@@ -65,7 +70,10 @@ def add_measure(sub, common) -> None:
                      help="measure in N fresh processes, one after the other; intervals take the process as the "
                           "unit (default 1: here)")
     how.add_argument("--l2", choices=("warm", "cold"), default="warm",
-                     help="cold: the L2 flushed before every call (one call per sample)")
+                     help="replaced: every way now has a cold row (one call after an L2 flush, queued behind the "
+                          "hold); --l2 cold is refused, saying so")
+    how.add_argument("--no-gpu-clocks", action="store_true",
+                     help="leave out the held and cold rows (the GPU's own time per call)")
     how.add_argument("--time-budget", type=float, default=5.0, metavar="S",
                      help="seconds of sampling per process at most (default 5)")
     how.add_argument("--no-reference", action="store_true",
@@ -77,7 +85,7 @@ def add_measure(sub, common) -> None:
     out = p.add_argument_group("records")
     add_json(out)
     out.add_argument("--compare-to", metavar="OLD.json", help="diff this run against an older record of it")
-    out.add_argument("--threshold", default="5%", help="for --compare-to: smallest change that counts (default 5%%)")
+    out.add_argument("--threshold", default=None, help="for --compare-to: smallest change that counts (default 5%%)")
     out.add_argument("--fail-on", choices=("slower", "faster", "any-change"), default=None,
                      help="for --compare-to: exit 1 when a judged row gets this verdict")
     out.add_argument("--judge", choices=("repeatable", "all"), default="repeatable",
@@ -123,21 +131,44 @@ def spec_from_args(args) -> dict:
             "device": args.device}
 
 
-def _options(args) -> dict:
+def _options(args):
+    from ..bench.measure.options import MeasureOptions
+
     ways = None if not args.ways else tuple(w.strip() for w in args.ways.split(",") if w.strip())
     if not args.time_budget > 0:
         raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
-    return {"ways": ways, "l2": args.l2, "calls": None, "sm_clock": True, "reference": not args.no_reference,
-            "capture_mode": args.capture_mode,
-            "min_samples": 10, "max_samples": 200, "target_spread": 0.01, "time_budget_s": args.time_budget}
+    return MeasureOptions.coerce({"ways": ways, "l2": args.l2, "reference": not args.no_reference,
+                                  "capture_mode": args.capture_mode, "gpu_clocks": not args.no_gpu_clocks,
+                                  "time_budget_s": args.time_budget})
 
 
-def _compare(args, result) -> tuple[str, bool]:
-    from ..bench.diff import diff_records, parse_threshold, read_record_file
+def _old_record(args):
+    """The --compare-to record, read and checked before anything is measured: a missing file, a JSON list, a
+    record of another kind or schema costs one line (exit 2) now, not after the measurement."""
+    from ..bench.diff import parse_threshold, read_record_file
+    from ..bench.measure.result import MeasureResult
+    from ..bench.records.record import RecordError
+
+    if not args.compare_to:
+        for option, given in (("--fail-on", args.fail_on is not None), ("--threshold", args.threshold is not None)):
+            if given:
+                raise InvalidArgumentError(f"{option} judges a comparison: give --compare-to OLD.json with it")
+        return None, None
+    threshold = parse_threshold(args.threshold or "5%")
+    old = read_record_file(args.compare_to)
+    if not isinstance(old, dict):
+        raise RecordError(f"{args.compare_to}: a JSON {type(old).__name__}, not a record; --compare-to takes a "
+                          f"record written by cugraphlab measure --json")
+    if old.get("kind") != MeasureResult.KIND:
+        raise RecordError(f"{args.compare_to}: a record of kind {old.get('kind')!r}, not {MeasureResult.KIND!r}; "
+                          f"--compare-to takes a record written by cugraphlab measure --json")
+    return old, threshold
+
+
+def _compare(args, old, threshold, result) -> tuple[str, bool]:
+    from ..bench.diff import diff_records
     from ..report.diff import render_diff
 
-    threshold = parse_threshold(args.threshold)
-    old = read_record_file(args.compare_to)
     d = diff_records(old, result.to_dict(), threshold, a_name=args.compare_to, b_name="this run",
                      judge=getattr(args, "judge", "repeatable"))
     return render_diff(d), d.fails(args.fail_on)
@@ -150,22 +181,16 @@ def cmd_measure(args) -> int:
 
     spec = spec_from_args(args)
     options = _options(args)
-    if args.compare_to:
-        from ..bench.diff import parse_threshold, read_record_file
-
-        parse_threshold(args.threshold)
-        read_record_file(args.compare_to)  # a missing or broken file costs one line before anything is measured
+    old, threshold = _old_record(args)  # before anything is measured
     if args.processes > 1:
         result = measure_processes(None, processes=args.processes, options=options, spec=spec)
     else:
         part, env, config = run_spec(spec, options)
         config["processes"] = 1
-        result = build_result([part], config=config, env=env,
-                              sampling={k: options[k] for k in ("min_samples", "max_samples", "target_spread",
-                                                                "time_budget_s")})
-    comparison, failed = _compare(args, result) if args.compare_to else (None, False)
+        result = build_result([part], config=config, env=env, sampling=options.sampling)
+    save_json(args.json, result)  # written first: whatever the comparison says, the new record is kept
+    comparison, failed = _compare(args, old, threshold, result) if old is not None else (None, False)
     print(render_measure(result, comparison))
-    save_json(args.json, result)
     if result.capture_failed:
         return 2
     if result.verified is False or failed:

@@ -34,178 +34,19 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
 from .doctor_calls import (_HOST_COPY, _LEGACY, _SILENT_HOST_COPIES, CallSite, _as_int, _local, classify, stream_of,
                            treat_as_user_code)
 from .doctor_cupti import driver_equivalent
+from .doctor_findings import CAPTURE_ERRORS, MISTAKES, Diagnosis, Finding, Mistake  # re-exported
 
 __all__ = ["CAPTURE_ERRORS", "MISTAKES", "Mistake", "CallSite", "Finding", "Diagnosis", "Doctor", "explaining",
            "explaining_with_cupti", "explain_all", "treat_as_user_code", "classify", "run_explained"]
 
-#: The results that mean "this call and the capture do not mix".
-CAPTURE_ERRORS = frozenset({
-    "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
-    "CUDA_ERROR_STREAM_CAPTURE_UNJOINED", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION",
-    "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "CUDA_ERROR_STREAM_CAPTURE_MERGE", "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD",
-    "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "CUDA_ERROR_CAPTURED_EVENT", "CUDA_ERROR_NOT_PERMITTED",
-})
 _INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A class of capture mistake: a short title, what happened and why (one paragraph), and the fix."""
-
-    key: str
-    title: str
-    why: str
-    fix: str
-
-
-MISTAKES: dict[str, Mistake] = {m.key: m for m in (
-    Mistake("sync", "a synchronizing call inside the capture",
-            "Nothing runs while a stream captures: the work is recorded, not executed. A call that waits for work to "
-            "finish (cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize, a synchronous cuMemcpy) would wait "
-            "for work that will never run, so the driver refuses it and invalidates the capture; every later call "
-            "on the stream answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and cuStreamEndCapture returns no graph.",
-            "Move the wait out of the capture: synchronize before cuStreamBeginCapture or after the graph has been "
-            "launched (sync the replay, not the recording). To order work between streams inside a capture, record "
-            "an event and cuStreamWaitEvent on it instead of waiting on the host. Values the host needs (a loss, a "
-            "count) must be read after a replay, or kept on the device (a conditional node decides on the device)."),
-    Mistake("legacy_stream", "a legacy-stream dependency",
-            "Work on the legacy NULL stream (stream 0) waits for every blocking stream in the context and makes "
-            "them wait for it. If a blocking stream (created without CU_STREAM_NON_BLOCKING) is capturing, that "
-            "implicit dependency would tie eager work to work that is only being recorded: the driver refuses it "
-            "with CUDA_ERROR_STREAM_CAPTURE_IMPLICIT and invalidates the capture. Libraries that launch on "
-            "\"the current stream\" fall into it when nobody set one.",
-            "Launch on the capturing stream (or on a stream forked into the capture), never on stream 0 while "
-            "capturing; create the capturing stream with CU_STREAM_NON_BLOCKING (cugraphlab's default) so that "
-            "stray legacy work elsewhere cannot join it; in a framework, set the capture stream as the current one."),
-    Mistake("host_copy", "a pageable or host-synchronous copy",
-            "cuMemcpyHtoD and cuMemcpyDtoH (no Async) run on the legacy stream and return only when the copy is "
-            "done: a host wait, which a capture cannot record. An async copy from pageable (not page-locked) host "
-            "memory is staged through the driver's buffers synchronously, with the same effect. Where the legacy "
-            "stream touches the capture, the driver refuses it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED or _IMPLICIT) "
-            "and the capture is invalidated. Measured on an H200 with driver 580 (CUDA 13.0): with a non-blocking "
-            "capturing stream, a synchronous cuMemcpyHtoD from pageable memory was ACCEPTED in all three modes: it "
-            "ran at once and is not in the graph, so a replay does not copy. The doctor names that call too, "
-            "though the capture succeeded.",
-            "Copy before or after the capture, or capture cuMemcpyHtoDAsync/DtoHAsync on the capturing stream from "
-            "page-locked memory (cuMemAllocHost / cuMemHostRegister) that stays alive and in place for every "
-            "replay: a replay copies from the same address each time."),
-    Mistake("allocation", "an allocation inside the capture",
-            "cuMemAlloc and cuMemFree are not stream operations and may synchronize the device, so in GLOBAL and "
-            "THREAD_LOCAL mode they count as potentially unsafe while a capture runs: the driver refuses them "
-            "(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) and the capture is invalidated. In RELAXED mode the "
-            "allocation happens once, now, and is not part of the graph.",
-            "Allocate every buffer before the capture and reuse it in each replay (a static pool), or use stream-"
-            "ordered allocation (cuMemAllocAsync / cuMemFreeAsync on the capturing stream), which is captured as "
-            "memory alloc/free nodes owned by the graph."),
-    Mistake("query_or_thread", "an event query, or a call from another thread, in a strict mode",
-            "In GLOBAL mode a capture forbids potentially unsafe calls (queries such as cuEventQuery or "
-            "cuStreamQuery, allocations, synchronous copies) in EVERY thread of the process, and in THREAD_LOCAL "
-            "mode in the capturing thread: a watchdog or logging thread that polls an event, or a data loader that "
-            "allocates, fails, and its failure invalidates the capture that was running somewhere else.",
-            "Capture in THREAD_LOCAL mode when other threads keep working (cugraphlab's default; PyTorch's default "
-            "is GLOBAL), keep queries out of the capturing thread's capture body, or, for a call you know to be "
-            "safe, switch the calling thread to RELAXED around it (cuThreadExchangeStreamCaptureMode)."),
-    Mistake("unjoined", "work forked and never joined",
-            "A stream that waited on an event of the capturing stream became part of the capture (a fork). Its "
-            "last captured work must flow back into the origin stream (an event recorded on it, waited on by the "
-            "origin) before the capture ends; otherwise cuStreamEndCapture fails with "
-            "CUDA_ERROR_STREAM_CAPTURE_UNJOINED, because the graph would end while that branch still ran.",
-            "Before the capture ends, record an event on every forked stream after its last work and make the "
-            "origin wait on it (graphs.capture.join(origin, other, event)); the doctor names the stream and the "
-            "node left dangling."),
-    Mistake("isolation", "an isolation violation across captures",
-            "Two captures are separate graphs. Waiting, in one capture, on an event recorded in another capture "
-            "would merge them (CUDA_ERROR_STREAM_CAPTURE_MERGE); waiting on captured work from outside any capture, "
-            "or making a dependency that crosses a capture's boundary, is refused with "
-            "CUDA_ERROR_STREAM_CAPTURE_ISOLATION or CUDA_ERROR_CAPTURED_EVENT. The capture is invalidated.",
-            "Keep events inside the capture they were recorded in: fork and join only between streams of the same "
-            "capture. To order two graphs, launch them on one stream, or record/wait events between their replays, "
-            "not between their captures (or add event record/wait nodes to the graphs)."),
-    Mistake("wrong_thread", "the capture ended on another thread",
-            "A capture begun in GLOBAL or THREAD_LOCAL mode belongs to the thread that began it; ending it from "
-            "another thread fails with CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD.",
-            "End the capture on the thread that began it, or begin it in RELAXED mode."),
-    Mistake("foreign", "a call the doctor could not see",
-            "The capture's state changed between two calls made through cugraphlab, so a call made in between, "
-            "outside cugraphlab's driver door (CuPy, PyTorch, a raw cuda.bindings call, or a Launch prepared "
-            "before the capture was begun), broke it. The frames of the two calls around it bound where it is.",
-            "Look between the two lines named for a synchronizing call, an allocation, a host copy or work on "
-            "another stream; run that code with cugraphlab's calls (or make the Launch objects inside the "
-            "explained capture) to have the doctor name the call itself."),
-    Mistake("other", "a call refused during capture",
-            "The driver refused this call while the stream was capturing.",
-            "Move the call out of the capture, or read the driver's text for the code named."),
-)}
-
-# --- what the doctor reports ----------------------------------------------------------------------------------------
-@dataclass
-class Finding:
-    """One mistake: the call (``"?"`` for one the doctor could not see), its arguments, its result, the Python
-    frame, the class of mistake (a MISTAKES key) and how the capture's state changed."""
-
-    kind: str
-    call: str
-    args: str = ""
-    result: str = ""
-    where: str = ""
-    thread: str = ""
-    stream: str = ""
-    status_change: str = ""
-    detail: str = ""
-    seen: bool = True
-
-    @property
-    def mistake(self) -> Mistake:
-        return MISTAKES[self.kind]
-
-    def line(self) -> str:
-        call = f"{self.call}({self.args})" if self.seen else "a call outside cugraphlab"
-        res = f" -> {self.result}" if self.result else ""
-        return f"{self.mistake.title}: {call}{res} at {self.where or '?'}"
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d.update(title=self.mistake.title, why=self.mistake.why, fix=self.mistake.fix)
-        return d
-
-
-@dataclass
-class Diagnosis:
-    """What the doctor found in one capture. ``findings[0]`` is the first call that broke it (if any); unjoined
-    forks follow. ``ok``: cuStreamEndCapture returned a graph. ``open_dependencies``: before the end, each stream
-    in the capture and the nodes (labels) its next work would depend on. ``later``: refused calls after the first."""
-
-    stream: str
-    mode: str
-    ok: bool = True
-    end_result: str = "CUDA_SUCCESS"
-    findings: list[Finding] = field(default_factory=list)
-    open_dependencies: dict = field(default_factory=dict)
-    later: list[str] = field(default_factory=list)
-    calls_seen: int = 0
-    where: str = ""
-    cupti: dict = field(default_factory=dict)  # the CUPTI mode's log summary (graphs.doctor_cupti), {} without it
-
-    @property
-    def first(self) -> Finding | None:
-        return self.findings[0] if self.findings else None
-
-    def summary(self) -> str:
-        head = (f"capture on {self.stream} ({self.mode}) ended {self.end_result}; {self.calls_seen} driver calls "
-                f"seen, {len(self.findings)} finding(s)")
-        return "\n".join([head] + [f"  [{i + 1}] {f.line()}" for i, f in enumerate(self.findings)])
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["findings"] = [f.to_dict() for f in self.findings]
-        return d
 
 
 # --- the watcher ----------------------------------------------------------------------------------------------------
@@ -590,7 +431,8 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
     """Run a Python file, or a folder holding ``__main__.py`` (``runpy.run_path``), or a module (``module=True``:
     ``runpy.run_module``) as ``__main__``, with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``.
 
-    Returns (the script's exit code, the diagnoses of every capture it made through cugraphlab). An exception the
+    Returns (the script's exit code, the diagnoses of every capture it made through cugraphlab, then those of the
+    captures PyTorch, CuPy and cuda.core made, graphs.doctor_stacks). An exception the
     script raised is printed as Python would print it, from the script's first frame on (the doctor's and runpy's
     frames left out), and counts 1. Raises, with nothing printed: InvalidArgumentError (one line) when the script
     could not start (a syntax error in it, no such module, not Python), and the script's NoDeviceError when it
@@ -603,8 +445,10 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
     if not module:
         where = Path(target).resolve()
         sys.path.insert(0, str(where if where.is_dir() else where.parent))
+    from .doctor_stacks import watching_stacks
+
     code = 0
-    with explain_all(cupti) as diagnoses:
+    with explain_all(cupti) as diagnoses, watching_stacks() as stacks:
         try:
             if module:
                 runpy.run_module(target, run_name="__main__", alter_sys=True)
@@ -619,12 +463,13 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
                 print(e.code, file=sys.stderr)
                 code = 1
         except Exception as e:
+            stacks.post_mortem(e)
             code = _script_failed(target, module, e)
         finally:
             sys.argv = saved_argv
             if not module and sys.path and sys.path[0] != saved_path0:
                 del sys.path[0]
-    return code, list(diagnoses)
+    return code, list(diagnoses) + stacks.diagnoses()
 
 
 def _script_failed(target: str, module: bool, e: Exception) -> int:

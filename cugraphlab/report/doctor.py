@@ -2,12 +2,22 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .tables import format_table
 
-__all__ = ["render_diagnosis", "render_gallery", "render_modes_table", "render_overhead", "render_doctor",
-           "render_session"]
+__all__ = [
+    "field_counts",
+    "render_diagnosis",
+    "render_doctor",
+    "render_field",
+    "render_gallery",
+    "render_modes_table",
+    "render_overhead",
+    "render_session",
+    "render_sites",
+]
 
 MODES = ("global", "thread_local", "relaxed")
 _WIDTH = 100
@@ -111,12 +121,84 @@ def render_overhead(o: Mapping) -> str:
 
 
 def render_doctor(record: Any) -> str:
-    """The whole ``cugraphlab doctor --gallery`` output, the short summary last."""
+    """The whole ``cugraphlab doctor --gallery`` output, the short summary last; the field gallery after ours."""
     r = _plain(record)
-    parts = [render_gallery(r["cases"]), render_modes_table(r["modes"])]
-    if r.get("overhead"):
-        parts.append(render_overhead(r["overhead"]))
-    parts.append(f"named {sum(c['named'] for c in r['cases'])}/{len(r['cases'])}, "
-                 f"false alarms {r['false_alarms']}, state restored after every case: "
-                 f"{'yes' if r['restored_all'] else 'NO'}")
+    parts = []
+    if r.get("cases"):
+        parts += [render_gallery(r["cases"]), render_modes_table(r["modes"])]
+        if r.get("overhead"):
+            parts.append(render_overhead(r["overhead"]))
+        parts.append(f"named {sum(c['named'] for c in r['cases'])}/{len(r['cases'])}, "
+                     f"false alarms {r['false_alarms']}, state restored after every case: "
+                     f"{'yes' if r['restored_all'] else 'NO'}")
+    if r.get("field"):
+        parts.append(render_field(r["field"]))
     return "\n\n".join(parts)
+
+
+def _found(run: Mapping) -> tuple[str, str, str]:
+    for d in run.get("diagnoses") or []:
+        if d.get("findings"):
+            f = d["findings"][0]
+            line = str(f.get("where", "")).split(",", 1)[0].rsplit(":", 1)[-1]
+            return f.get("kind", "?"), str(f.get("call", "?")), line
+    return "-", "-", "-"
+
+
+def field_counts(rows: Iterable[Any]) -> dict:
+    """cases, run (not skipped), caught, fixes that work, crashes, hangs, skipped."""
+    rows = [_plain(r) for r in rows]
+    run = [r for r in rows if not r["skipped"]]
+    return {"cases": len(rows), "run": len(run), "caught": sum(bool(r["caught"]) for r in run),
+            "fix_works": sum(bool(r["fix_works"]) for r in run), "crashes": sum(bool(r["crashed"]) for r in rows),
+            "hangs": sum(bool(r["hung"]) for r in rows), "skipped": len(rows) - len(run)}
+
+
+def render_field(rows: Iterable[Any]) -> str:
+    """The field gallery: one line per case (thread, stack, the class, call and line expected and found, caught,
+    fix works, crash / hang / skip), the output of each run that missed, then the counts."""
+    rows = [_plain(r) for r in rows]
+    table, notes = [], []
+    for r in rows:
+        kind, call, line = _found(r["broken"])
+        if r["skipped"]:
+            verdict = f"skipped: {r['skipped']}"
+        else:
+            verdict = ", ".join(x for x in ("CRASH" if r["crashed"] else "", "HANG" if r["hung"] else "") if x) or "-"
+        table.append([r["key"], r["stack"], r["thread"], f"{r['kind']} {r['call']} :{r['line']}",
+                      f"{kind} {call} :{line}", "-" if r["skipped"] else ("yes" if r["caught"] else "NO"),
+                      "-" if r["skipped"] else ("yes" if r["fix_works"] else "NO"), verdict[:70]])
+        if r["skipped"]:
+            continue
+        for which, good in (("broken", r["caught"]), ("fixed", r["fix_works"])):
+            run = r[which]
+            if not good:
+                notes.append(f"--- {r['key']} ({which}: exit {run['code']}"
+                             f"{', timed out' if run['timed_out'] else ''}) ---\n{run['tail']}")
+    n = field_counts(rows)
+    head = format_table(["case", "stack", "thread", "expected (class call :line)", "found", "caught", "fix works",
+                         "crash / hang / skip"], table, align="l" * 8)
+    counts = (f"field gallery: {n['cases']} cases, {n['run']} run, caught {n['caught']}/{n['run']}, "
+              f"fixes that work {n['fix_works']}/{n['run']}, crashes {n['crashes']}, hangs {n['hangs']}, "
+              f"skipped {n['skipped']}")
+    return "\n\n".join([head] + notes + [counts])
+
+
+def render_sites(sites: Iterable[Mapping]) -> str:
+    """The replay watch (``cugraphlab doctor --replay``): per capture site, captures, replays, host time of the
+    captures (begin to end, PyTorch's instantiate included), and a warning where a site re-captures about as often
+    as its graphs replay (pytorch/pytorch#171672)."""
+    sites = list(sites)
+    if not sites:
+        return "replay watch: no capture by PyTorch, CuPy or cuda.core seen"
+    rows = [[s["site"] or "?", s["stack"], s["captures"], s["ok"], s["replays"],
+             f"{1e6 * s['capture_s'] / max(1, s['captures']):.0f}", f"{1e3 * s['capture_s']:.1f}"] for s in sites]
+    lines = ["replay watch (host clock: perf_counter from capture begin to end):",
+             format_table(["capture site", "stack", "captures", "ok", "replays", "us per capture", "ms in total"],
+                          rows, align="llrrrrr")]
+    for s in sites:
+        if s.get("recaptures_every_replay"):
+            lines.append(f"re-captured on every use: {s['site']} captured {s['captures']} times for {s['replays']} "
+                         f"replays ({1e3 * s['capture_s']:.1f} ms of capture and instantiate): capture once, "
+                         f"outside the loop, and replay the same graph (keep its inputs in static buffers)")
+    return "\n".join(lines)

@@ -7,7 +7,7 @@ from typing import Any
 from .env import versions_line
 from .tables import fmt_count, format_table
 
-__all__ = ["render_measure", "render_measure_table", "graph_line", "diagnosis_lines"]
+__all__ = ["render_measure", "render_measure_table", "graph_line", "diagnosis_lines", "clock_lines"]
 
 
 def _cell(s) -> str:
@@ -21,19 +21,49 @@ def _interval(w, clock: str = "wall") -> str:
     return f"[{iv['lo']:.3f}, {iv['hi']:.3f}]" if iv["hi"] < 100 else f"[{iv['lo']:,.1f}, {iv['hi']:,.1f}]"
 
 
+def _gpu_cell(w, clock: str) -> str:
+    s = getattr(w, clock, None)
+    if s is None:
+        return "n/a" if getattr(w, "gpu_note", "") else "-"
+    return _cell(s)
+
+
 def render_measure_table(result) -> str:
-    """The ways, one row each: host, wall (with its interval) and device µs per call, the check, what it is."""
+    """The ways, one row each: held and cold (the GPU's own time per call), host, wall (with its interval) and
+    device µs per call, the check, what it is. A record without held and cold figures (made before they existed,
+    or with gpu_clocks=False) prints without their columns."""
+    gpu = any(getattr(w, c, None) is not None for w in result.ways for c in ("held", "cold")) or \
+        any(getattr(w, "gpu_note", "") for w in result.ways)
     rows = []
     for w in result.ways:
         if not w.measured:
             note = w.note if len(w.note) < 70 else w.note[:67] + "..."
-            rows.append([w.way, "-", "-", "-", "-", "-", w.check or "", note])
+            rows.append([w.way, *(["-", "-"] if gpu else []), "-", "-", "-", "-", "-", w.check or "", note])
             continue
         rel = getattr(w, "relative", None)
-        rows.append([w.way, _cell(w.host), _cell(w.wall), _interval(w), _cell(w.device),
+        held = [_gpu_cell(w, "held"), _gpu_cell(w, "cold")] if gpu else []
+        rows.append([w.way, *held, _cell(w.host), _cell(w.wall), _interval(w), _cell(w.device),
                      "-" if rel is None else f"{rel.median:.3f}", w.check or "", w.what])
-    return format_table(["way", "host us/call", "wall us/call", "[95%] wall", "device us/call", "x ref", "check",
-                         "what"], rows, align="lrrrrrll")
+    heads = (["held us/call", "cold us/call"] if gpu else []) + ["host us/call", "wall us/call", "[95%] wall",
+                                                                 "device us/call", "x ref", "check", "what"]
+    return format_table(["way", *heads], rows, align="l" + "r" * (len(heads) - 2) + "ll")
+
+
+def clock_lines(result) -> list[str]:
+    """Which figure answers which question, and every way whose held and cold figures could not be taken."""
+    out = []
+    if any(getattr(w, "held", None) is not None for w in result.ways):
+        ks = sorted({w.held_calls for w in result.ways if getattr(w, "held_calls", None)})
+        k = f"{ks[0]}" if len(ks) == 1 else f"{ks[0]}-{ks[-1]}" if ks else "K"
+        out.append(f"How long does my work run on the GPU? held ({k} calls queued behind a kernel holding the stream, "
+                   "CUDA events around them, per call: no host gap inside); cold for a first touch (one call after "
+                   "an L2 flush, queued behind the hold).")
+    out.append("What does a call cost my thread? host. wall: until the GPU is done; device: CUDA events around the "
+               "calls as the host makes them (the host's pace when a call is shorter than making it).")
+    for w in result.ways:
+        if getattr(w, "gpu_note", ""):
+            out.append(f"{w.way}: held: {w.gpu_note}; cold: n/a.")
+    return out
 
 
 def graph_line(result) -> str | None:
@@ -96,9 +126,10 @@ def _sampling_line(result) -> str:
     first = next((w.wall for w in result.ways if w.wall is not None), None)
     n = first.n if first is not None else 0
     procs = f" in {result.processes} processes (intervals: the process is the unit)" if result.processes > 1 else ""
-    l2 = (result.config or {}).get("l2", "warm")
+    cfg = result.config or {}
+    l2 = f", {cfg['l2']} L2" if "l2" in cfg else ""  # a record of before the cold clock
     return (f"sampling: {n} samples of {fmt_count(result.calls_per_sample)} call"
-            f"{'s' if result.calls_per_sample != 1 else ''} per way{procs}, {l2} L2, stopped by "
+            f"{'s' if result.calls_per_sample != 1 else ''} per way{procs}{l2}, stopped by "
             f"{result.stop_reason}.")
 
 
@@ -108,6 +139,7 @@ def render_measure(result, comparison: Any = None) -> str:
     g = graph_line(result)
     if g:
         lines.append(g)
+    lines += clock_lines(result)
     lines.append(_sm_line(result.sm_clock))
     lines.append(_sampling_line(result))
     lines += [f"note: {n}" for n in result.process_notes]
@@ -117,7 +149,8 @@ def render_measure(result, comparison: Any = None) -> str:
                      "between processes where host µs moves with the process's launch-cost mode.")
     clocks = result.clocks or {}
     lines.append("clocks: " + "; ".join(f"{name} = {clocks[key]}" for name, key in
-                                        (("host", "host_call"), ("wall", "wall"), ("device", "device"))
+                                        (("held", "held"), ("cold", "cold"), ("host", "host_call"),
+                                         ("wall", "wall"), ("device", "device"))
                                         if key in clocks) + ".")
     diag = diagnosis_lines(result)
     if diag:

@@ -133,36 +133,7 @@ def render_scaling(result, written=()) -> str:
                          _num(f.get("exponent"), 2) + _ci(f.get("exponent_ci"))])
     if rows:
         lines.append(format_table(["cost", "series", "a (intercept)", "b (slope)", "p"], rows, align="llrrr"))
-    model = d.get("launch_model")
-    if model is None and d.get("points"):  # a record written before it carried the model: read it now
-        from ..bench.scaling.analysis import launch_model_of
-
-        model = launch_model_of(d)
-    lines += _model_lines(model or {})
-    growth = [(cost, key, v) for cost in ("held_launch_us", "repeat_launch_api_us", "device_us")
-              for key, v in (d.get("verdict", {}).get(cost) or {}).items()]
-    if growth:
-        lines += ["", "growth over the sweep (a description: within ±5% of the smallest size counts as flat; "
-                      "NVIDIA's constant-time claim is the model above, whose own line grows too):"]
-        lines += [f"  {_TITLES[cost]}, {_series_name(key)}: {v.get('text')}" for cost, key, v in growth]
-    be = d.get("break_even", [])
-    if be:
-        lines += ["", "break-even: replays after which the graph has repaid its capture + instantiate against eager "
-                      "launches of the same work (never: a replay saves nothing)"]
-        rows = [[_series_name(r["series"]), r["length"], r["nodes"], _num(r["setup_us"]), _num(r["eager_us"]),
-                 _num(r["graph_us"]), _never(r["replays"]), _never(r["replays_with_upload"]),
-                 _never(r["replays_explicit"])] for r in be]
-        lines.append(format_table(["series", "units", "nodes", "setup µs", "eager µs/it", "graph µs/it",
-                                   "replays", "+upload", "explicit"], rows))
-    un = d.get("unroll", [])
-    if un:
-        base = un[0]["base_length"]
-        lines += ["", f"unrolling: K iterations (of {base} unit{'s' if base > 1 else ''}) in one straight-line graph "
-                      f"against replaying the one-iteration graph K times"]
-        rows = [[u["k"], _num(u["us_per_iteration"]), _num(u["base_us_per_iteration"]), _num(u["extra_setup_us"]),
-                 _never(u["replays"]), _never(u["iterations"])] for u in un]
-        lines.append(format_table(["K", "µs/iter", "K=1 µs/iter", "extra setup µs", "pays off after replays",
-                                   "(iterations)"], rows))
+    lines += _launch_lines(d) + _payoff_lines(d)
     lines += _paired_lines(d.get("paired") or {}, d.get("native") or {}, (d.get("config") or {}).get("held"))
     lines += ["", "goals:"] + _goal_lines(d.get("goals", {}))
     ml = d.get("module_loading") or {}
@@ -181,6 +152,49 @@ def render_scaling(result, written=()) -> str:
     if written:
         lines += ["", "wrote " + ", ".join(str(w) for w in written)]
     return "\n".join(lines)
+
+
+def _launch_lines(d: Mapping) -> list[str]:
+    """Graph launch against NVIDIA's model (read now where the record predates it), then how far each launch series
+    is from flat (a description)."""
+    lines: list[str] = []
+    model = d.get("launch_model")
+    if not model and d.get("points"):  # a record written before it carried the model: read it now
+        from ..bench.scaling.analysis import launch_model_of
+
+        model = launch_model_of(d)
+    lines += _model_lines(model or {})
+    growth = [(cost, key, v) for cost in ("held_launch_us", "repeat_launch_api_us", "device_us")
+              for key, v in (d.get("verdict", {}).get(cost) or {}).items()]
+    if growth:
+        lines += ["", "growth over the sweep (a description: within ±5% of the smallest size counts as flat; "
+                      "NVIDIA's constant-time claim is the model above, whose own line grows too):"]
+        lines += [f"  {_TITLES[cost]}, {_series_name(key)}: {v.get('text')}" for cost, key, v in growth]
+    return lines
+
+
+def _payoff_lines(d: Mapping) -> list[str]:
+    """Break-even replays against eager launches, and the unrolling pay-off."""
+    lines: list[str] = []
+    be = d.get("break_even", [])
+    if be:
+        lines += ["", "break-even: replays after which the graph has repaid its capture + instantiate against eager "
+                      "launches of the same work (never: a replay saves nothing)"]
+        rows = [[_series_name(r["series"]), r["length"], r["nodes"], _num(r["setup_us"]), _num(r["eager_us"]),
+                 _num(r["graph_us"]), _never(r["replays"]), _never(r["replays_with_upload"]),
+                 _never(r["replays_explicit"])] for r in be]
+        lines.append(format_table(["series", "units", "nodes", "setup µs", "eager µs/it", "graph µs/it",
+                                   "replays", "+upload", "explicit"], rows))
+    un = d.get("unroll", [])
+    if un:
+        base = un[0]["base_length"]
+        lines += ["", f"unrolling: K iterations (of {base} unit{'s' if base > 1 else ''}) in one straight-line graph "
+                      f"against replaying the one-iteration graph K times"]
+        rows = [[u["k"], _num(u["us_per_iteration"]), _num(u["base_us_per_iteration"]), _num(u["extra_setup_us"]),
+                 _never(u["replays"]), _never(u["iterations"])] for u in un]
+        lines.append(format_table(["K", "µs/iter", "K=1 µs/iter", "extra setup µs", "pays off after replays",
+                                   "(iterations)"], rows))
+    return lines
 
 
 def _model_lines(m: Mapping) -> list[str]:
@@ -213,7 +227,7 @@ def _model_lines(m: Mapping) -> list[str]:
                    + ("" if grow is None else f" ({grow:+.0%})")
                    + (f"; the 12.6+ model {_num(at.get('12.6+'))} µs there ({mg['12.6+']:+.0%}), pre-12.6 "
                       f"{_num(at.get('pre-12.6'))} µs" if "12.6+" in mg else ""))
-        out.append(f"    path: {(e.get('path') or {}).get('text', 'no verdict')}")
+        out.append(f"  {name}, path: {(e.get('path') or {}).get('text', 'no verdict')}")
     drv = m.get("driver") or {}
     if drv.get("by_version"):
         out.append(f"  driver: CUDA {drv.get('cuda') or drv.get('version_int')} "

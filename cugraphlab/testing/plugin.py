@@ -15,6 +15,9 @@ Nothing happens unless a test asks for the fixture: the plugin imports nothing o
 """
 from __future__ import annotations
 
+import math
+from pathlib import Path
+
 import pytest
 
 from .fixture import Measurer, Settings, no_gpu_reason
@@ -61,7 +64,8 @@ _SETTINGS = pytest.StashKey[Settings]()
 
 def pytest_addoption(parser):
     g = parser.getgroup("cugraphlab", "cugraphlab: launch cost in your tests (fixture cgl_measure)")
-    g.addoption("--cgl-save", metavar="DIR", help="write each measurement's record to DIR/<test id>.json")
+    g.addoption("--cgl-save", metavar="DIR", help="write each measurement's record to DIR/<test file>__<test>.json "
+                "(e.g. test_step.py__test_cost.json; a measurement named N: ...--N.json)")
     g.addoption("--cgl-compare", metavar="DIR", help="compare each measurement with its record in DIR "
                 "(cugraphlab diff's verdicts: SAME, FASTER, SLOWER, AMBIGUOUS)")
     g.addoption("--cgl-fail-on", choices=FAIL_ON, default=None,
@@ -88,8 +92,13 @@ def pytest_configure(config):
         processes = 6 if (opt.cgl_save or opt.cgl_compare) else 1
     if processes < 1:
         raise pytest.UsageError(f"--cgl-processes must be >= 1, got {processes}")
-    if not opt.cgl_budget > 0:
-        raise pytest.UsageError(f"--cgl-budget must be > 0 seconds, got {opt.cgl_budget}")
+    if not (opt.cgl_budget > 0 and math.isfinite(opt.cgl_budget)):
+        raise pytest.UsageError(f"--cgl-budget must be a finite number of seconds > 0, got {opt.cgl_budget}")
+    if opt.cgl_max_samples < 1:
+        raise pytest.UsageError(f"--cgl-max-samples must be >= 1, got {opt.cgl_max_samples}")
+    if opt.cgl_compare and not Path(opt.cgl_compare).is_dir():
+        what = "is not a folder" if Path(opt.cgl_compare).exists() else "does not exist"
+        raise pytest.UsageError(f"--cgl-compare {opt.cgl_compare}: {what} (make it with --cgl-save DIR first)")
     threshold = _threshold(opt.cgl_threshold)
     config.stash[_SETTINGS] = Settings(save=opt.cgl_save, compare=opt.cgl_compare, fail_on=opt.cgl_fail_on,
                                        threshold=threshold, judge=opt.cgl_judge, processes=processes,

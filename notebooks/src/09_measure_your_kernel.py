@@ -243,7 +243,7 @@ grade(2, mine, _check2)
 #     cugraphlab measure step.py:step --setup make --stream cupy --processes 6 --json new.json --compare-to old.json
 #
 # ## Change this and run again
-# (1) In Run 1, set `l2="cold"` (the L2 flushed before every call): how much of the device time was the L2's?
+# (1) In Run 1, read the `cold` row beside `held` (one call after an L2 flush, against calls back to back with a warm L2): how much of a call's GPU time was the L2's?
 # (2) In Run 3, make the spin a fifth of a microsecond: does `diff` still say SLOWER at a ten percent threshold, and what does the interval
 # say? (3) Write a callable that launches the saxpy on *another* stream than the one it is given: what does
 # `measure` say?

@@ -33,7 +33,8 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
     for name in ("eager", "graph"):
         w = r[name]
         assert w.measured and w.host.n == w.wall.n == w.device.n == w.relative.n >= 6
-        assert set(w.intervals) == {"host", "wall", "device", "relative"}
+        assert set(w.intervals) == {"host", "wall", "device", "held", "cold", "relative"}
+        assert w.held.n == w.cold.n == w.wall.n and w.gpu_note == "" and w.held_calls >= 1
         assert w.relative.unit == "time ratio"
     for name in ("native", "floor"):  # no libcuda here: the reason instead of a figure
         assert not r[name].measured and r[name].note.startswith("not measured:")
@@ -43,8 +44,10 @@ def test_a_launch_is_measured_eager_graph_and_the_native_ways_say_why_not_here(d
     assert r.config["kind"] == "launches" and r.config["calls"] == "auto"
     assert sorted(r.samples) == sorted([f"{w}: {c}" for w in ("eager", "graph", "reference", "graph reference")
                                         for c in ("host", "wall", "device")] + ["eager: host / reference",
-                                                                                "graph: host / reference"])
+                                                                                "graph: host / reference"]
+                                       + [f"{w}: {c}" for w in ("eager", "graph") for c in ("held", "cold")])
     assert r.samples["eager: host"]["clock"] == "host_call"
+    assert r.samples["eager: held"]["clock"] == "held" and r.samples["graph: cold"]["clock"] == "cold"
     ratios = [a / b for a, b in zip(r.samples["eager: host"]["values"], r.samples["reference: host"]["values"])]
     assert r.samples["eager: host / reference"]["values"] == pytest.approx(ratios)  # paired, round by round
     # like for like: the graph way over a graph of one empty kernel, launched the same way, in the same rounds
@@ -69,7 +72,7 @@ def test_a_callable_gets_the_stream_kind_it_asks_for_and_check_runs_once_per_way
     assert all(isinstance(s, int) for s in seen)
     assert [w.way for w in r.ways] == ["eager", "graph", "reference", "graph reference"]
     assert [w.check for w in r.ways] == ["passed", "passed", None, None] and r.verified is True
-    assert len(checked) == len(prepared) == 2
+    assert len(checked) == 2 and len(prepared) == 3  # prepare: once first, then before each way's check
     buf.close()
 
 
@@ -174,12 +177,15 @@ def test_a_graph_and_an_exec_are_replayed_and_a_graph_instantiated_here(dev):
         cap.graph.close()
 
 
-def test_cold_l2_times_one_call_per_sample(dev):
+def test_l2_cold_is_replaced_by_the_cold_clock_and_says_so(dev):
     import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
 
     fn, buf = memset_work(dev)
-    r = cgl.measure(fn, device=dev, l2="cold", ways=("eager",), **QUICK)
-    assert r.calls_per_sample == 1 and r.config["l2"] == "cold"
+    with pytest.raises(InvalidArgumentError, match=r"l2='cold' is replaced: every way now has a cold row"):
+        cgl.measure(fn, device=dev, l2="cold", ways=("eager",), **QUICK)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **QUICK)
+    assert r["eager"].cold is not None and r.calls_per_sample > 1 and "l2" not in r.config
 
 
 def test_bad_arguments_are_one_line_each(dev):
@@ -189,7 +195,7 @@ def test_bad_arguments_are_one_line_each(dev):
     fn, buf = memset_work(dev)
     for kwargs, match in ((dict(ways=("eager", "warp")), "unknown way 'warp'"),
                           (dict(ways=("native",)), "cannot be run as 'native'"),
-                          (dict(l2="tepid"), "l2 must be 'warm' or 'cold'"),
+                          (dict(l2="tepid"), "l2 must be 'warm'"),
                           (dict(stream="jax"), "stream must be one of")):
         with pytest.raises(InvalidArgumentError, match=match):
             cgl.measure(fn, device=dev, **{**QUICK, **kwargs})
@@ -209,7 +215,7 @@ def test_the_record_round_trips_and_diff_finds_it_the_same_as_itself(dev):
     back = cgl.load_record(d)
     assert back["eager"].wall.median == r["eager"].wall.median
     diff = cgl.diff_records(d, d)  # the fake's host-clock samples are noisy: judged, never SLOWER or FASTER
-    assert len(diff.rows) == 14 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
+    assert len(diff.rows) == 18 and diff.counts["SLOWER"] == diff.counts["FASTER"] == 0
 
 
 def test_processes_pool_samples_with_the_process_as_the_group(dev):
@@ -288,3 +294,71 @@ def test_many_processes_are_thinned_within_each_so_every_value_keeps_its_process
     row = build_result(parts, config={}, env={}).samples["eager: wall"]
     assert len(row["values"]) == len(row["groups"]) <= MAX_SAMPLES
     assert sorted(set(row["groups"])) == list(range(8)) and row["values"] == [float(g) for g in row["groups"]]
+
+
+def test_a_prepare_that_raises_stops_with_work_raised_like_setup(dev):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+
+    def prepare():
+        raise ValueError("no fresh inputs")
+
+    for check in (None, lambda: True):  # with or without a check, it runs first
+        with pytest.raises(cgl.WorkRaised, match=r"prepare raised ValueError: no fresh inputs \(at "):
+            cgl.measure(fn, device=dev, ways=("eager",), prepare=prepare, check=check, **QUICK)
+
+
+def test_every_keyword_is_checked_before_anything_runs(dev, fake):
+    import cugraphlab as cgl
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    calls = []
+
+    def work(stream):
+        calls.append(1)
+
+    for kwargs, match in ((dict(capture_mode="weird"), "capture_mode must be one of"),
+                          (dict(sm_clock="yes"), "sm_clock must be True or False"),
+                          (dict(time_budget_s=float("inf")), "time_budget_s must be a finite number"),
+                          (dict(processes=0), "processes must be a whole number"),
+                          (dict(timeout_s=-1), "timeout_s must be"),
+                          (dict(prepare=3), "prepare must be a function")):
+        with pytest.raises(InvalidArgumentError, match=match):
+            cgl.measure(work, device=dev, ways=("eager",), **{**QUICK, **kwargs})  # no graph way asked
+    assert calls == []
+
+
+def test_the_options_are_one_frozen_object_with_its_defaults_in_one_place():
+    import dataclasses
+
+    from cugraphlab.bench.measure.options import MeasureOptions
+    from cugraphlab.core.errors import InvalidArgumentError
+
+    o = MeasureOptions.coerce({"ways": ["eager"], "calls": 5})
+    assert o.ways == ("eager",) and o.calls == 5 and o.capture_mode == "thread_local" and o.gpu_clocks is True
+    assert MeasureOptions.coerce(o) is o and MeasureOptions.coerce(None) == MeasureOptions()
+    assert MeasureOptions.coerce(o.to_dict()) == o  # what a worker process gets back
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.calls = 6  # type: ignore[misc]
+    with pytest.raises(InvalidArgumentError, match="unknown measure option 'budget'"):
+        MeasureOptions.coerce({"budget": 3})
+
+
+def test_the_errors_of_measure_are_reachable_from_the_top_level():
+    import cugraphlab as cgl
+    from cugraphlab.bench.measure.way import StreamIgnoredError, WorkRaised
+
+    assert cgl.WorkRaised is WorkRaised and cgl.StreamIgnoredError is StreamIgnoredError
+    assert issubclass(cgl.WorkRaised, cgl.InvalidArgumentError) and "WorkRaised" in cgl.__all__
+
+
+def test_a_result_saves_itself_as_the_record_diff_reads(dev, tmp_path):
+    import cugraphlab as cgl
+
+    fn, buf = memset_work(dev)
+    r = cgl.measure(fn, device=dev, ways=("eager",), **QUICK)
+    path = r.save(tmp_path / "r.json")
+    d = json.loads((tmp_path / "r.json").read_text())
+    assert path.endswith("r.json") and d["kind"] == "cugraphlab.measure"
+    assert cgl.load_record(d)["eager"].held.median == r["eager"].held.median

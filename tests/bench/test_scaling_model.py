@@ -102,7 +102,7 @@ def test_analyze_and_the_report_read_the_line_against_the_model():
     text = render_scaling(r)
     for needle in ("graph launch against NVIDIA's model", "about 2.5 µs + about 1 ns per node",
                    "about 2 µs + 200 ns per node", "a = 2.50 [", "b = 7.00 [", "ns/node",
-                   "path: between the two paths: 7.0 ns per node", "the 12.6+ model 6.60 µs there (+163%)",
+                   "repeat launch (API), path: between the two paths: 7.0 ns per node", "the 12.6+ model 6.60 µs there (+163%)",
                    "driver: CUDA 13.0 (12.6 or later by its version)", "verdict: by the repeat launch",
                    "growth over the sweep (a description"):
         assert needle in text, needle
@@ -117,7 +117,7 @@ def test_a_one_ns_line_is_on_the_12_6_path_in_the_report():
     r = synthetic_record(launch=lambda n: 2.5 + 0.001 * n)
     analyze(r)
     text = render_scaling(r)
-    assert "path: on the CUDA 12.6+ straight-line path: 1.0 ns per node" in text
+    assert "cuGraphLaunch, device held, path: on the CUDA 12.6+ straight-line path: 1.0 ns per node" in text
     assert "verdict: by the repeat launch into an idle stream (API), the driver is on the CUDA 12.6+" in text
 
 

@@ -40,6 +40,9 @@ def syncs(stream, buf):
     step(stream, buf)
     stream.synchronize()
 
+def bad_prepare(buf):
+    raise ValueError("no fresh inputs")
+
 NOT_A_FUNCTION = 3
 '''
 
@@ -111,7 +114,7 @@ def test_a_kernel_in_a_cu_file_is_measured_without_python(files, capsys):
 
 @pytest.mark.parametrize("argv, expected", [
     (["{d}/missing.py:step"], "missing.py: no such file"),
-    (["{d}/step.py:nope"], "has no function 'nope' (its functions: bad_setup, elsewhere, make, raises, step"),
+    (["{d}/step.py:nope"], "has no function 'nope' (its functions: bad_prepare, bad_setup, elsewhere, make, raises, step"),
     (["{d}/step.py:NOT_A_FUNCTION"], "is a int, not a function"),
     (["{d}/step.py"], "expected path/to/file.py:function, package.module:function or a .cu file"),
     (["no_such_module_here:step"], "no module named 'no_such_module_here'"),
@@ -131,6 +134,14 @@ def test_a_kernel_in_a_cu_file_is_measured_without_python(files, capsys):
     (["{d}/saxpy.cu", "--args", "out,x,3,2.0,n"], "a pointer takes a buffer name"),
     (["{d}/saxpy.cu", "--kernel", "saxpi", "--args", "x"], "has no kernel 'saxpi'; its kernels: saxpy"),
     (["{d}/saxpy.cu", "--setup", "make"], "--setup is for a Python function"),
+    (["{d}/step.py:step", "--setup", "make", "--fail-on", "slower"], "--fail-on judges a comparison: give "
+                                                                     "--compare-to OLD.json with it"),
+    (["{d}/step.py:step", "--setup", "make", "--threshold", "3%"], "--threshold judges a comparison"),
+    (["{d}/step.py:step", "--setup", "make", "--l2", "cold"], "l2='cold' is replaced: every way now has a cold row"),
+    (["{d}/step.py:step", "--setup", "make", "--check", "verify", "--prepare", "bad_prepare"],
+     "prepare raised ValueError: no fresh inputs (at step.py:"),
+    (["{d}/step.py:step", "--setup", "make", "--prepare", "bad_prepare"],  # no check: it still runs, first
+     "prepare raised ValueError: no fresh inputs (at step.py:"),
 ])
 def test_bad_input_is_one_line_and_exit_2(files, capsys, argv, expected):
     code, out, err = run(capsys, *[a.format(d=files) for a in argv])
@@ -167,6 +178,41 @@ def test_processes_without_a_gpu_say_so_in_one_line(files, capsys):
         pass
     code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--processes", "2")
     assert code == 2 and "no usable GPU" in one_line(err)
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("[1, 2, 3]", "a JSON list, not a record"),
+    ('{"kind": "cugraphlab.run", "schema": 1}', "a record of kind 'cugraphlab.run', not 'cugraphlab.measure'"),
+])
+def test_compare_to_a_record_of_another_kind_is_refused_before_measuring(files, capsys, content, expected):
+    old = files / "old.json"
+    old.write_text(content)
+    new = files / "new.json"
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--json", new)
+    assert code == 2 and expected in one_line(err)
+    assert out == "" and not new.exists()  # nothing measured, nothing half-written
+
+
+def test_the_json_record_is_written_before_the_comparison(files, capsys, monkeypatch):
+    old, new = files / "old.json", files / "new.json"
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--json", old)
+    assert code == 0, err
+
+    def broken(*a, **k):
+        raise RuntimeError("the comparison broke")
+
+    monkeypatch.setattr("cugraphlab.bench.diff.diff_records", broken)
+    with pytest.raises(RuntimeError):
+        run(capsys, f"{files}/step.py:step", "--setup", "make", "--json", new, "--compare-to", old)
+    assert json.loads(new.read_text())["kind"] == "cugraphlab.measure"
+
+
+def test_a_function_that_synchronises_has_no_held_figure_and_says_why(files, capsys):
+    code, out, err = run(capsys, f"{files}/step.py:syncs", "--setup", "make", "--ways", "eager")
+    assert code == 0, err
+    assert "eager: held: n/a: the work synchronises" in out
+    assert "How long does my work run on the GPU? held" not in out  # no way has a held figure to point at
+    assert "What does a call cost my thread? host." in out
 
 
 def test_compare_to_judges_the_repeatable_rows_unless_judge_all(files, capsys):

@@ -120,6 +120,7 @@ def test_save_then_compare_fails_only_the_test_that_got_slower(suite, tmp_path):
 
 
 def test_a_test_without_a_saved_record_is_new(suite, tmp_path):
+    (tmp_path / "empty").mkdir()
     r = suite.runpytest("--cgl-processes", "1", "--cgl-compare", str(tmp_path / "empty"), "-k", "test_step",
                         *FLAGS)
     r.assert_outcomes(passed=1)
@@ -132,6 +133,22 @@ def test_bad_options_are_usage_errors(suite):
     r.stderr.fnmatch_lines(["*--cgl-fail-on needs --cgl-compare DIR*"])
     r = suite.runpytest("--cgl-threshold", "5", *FLAGS)
     r.stderr.fnmatch_lines(["*--cgl-threshold: threshold 5 is ambiguous*"])
+    for argv, line in ((["--cgl-compare", "no_such_folder"], "*--cgl-compare no_such_folder: does not exist*"),
+                       (["--cgl-budget", "inf"], "*--cgl-budget must be a finite number of seconds > 0, got inf*"),
+                       (["--cgl-max-samples", "0"], "*--cgl-max-samples must be >= 1, got 0*")):
+        r = suite.runpytest(*FLAGS, *argv)  # the later value of a repeated option wins
+        assert r.ret == pytest.ExitCode.USAGE_ERROR
+        r.stderr.fnmatch_lines([line])
+
+
+def test_the_help_and_the_docs_name_saved_records_the_same_way(suite):
+    from pathlib import Path
+
+    r = suite.runpytest("--help")
+    text = " ".join(r.stdout.str().split())
+    assert "DIR/<test file>__<test>.json" in text
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "measure.md").read_text()
+    assert "`DIR/<test file>__<test>.json`" in docs
 
 
 def test_processes_measure_in_workers_of_the_session_with_the_process_as_the_unit(suite, tmp_path):

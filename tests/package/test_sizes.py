@@ -26,7 +26,6 @@ KNOWN: dict[str, tuple[str, int]] = {
     "bench/graphs/memnodes.py::_measure_size": ("function", 99),
     "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
     "bench/measure/timeline.py::record_timeline": ("function", 82),
-    "report/scaling.py::render_scaling": ("function", 86),
     # issue 32 §2: ConditionalGraphs -> one small object per conditional kind over one shared state
     "experiment/conditional.py::ConditionalGraphs": ("class", 417),
     "experiment/branches.py::BranchGraphs": ("class", 377),

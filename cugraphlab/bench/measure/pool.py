@@ -88,10 +88,12 @@ class WorkerPool:
         self.workers[i] = self._start(i)
         self.replaced += 1
 
-    def run(self, spec: dict, options: dict, timeout_s: float) -> list[dict]:
+    def run(self, spec: dict, options, timeout_s: float) -> list[dict]:
         """One reply per worker, asked one after the other; the first worker's calibrated calls per sample are
-        used by the others."""
-        options = dict(options)
+        used by the others. ``options``: a MeasureOptions or a dict of its fields (checked here first)."""
+        from .options import MeasureOptions
+
+        options = MeasureOptions.coerce(options).to_dict()
         replies = []
         for i in range(self.n):
             p, conn = self.workers[i]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.errors import CugraphlabError, InvalidArgumentError
+from .options import MeasureOptions
 from .run import measure_part, sampling_of
 from .target import load_target, target_of
 
@@ -128,8 +129,8 @@ def measure_processes(work, *, setup=None, check=None, prepare=None, stream=None
 
     n = positive_int("processes", processes)
     spec = spec or spec_for(work, setup=setup, check=check, prepare=prepare, stream=stream, device=device)
-    timeout = timeout_s or max(60.0, 4 * float(options.get("time_budget_s", 5.0)) + 30.0)
-    options = dict(options)
+    options = MeasureOptions.coerce(options).to_dict()  # a plain dict travels to the workers
+    timeout = timeout_s or max(60.0, 4 * float(options["time_budget_s"]) + 30.0)
     replies, notes = [], []
     for i in range(n):
         outcome = run_workers(measure_spec, [{"spec": spec, "options": options}], timeout_s=timeout,

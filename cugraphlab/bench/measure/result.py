@@ -7,7 +7,9 @@ One process or several: each process's raw outcome (a plain dict, ``part``: what
 are set per process (docs/studies/launch-cost-modes.md), and two processes are two observations of it, however
 many samples each took.
 
-Rows kept for ``diff``: ``"WAY: host"``, ``"WAY: wall"``, ``"WAY: device"`` for every way measured, and with the
+Rows kept for ``diff``: ``"WAY: host"``, ``"WAY: wall"``, ``"WAY: device"``, ``"WAY: held"`` and ``"WAY: cold"``
+for every way measured (each sample dict names its clock: ``host_call``, ``wall``, ``device``, ``held``,
+``cold``; a way that cannot be held has no held or cold row, and its ``gpu_note`` says why), and with the
 reference (the bare launch of an empty kernel timed in the same rounds) ``"WAY: host / reference"``, unit "time
 ratio": the per-round ratio, paired, so that a process's launch-cost mode divides out. The capture and instantiate
 samples stay in ``graph_costs`` (a few per process: too few to judge, and not per-call figures).
@@ -23,16 +25,24 @@ from ..stats.paired_stats import hierarchical_bootstrap
 from ..stats.summary import Summary, summarize
 from .way import REFERENCES, reference_of
 
-__all__ = ["WayResult", "MeasureResult", "build_result", "CLOCK_OF", "MEASURE_CLOCKS"]
+__all__ = ["WayResult", "MeasureResult", "build_result", "CLOCK_OF", "MEASURE_CLOCKS", "ANSWERS"]
 
 #: the clock of each figure of a way -> its key in ``records.CLOCKS``
-CLOCK_OF = {"host": "host_call", "wall": "wall", "device": "device"}
-MEASURE_CLOCKS = ("host", "wall", "device")
+CLOCK_OF = {"host": "host_call", "wall": "wall", "device": "device", "held": "held", "cold": "cold"}
+MEASURE_CLOCKS = ("host", "wall", "device", "held", "cold")
+#: which figure answers which question (the text, ``show`` and docs/measure.md say it the same way)
+ANSWERS = {"held": "how long the work runs on the GPU (K calls queued behind the hold, no host gap)",
+           "cold": "how long one call runs on the GPU with a cold L2 (a first touch)",
+           "host": "what a call costs the launching thread",
+           "wall": "what a call costs until the GPU is done",
+           "device": "CUDA events around calls the host makes one by one (the host's pace when calls are short)"}
 
 
 @dataclass
 class WayResult:
-    """One way: its three figures (µs per call; None where it was not measured, ``note`` says why), ``relative``
+    """One way: its five figures (µs per call; None where it was not measured, ``note`` says why; ``held`` and
+    ``cold`` None with ``gpu_note`` saying why, e.g. "n/a: the work synchronises ..."), ``held_calls`` (K, the calls
+    of a held sample), ``relative``
     (its host cost over the reference's, round by round: the call's cost in bare launches of an empty kernel; None
     without a reference), their intervals (clock -> ``{"median", "lo", "hi", "n", "groups", "level"}``, processes
     as the unit when there were several), a failed capture's ``diagnosis`` (the doctor's), and ``check``:
@@ -43,11 +53,15 @@ class WayResult:
     host: Summary | None = None
     wall: Summary | None = None
     device: Summary | None = None
+    held: Summary | None = None
+    cold: Summary | None = None
     relative: Summary | None = None
     intervals: dict = field(default_factory=dict)
     note: str = ""
     diagnosis: dict | None = None
     check: str | None = None
+    gpu_note: str = ""
+    held_calls: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -117,12 +131,22 @@ class MeasureResult(Record):
     def _extra_dict(self) -> dict:
         return {"break_even": self.break_even, "verified": self.verified}
 
+    def save(self, path) -> str:
+        """Write this record as JSON to ``path`` (what ``cugraphlab measure --json`` writes; ``cugraphlab diff``
+        and ``cugraphlab show`` read it). Returns the path written."""
+        from ...report.files import write_json
+
+        write_json(path, self)
+        return str(path)
+
     def _html_table(self):
-        headers = ["way", "host µs/call", "wall µs/call", "device µs/call", "x ref", "check", "note"]
+        headers = ["way", "held µs/call", "cold µs/call", "host µs/call", "wall µs/call", "device µs/call", "x ref",
+                   "check", "note"]
         rows = []
         for w in self.ways:
-            cells = [f"{s.median:.3f}" if s is not None else "" for s in (w.host, w.wall, w.device, w.relative)]
-            rows.append([w.way, *cells, w.check or "", w.note])
+            cells = [f"{s.median:.3f}" if s is not None else "" for s in (w.held, w.cold, w.host, w.wall, w.device,
+                                                                         w.relative)]
+            rows.append([w.way, *cells, w.check or "", w.note or w.gpu_note])
         return headers, rows
 
 
@@ -223,6 +247,10 @@ def build_result(parts: list[dict], *, config: dict, env: dict, sampling: dict |
         name = spec["name"]
         w = WayResult(way=name, what=spec.get("what", ""), note=spec.get("note", ""),
                       diagnosis=spec.get("diagnosis"))
+        gpu_notes = sorted({p.get("gpu_notes", {}).get(name, "") for p in parts} - {""})
+        w.gpu_note = "; ".join(gpu_notes)
+        ks = [p.get("held_calls", {}).get(name) for p in parts if p.get("held_calls", {}).get(name)]
+        w.held_calls = min(ks) if ks else None
         checks = [p.get("checks", {}).get(name) for p in parts]
         checks = [c for c in checks if c is not None]
         if checks:

@@ -4,6 +4,7 @@
     place       the device and the stream (a launch and a graph bring theirs; a callable gets a stream made
                 here, in the view ``stream=`` asks for, or the stream object it was given)
     setup       once; its state goes to the work, prepare and check (``target`` module docstring)
+    prepare     once, before anything runs (fresh inputs; one that raises stops here with WorkRaised)
     warm        a callable is called twice (a function that raises stops here, in one line), then captured once
                 through the doctor: a capture holding no node means it ignored the stream (StreamIgnoredError)
     ways        built (``work``): eager, graph (captured through the doctor), native, floor
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ...core.errors import InvalidArgumentError
+from .options import MeasureOptions
 from .target import call_setup, load_target, run_check
 from .way import REFERENCES, WAYS, call_user
 from .work import CallableWork, as_work
@@ -107,12 +109,14 @@ def _choose(work, ways) -> tuple[str, ...]:
     return tuple(ways)
 
 
-def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options: dict,
+def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options,
                  progress: Callable[[str], None] | None = None,
                  describe: str | None = None) -> tuple[dict, Any, dict]:
-    """Measure ``work`` in this process: (its raw part, the Device, the config) (module docstring)."""
+    """Measure ``work`` in this process: (its raw part, the Device, the config) (module docstring). ``options``:
+    a MeasureOptions or a dict of its fields (checked here, before anything runs)."""
     from .sampler import sample_ways
 
+    options = MeasureOptions.coerce(options)
     owned: list = []
     built: list = []
     w = args = kwargs = None
@@ -121,9 +125,11 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
         setup, check, prepare = (_resolve(f, what) for f, what in ((setup, "setup"), (check, "check"),
                                                                      (prepare, "prepare")))
         args, kwargs = call_setup(setup, view if view is not None else timing_stream)
+        if prepare is not None:  # once before anything runs: a prepare that raises stops here, like setup
+            call_user("prepare", prepare, *args, **kwargs)
         w = as_work(work, timing_stream, view, args, kwargs)
-        chosen = _choose(w, options.get("ways"))
-        mode = options.get("capture_mode", "thread_local")
+        chosen = _choose(w, options.ways)
+        mode = options.capture_mode
         if isinstance(w, CallableWork):
             label = f"{w.name}(stream)"
             for _ in range(2):
@@ -133,7 +139,7 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 w.check_stream(mode=mode)
         for name in chosen:
             built.append(w.build(name, mode=mode))
-        if options.get("reference", True):
+        if options.reference:
             from .way import graph_reference_way, reference_way
 
             built.append(reference_way(dev, timing_stream))
@@ -141,10 +147,10 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 built.append(graph_reference_way(dev, timing_stream))
         runnable = [b for b in built if b.run is not None]
         samples = call_user("the work, in the timed loops,", sample_ways, runnable, dev, timing_stream,
-                            calls=options.get("calls"), l2=options.get("l2", "warm"),
-                            min_samples=options["min_samples"], max_samples=options["max_samples"],
-                            target_spread=options["target_spread"], time_budget_s=options["time_budget_s"],
-                            sm_clock=options.get("sm_clock", True), progress=progress)
+                            calls=options.calls, min_samples=options.min_samples,
+                            max_samples=options.max_samples, target_spread=options.target_spread,
+                            time_budget_s=options.time_budget_s, sm_clock=options.sm_clock,
+                            gpu_clocks=options.gpu_clocks, progress=progress)
         checks = {}
         if check is not None:
             for b in runnable:
@@ -160,10 +166,11 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 "ways": [{"name": b.name, "what": b.what, "note": b.note, "diagnosis": b.diagnosis} for b in built],
                 "values": samples.values, "costs": costs, "mhz": samples.mhz, "rated_mhz": samples.rated_mhz,
                 "sm_note": samples.sm_note, "stop_reason": samples.stop_reason, "calls": samples.calls,
-                "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks}
-        config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "l2": options.get("l2", "warm"),
-                  "capture_mode": mode, "stream": kind, "calls": options.get("calls") or "auto",
-                  "reference": bool(options.get("reference", True)),
+                "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks,
+                "gpu_notes": dict(samples.notes), "held_calls": dict(samples.held_calls)}
+        config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "gpu_clocks": options.gpu_clocks,
+                  "capture_mode": mode, "stream": kind, "calls": options.calls or "auto",
+                  "reference": options.reference,
                   # what each x ref divides by (records whose graph way divided by another reference differ)
                   "references": [b.name for b in built if b.name in REFERENCES]}
         return part, _environment(dev), config
@@ -186,12 +193,12 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 pass
 
 
-def sampling_of(options: dict) -> dict:
+def sampling_of(options) -> dict:
     """The sampling settings of ``options`` (kept in the record's ``sampling``, not its config)."""
-    return {k: options[k] for k in ("min_samples", "max_samples", "target_spread", "time_budget_s") if k in options}
+    return MeasureOptions.coerce(options).sampling
 
 
-def measure_here(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options: dict,
+def measure_here(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options,
                  progress=None):
     """``measure`` in this process; a target string is imported here first."""
     from .result import build_result

@@ -8,12 +8,26 @@ from typing import Any, Callable
 __all__ = ["measure"]
 
 
+def _check_call_args(processes, timeout_s, **functions) -> None:
+    from ...core.errors import InvalidArgumentError
+
+    if processes is not None and (isinstance(processes, bool) or not isinstance(processes, int) or processes < 1):
+        raise InvalidArgumentError(f"processes must be a whole number >= 1, got {processes!r}")
+    if timeout_s is not None and (isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float))
+                                  or not timeout_s > 0):
+        raise InvalidArgumentError(f"timeout_s must be a number of seconds > 0, got {timeout_s!r}")
+    for name, f in functions.items():
+        if f is not None and not isinstance(f, str) and not callable(f):
+            raise InvalidArgumentError(f"{name} must be a function or a 'path.py:function' string, got "
+                                       f"{type(f).__name__}")
+
+
 def measure(work, *, setup: Callable | str | None = None, stream: Any = None, device: Any = None,
             ways: tuple[str, ...] | None = None, check: Callable | str | None = None,
             prepare: Callable | str | None = None, l2: str = "warm", processes: int | None = None,
             calls: int | None = None, min_samples: int = 10, max_samples: int = 200, target_spread: float = 0.01,
             time_budget_s: float = 5.0, sm_clock: bool = True, reference: bool = True,
-            capture_mode: str = "thread_local",
+            capture_mode: str = "thread_local", gpu_clocks: bool = True,
             timeout_s: float | None = None, progress: Callable[[str], None] | None = None):
     """Time ``work`` every way it can run: eagerly from Python, as a CUDA graph, natively from C.
 
@@ -25,9 +39,18 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
     captured once through the capture doctor, replayed with one cuGraphLaunch per call: if the capture fails, the
     way carries the doctor's diagnosis instead of a timing, and the rest is still measured), ``native`` (for
     launches and graphs: the same driver call from C behind a Python builtin) and ``floor`` (a C loop: the driver
-    alone). Each way reports, per call, in µs: ``host`` (what the calls cost the launching thread), ``wall`` (until
-    the GPU is done) and ``device`` (CUDA events), with intervals; the graph's capture, instantiate and upload
-    costs and the break-even count of calls; the SM clock and why sampling stopped.
+    alone). Each way reports, per call, in µs, five clocks with intervals:
+
+      ``held``   how long the work runs on the GPU: K calls queued behind a kernel holding the stream, CUDA events
+                 around them, released, / K (no host gap inside); "n/a" (no figure) when the work synchronises
+      ``cold``   the same for one call after an L2 flush, queued behind the hold: a first touch of cold data
+      ``host``   what a call costs the launching thread (perf_counter_ns around the calls)
+      ``wall``   from before the first call until the GPU is done, per call
+      ``device`` CUDA events around the calls as the host makes them: the host's pace when a call is shorter
+                 than the host needs to make it (the GPU idles between calls), the GPU's time when it is longer
+
+    and the graph's capture, instantiate and upload costs and the break-even count of calls; the SM clock and
+    why sampling stopped.
 
     Parameters:
       ``setup``: ``setup(stream)`` (or ``setup()``) runs once first; what it returns is handed to the work, to
@@ -38,7 +61,8 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
       launch or graph brings its own). ``check``: run after the timed loops, once per way, right after one more
       call of that way (``prepare`` runs before it: fresh inputs, poisoned outputs); it passes by returning None or
       True (or a ``compare_bits`` result that is ok) and fails by returning False or raising AssertionError.
-      ``l2``: "warm" or "cold" (the L2 flushed before every call; a sample is then one call). ``processes``: N >= 2
+      ``l2``: "warm" only; the cold L2 is now the ``cold`` clock of every way (``l2="cold"`` is refused, naming
+      it). ``gpu_clocks``: take the held and cold samples (default True). ``processes``: N >= 2
       measures in N fresh processes, one after the other, each importing the work by name (a target string or a
       top-level function); intervals then take the process as the unit. ``calls``: calls per sample (default:
       about 1 ms of the first way). ``min_samples``/``max_samples``/``target_spread``/``time_budget_s``: sampling
@@ -51,16 +75,21 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
 
     Returns a ``MeasureResult`` (a Record of kind ``cugraphlab.measure``: ``result["eager"].host.median``,
     ``result.break_even``, ``result.to_dict()``; ``cugraphlab diff`` compares two). Raises InvalidArgumentError
-    (one line) for bad input, ``WorkRaised`` when the work, its setup or its check raises (the exception chained),
+    (one line) for bad input, every keyword checked before anything runs; ``WorkRaised`` when the work, its setup,
+    its prepare or its check raises (the exception chained),
     ``StreamIgnoredError`` when a callable enqueues nothing on the stream it is given.
     """
+    from .options import MeasureOptions
     from .processes import measure_processes
     from .run import measure_here
 
-    sampling = dict(min_samples=min_samples, max_samples=max_samples, target_spread=target_spread,
-                    time_budget_s=time_budget_s)
-    options = dict(ways=tuple(ways) if ways is not None else None, l2=l2, calls=calls, sm_clock=sm_clock,
-                   reference=bool(reference), capture_mode=capture_mode, **sampling)
+    # every keyword checked here, before anything runs (whichever ways are asked)
+    options = MeasureOptions.coerce(dict(ways=tuple(ways) if isinstance(ways, (list, tuple)) else ways, l2=l2,
+                                         calls=calls, sm_clock=sm_clock, reference=reference,
+                                         capture_mode=capture_mode, gpu_clocks=gpu_clocks, min_samples=min_samples,
+                                         max_samples=max_samples, target_spread=target_spread,
+                                         time_budget_s=time_budget_s))
+    _check_call_args(processes, timeout_s, setup=setup, check=check, prepare=prepare, progress=progress)
     if processes is not None and processes != 1:
         return measure_processes(work, setup=setup, check=check, prepare=prepare, stream=stream, device=device,
                                  processes=processes, options=options, timeout_s=timeout_s, progress=progress)

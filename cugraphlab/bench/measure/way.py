@@ -149,7 +149,9 @@ def repeat_calls(fns: tuple, args: tuple = ()) -> Callable[[int], None]:
 class Way:
     """One way of running the work: ``run(n)`` enqueues ``n`` calls (None when it cannot be measured here:
     ``note`` says why; a failed capture also keeps the doctor's ``diagnosis``). ``costs``: one-off costs in µs
-    (graph: capture, instantiate, upload samples) and facts (nodes). ``close`` frees what the way made."""
+    (graph: capture, instantiate, upload samples) and facts (nodes). ``close`` frees what the way made.
+    ``per_call``: the launches (kernel or graph) one call queues, None when unknown (a callable): how many calls
+    fit behind the hold (``held``)."""
 
     name: str
     what: str
@@ -158,6 +160,7 @@ class Way:
     diagnosis: dict | None = None
     costs: dict = field(default_factory=dict)
     close: Callable[[], None] | None = None
+    per_call: int | None = 1
 
 
 def unavailable(name: str, e: BaseException) -> Way:

@@ -63,7 +63,7 @@ class LaunchWork:
             from ...experiment.runners import Runner
 
             runner = Runner(self.launches, self.stream)
-            return Way("eager", WAYS["eager"], runner.eager, close=runner.close)
+            return Way("eager", WAYS["eager"], runner.eager, close=runner.close, per_call=len(self.launches))
         if name == "graph":
             return capture_way(self.stream, self.call_once, mode=mode)
         if name == "native":
@@ -80,7 +80,8 @@ class LaunchWork:
                 for n in natives:
                     n.close()
 
-            return Way("native", WAYS["native"], repeat_calls(tuple(n.fire for n in natives)), close=close)
+            return Way("native", WAYS["native"], repeat_calls(tuple(n.fire for n in natives)), close=close,
+                       per_call=len(natives))
         try:
             from ..native.loops import NativeFloor
 
@@ -93,7 +94,7 @@ class LaunchWork:
             for loop in loops:
                 loop(n)
 
-        return Way("floor", WAYS["floor"], run)
+        return Way("floor", WAYS["floor"], run, per_call=len(loops))
 
 
 class CallableWork:
@@ -133,7 +134,7 @@ class CallableWork:
 
     def build(self, name: str, *, mode: str = "thread_local") -> Way:
         if name == "eager":
-            return Way("eager", WAYS["eager"], repeat_calls((self._bound(),), self.args))
+            return Way("eager", WAYS["eager"], repeat_calls((self._bound(),), self.args), per_call=None)
         return capture_way(self.stream, self.call_once, mode=mode, callable_work=True)
 
 

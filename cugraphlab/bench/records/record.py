@@ -25,6 +25,10 @@ CLOCKS: dict[str, str] = {
     "wall": "perf_counter_ns (host wall clock, from before the first launch until the end event's sync returns)",
     "device": "cuEventElapsedTime (CUDA events recorded on the stream around the same loop)",
     "host_call": "perf_counter_ns around K calls, divided by K (host)",
+    "held": ("cuEventElapsedTime around K calls queued behind the hold kernel, then released, divided by K (device: "
+             "the GPU's own time per call, no host gap)"),
+    "cold": ("cuEventElapsedTime around one call after an L2 flush, queued behind the hold kernel (device: one "
+             "call's GPU time, cold L2)"),
     "host_api": "perf_counter_ns around each driver call (host)",
     "globaltimer": "%globaltimer read by the kernels at their start and end (ns, one clock per GPU)",
     "sm_clock": "clock64 read by a probe kernel beside %globaltimer (SM cycles per ns: the SM clock)",

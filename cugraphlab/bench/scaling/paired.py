@@ -5,7 +5,7 @@ taken at one moment and a C figure taken minutes later differ by the mode as muc
 them (bench.scaling measures, this module reads):
 
     instantiate  each sample: one fresh capture of the point's graph, then Python cuGraphInstantiate and the C one
-                 (bench.native_graph) back to back, twice, in the orders P C / C P (the next sample C P / P C): every
+                 (bench.native.instantiate) back to back, twice, in the orders P C / C P (the next sample C P / P C): every
                  pair shares the graph and the moment; each exec is destroyed outside the timing
     launch       each visit of a point (rounds over all points, bench.scaling): K held Python cuGraphLaunch calls and
                  K held C calls (NativeFloor.graph_loop), behind the same hold, alternating which goes first
@@ -14,9 +14,9 @@ A point keeps how its raw pairs go together: ``{"python": label, "c": label, "gr
 (the labels of the record's raw samples, kept whole and in order; group: the sample for instantiate, the round for
 launch), or the values themselves as ``"python_us"``/``"c_us"`` lists. Per point, ``pair_stats`` gives the median of each side, of the
 per-pair ratio python/C and of the per-pair difference python - C, each with a 95% interval from the two-level
-bootstrap of ``bench.paired_stats`` (groups drawn with replacement, then pairs within each): pairs of one sample or
+bootstrap of ``bench.stats.paired_stats`` (groups drawn with replacement, then pairs within each): pairs of one sample or
 round share its moment, so they are not independent draws. ``slope_ratio`` fits ``cost = a + b * nodes`` to both
-sides of the straight-line points (the weighting of ``bench.fits``) and bootstraps ``b_python / b_C`` with the same
+sides of the straight-line points (the weighting of ``bench.stats.fits``) and bootstraps ``b_python / b_C`` with the same
 draws for both sides (pairs stay pairs). ``evaluate_goals`` reads the issue's goals from these figures.
 """
 from __future__ import annotations
@@ -113,7 +113,7 @@ def _resampled_medians(tp: np.ndarray, tc: np.ndarray, reps: int, rng) -> tuple[
 def slope_ratio(points: Sequence[tuple[int, Mapping]], *, resamples: int = 2000, seed: int = 0,
                 level: float = 0.95) -> dict | None:
     """The per-node cost of Python over that of C: fit ``a + b * nodes`` (weighted by relative error, as
-    ``bench.fits``) to the medians of each side over ``points`` ((nodes, raw pairs) per point), and the ratio
+    ``bench.stats.fits``) to the medians of each side over ``points`` ((nodes, raw pairs) per point), and the ratio
     ``b_python / b_C`` with a ``level`` bootstrap interval: each replicate redraws the points (with replacement) and,
     within each, the groups of pairs, the same draws for both sides. None with fewer than two node counts.
 

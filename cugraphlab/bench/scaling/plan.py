@@ -39,8 +39,8 @@ KEPT_SAMPLES = 32  # raw samples kept per point and cost (evenly thinned; summar
 #: pairs), in the order of the point's ``paired`` groups
 PAIRED_COSTS = ("held_launch_us", "held_launch_c_us", "pair_instantiate_python_us", "pair_instantiate_c_us")
 
-#: cost key -> (what it is, unit, clock key of bench.records.CLOCKS, "c_monotonic" (bench.native_graph.NATIVE_CLOCK),
-#: or None)
+#: cost key -> (what it is, unit, clock key of bench.records.record.CLOCKS, "c_monotonic"
+#: (bench.native.instantiate.NATIVE_CLOCK), or None)
 MEASURES: dict[str, tuple[str, str, str | None]] = {
     "capture_us": ("capture (begin ... end)", "us", "host_api"),
     "build_us": ("explicit build (cuGraphAddKernelNode x N)", "us", "host_api"),

@@ -47,7 +47,7 @@ def _iterations(estimate_us: float) -> int:
 
 
 class _Point:
-    """The measurement of one Shape on a workload (all timing lives in here and in bench.hold)."""
+    """The measurement of one Shape on a workload (all timing lives in here and in bench.probes.hold)."""
 
     def __init__(self, workload: ScalingWorkload, hold: DeviceHold, shape: Shape, plan: ScalingPlan, device):
         self.w, self.hold, self.shape, self.plan, self.device = workload, hold, shape, plan, device

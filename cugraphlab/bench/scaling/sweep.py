@@ -12,19 +12,19 @@ kernel or the chain as the work, all on stream 0 of one ScalingWorkload:
                free memory (cuMemGetInfo) before and after instantiate + cuGraphUpload of C copies: bytes per exec;
                the upload of the first copy: API time and until complete; its first launch (API)
     paired     (line points, and the fork/joins from 4 to 128 nodes) each sample: one fresh capture, then
-               Python cuGraphInstantiate and the C one (bench.native_graph) back to back, twice (P C C P, the
-               next sample C P P C), each exec destroyed outside the timing (bench.scaling_paired reads the pairs)
+               Python cuGraphInstantiate and the C one (bench.native.instantiate) back to back, twice (P C C P, the
+               next sample C P P C), each exec destroyed outside the timing (bench.scaling.paired reads the pairs)
     steady     R eager iterations of the same work (the calls capture records, issued directly) and R graph
                replays, each timed from before the first call until the stream's sync returns: µs per iteration
 
     held       after every point's sets, in ROUNDS over all the points (round r rotated by r * points / rounds,
                so each point sits at a different place each time), so a point's figure does not depend on where
                it sits in the sweep: per
-               visit, K cuGraphLaunch (K <= 64) while a spinning kernel holds the stream (bench.hold), from Python
-               and from C (bench.native NativeFloor.graph_loop) behind the same hold, alternating which goes first:
+               visit, K cuGraphLaunch (K <= 64) while a spinning kernel holds the stream (bench.probes.hold), from Python
+               and from C (bench.native.loops NativeFloor.graph_loop) behind the same hold, alternating which goes first:
                host µs per launch; device µs per graph from %globaltimer (hold released -> stamp after the K graphs)
 
-Each set is sampled adaptively (``bench.stats.measure``: until the median's ~95% interval is within 2%, or a time cap
+Each set is sampled adaptively (``bench.stats.summary.sample_adaptively``: until the median's ~95% interval is within 2%, or a time cap
 per set, at least ``repeats`` samples); raw samples are kept per point and cost (``keep_samples``, labels
 ``<series>:L<length>:<cost>``, series ``line`` or ``forkjoin:w<W>``; at most ``KEPT_SAMPLES``, evenly thinned, µs
 to the nanosecond, so a default record stays well under 1 MB), and every point keeps its raw Python/C pairs in full
@@ -78,7 +78,7 @@ def _native_floors(entry: dict | None = None, cache=None) -> tuple[object | None
     from ..native.loops import NativeFloor
     from ..native.instantiate import NATIVE_CLOCK, InstantiateFloor
 
-    note = {"source": "C loops: bench.native_graph (cuGraphInstantiateWithFlags), bench.native (cuGraphLaunch), "
+    note = {"source": "C loops: bench.native.instantiate (cuGraphInstantiateWithFlags), bench.native.loops (cuGraphLaunch), "
                       "paired with the Python calls on the same graph, stream and hold", "clock": NATIVE_CLOCK}
     try:
         return InstantiateFloor(entry=entry, cache=cache), NativeFloor(entry=entry, cache=cache), note

@@ -10,9 +10,10 @@ Intervals come from a bootstrap: each replicate redraws the points (pairs, with 
 keeps its raw samples, redraws its median too (``_bootstrap_medians``), then fits again; the interval is the central
 ``confidence`` share of the replicates' slopes and intercepts.
 
-``flatness`` answers the CUDA 12.6 claim that a straight-line graph launches in constant time: the cost at every
-node count from ``lo`` to ``hi`` stays within ``tolerance`` (±5%) of the cost at the smallest of them; if not, the
-fitted slope per node (with its interval) says how far it is from flat.
+``flatness`` says how far a cost is from flat: the cost at every node count from ``lo`` to ``hi`` stays within
+``tolerance`` (±5%) of the cost at the smallest of them; if not, the fitted slope per node (with its interval) says
+how far it is from flat. It describes; it does not judge NVIDIA's "constant time launch" of CUDA 12.6, which is a
+model with a slope (about 2.5 µs + 1 ns per node): ``bench.scaling.model`` reads a launch series against it.
 """
 from __future__ import annotations
 

@@ -1,0 +1,975 @@
+"""The capture doctor for captures the stacks make themselves: PyTorch, CuPy, cuda.core, Triton, numba-cuda.
+
+cugraphlab's door (``core._calls``) sees only cugraphlab's own driver calls, and ``torch.cuda.graph`` never goes
+through it. What every stack does give is a Python exception at the line that broke the capture, with the driver's
+text in it ("CUDA error: operation not permitted when stream is capturing", ``cudaErrorStreamCaptureUnsupported``,
+``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT``). Under ``cugraphlab doctor`` the stack watch records, in order::
+
+    begin   torch.cuda.CUDAGraph.capture_begin / cupy.cuda.Stream.begin_capture /
+            cuda.core GraphBuilder.begin_building           (patched while the script runs, from its import on)
+    raise   every exception raised in a frame of the user's files while a capture is open (a trace function,
+            armed only between begin and end), one raised in another thread (threading.excepthook), and the
+            script's own (its __context__ chain, innermost first)
+    call    a driver call made through cugraphlab from inside a host callback (HostCallback.python)
+    end     capture_end / end_capture / end_building: its result
+    replay  CUDAGraph.replay, and every capture site's count (the replay watch, ``cugraphlab doctor --replay``)
+
+``explain_events`` (no GPU, no stack needed: tests feed it recorded events) turns them into the doctor's
+Diagnosis: the FIRST event that broke a capture (a capture error, a raise in another thread, an exception that
+left the capture open, a CUDA call in a host callback), the line of the user's file, the call on that line (read
+from the source with ``ast``), the class of mistake (graphs.doctor.MISTAKES) and the fix in the stack's own terms
+(``STACK_CALLS``). A capture the script left open is ended by the doctor at the end of the run (the stream is not
+left capturing while the interpreter tears down).
+"""
+from __future__ import annotations
+
+import ast
+import importlib.abc
+import importlib.util
+import linecache
+import os
+import re
+import sys
+import sysconfig
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+
+from .doctor_findings import CAPTURE_ERRORS, Diagnosis, Finding
+
+__all__ = [
+    "STACK_CALLS",
+    "StackEvent",
+    "StackWatch",
+    "calls_on_line",
+    "classify_line",
+    "code_of",
+    "explain_events",
+    "site_stats",
+    "watching_stacks",
+]
+
+_INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+
+
+# --- what the driver's text says ------------------------------------------------------------------------------------
+# cuGetErrorString's texts (the runtime prints the same), most specific first.
+_TEXTS = (
+    ("operation not permitted when stream is capturing", "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"),
+    ("operation failed due to a previous error during capture", _INVALIDATED),
+    ("legacy stream depend on a capturing blocking stream", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"),
+    ("event last recorded in a capturing stream", "CUDA_ERROR_CAPTURED_EVENT"),
+    ("merge of two independent capture sequences", "CUDA_ERROR_STREAM_CAPTURE_MERGE"),
+    ("merge of separate capture sequences", "CUDA_ERROR_STREAM_CAPTURE_MERGE"),
+    ("unjoined", "CUDA_ERROR_STREAM_CAPTURE_UNJOINED"),
+    ("uncaptured work in another stream", "CUDA_ERROR_STREAM_CAPTURE_ISOLATION"),
+    ("thread-local capture sequence from another thread", "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD"),
+    ("capture sequence was not initiated in this stream", "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED"),
+    ("cudaStreamCaptureStatusInvalidated", _INVALIDATED),
+    ("captures_underway", "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"),
+    ("operation not permitted", "CUDA_ERROR_NOT_PERMITTED"),
+)
+# Texts of the stacks' own refusals that carry no CUDA code, and the class each one means.
+TEXT_KINDS = (
+    ("generator not in capture mode", "rng"),
+    ("register_generator_state", "rng"),
+    ("must be captured on a non-default stream", "legacy_stream"),
+)
+_NAME = re.compile(r"\b(CUDA_ERROR_[A-Z_]+|cudaError[A-Z][A-Za-z]+)\b")
+_CAPTURE_WORDS = ("capture", "graph")
+
+
+def _snake(runtime_name: str) -> str:
+    """cudaErrorStreamCaptureUnsupported -> CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED."""
+    rest = runtime_name[len("cudaError"):]
+    return "CUDA_ERROR_" + re.sub(r"(?<!^)(?=[A-Z])", "_", rest).upper()
+
+
+def code_of(text: str, exc: BaseException | None = None) -> str:
+    """The CUresult name an exception's text (or its ``.name``, cugraphlab's CudaError) carries; "" if none."""
+    name = getattr(exc, "name", "") if exc is not None else ""
+    if isinstance(name, str) and name.startswith("CUDA_ERROR_"):
+        return name
+    m = _NAME.search(text or "")
+    if m:
+        return m.group(1) if m.group(1).startswith("CUDA_ERROR_") else _snake(m.group(1))
+    low = (text or "").lower()
+    for needle, code in _TEXTS:
+        if needle.lower() in low:
+            return code
+    return ""
+
+
+def _is_capture_code(code: str) -> bool:
+    return code in CAPTURE_ERRORS
+
+
+# --- the calls on a line, and what each one means in its stack --------------------------------------------------------
+def calls_on_line(source: str) -> list[str]:
+    """The calls a line of Python makes, as dotted names, innermost first (the order Python runs them):
+    ``print(x.masked_select(m).sum().item())`` -> ["x.masked_select", "x.masked_select().sum", ...]. Never raises."""
+    text = source.strip()
+    for candidate in (text, text.rstrip(":"), text.rstrip(":") + " pass" if text.endswith(":") else None,
+                      text[len("with "):].split(" as ")[0] if text.startswith("with ") else None):
+        if not candidate:
+            continue
+        try:
+            tree = ast.parse(candidate if not candidate.endswith(" pass") else candidate.replace(" pass", ":\n pass"))
+        except SyntaxError:
+            continue
+        out: list[str] = []
+
+        def name_of(node) -> str:
+            if isinstance(node, ast.Name):
+                return node.id
+            if isinstance(node, ast.Attribute):
+                return f"{name_of(node.value)}.{node.attr}"
+            if isinstance(node, ast.Call):
+                return name_of(node.func) + "()"
+            if isinstance(node, ast.Subscript):
+                return name_of(node.value) + "[]"
+            return "?"
+
+        class Visit(ast.NodeVisitor):
+            def visit_Call(self, node):
+                self.generic_visit(node)  # arguments and the receiver run first
+                name = name_of(node.func)
+                if (name == "cu" or name.endswith(".cu")) and node.args and isinstance(node.args[0], ast.Constant) \
+                        and isinstance(node.args[0].value, str):
+                    name = node.args[0].value  # cugraphlab's door: cu("cuMemAlloc", ...) is the driver call
+                out.append(name)
+
+        Visit().visit(tree)
+        return out
+    return []
+
+
+def _attributes(source: str) -> list[str]:
+    try:
+        tree = ast.parse(source.strip().rstrip(":"))
+    except SyntaxError:
+        return []
+    return [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
+
+
+@dataclass(frozen=True)
+class StackCall:
+    """A call that breaks captures in one stack: the last part(s) of its name, the class, the fix in its terms."""
+
+    stack: str
+    name: str
+    kind: str
+    fix: str
+
+
+_T = "PyTorch"
+STACK_CALLS: tuple[StackCall, ...] = (
+    # PyTorch
+    StackCall("torch", "item", "sync", "Keep the value on the device: return the tensor from the captured step and "
+              "call .item() after g.replay() (and torch.cuda.current_stream().synchronize()), or let a device-side "
+              "test decide (torch.where)."),
+    StackCall("torch", "tolist", "sync", "Read the values after g.replay(), not inside the capture."),
+    StackCall("torch", "cpu", "sync", "Copy into a pinned host tensor with .copy_(..., non_blocking=True) inside "
+              "the capture, and read it after the replay has been synchronized."),
+    StackCall("torch", "numpy", "sync", "Convert after g.replay() and a synchronize, not inside the capture."),
+    StackCall("torch", "masked_select", "sync", "masked_select's output size depends on the data, so PyTorch waits "
+              "for the GPU to count: use a fixed-shape form inside the capture (torch.where(mask, x, 0), or "
+              "x * mask) and compact after the replay."),
+    StackCall("torch", "nonzero", "sync", "nonzero's output size depends on the data: use a fixed-size form "
+              "(torch.nonzero_static, torch.where with a fill value) inside the capture."),
+    StackCall("torch", "unique", "sync", "unique's output size depends on the data: compute it after the replay."),
+    StackCall("torch", "cuda.synchronize", "sync", "Synchronize after g.replay(), never between capture_begin and "
+              "capture_end (the with torch.cuda.graph block)."),
+    StackCall("torch", "synchronize", "sync", "Synchronize after g.replay(); to order streams inside the capture "
+              "use stream.wait_stream(other) or event.record() / stream.wait_event(event)."),
+    StackCall("torch", "query", "query_or_thread", "Capture with torch.cuda.graph(g, capture_error_mode="
+              "'thread_local') so that other threads may query and allocate, or keep the query out of the capture."),
+    StackCall("torch", "empty_cache", "allocation", "Call torch.cuda.empty_cache() before or after the capture."),
+    StackCall("torch", "pin_memory", "allocation", "Pin host buffers before the capture; a thread that pins "
+              "memory while another captures needs capture_error_mode='thread_local'."),
+    StackCall("torch", "Generator", "rng", "Create the generator before the capture and register it: "
+              "g.register_generator_state(gen)."),
+    StackCall("torch", "manual_seed", "rng", "Seed before the capture; a registered generator advances its offset "
+              "at each replay."),
+    StackCall("torch", "set_device", "multi_device", "Set the device before the capture and keep it for the "
+              "whole capture (with torch.cuda.device(dev))."),
+    StackCall("torch", "capture_begin", "open_capture", "Use with torch.cuda.graph(g): ... (its exit ends the "
+              "capture also on an exception), or call g.capture_end() in a finally block."),
+    StackCall("torch", "matmul", "lazy_init", "Warm up before the capture: run the step a few times on a side "
+              "stream (cuBLAS creates its handle and workspace per stream on first use), then capture."),
+    StackCall("torch", "mm", "lazy_init", "Warm up before the capture on a side stream (cuBLAS workspace)."),
+    StackCall("torch", "linear", "lazy_init", "Warm up before the capture on a side stream (cuBLAS workspace)."),
+    # CuPy
+    StackCall("cupy", "get", "sync", "ndarray.get() copies to the host and waits: launch the graph, synchronize "
+              "the stream, then .get(); inside the capture keep the result on the device."),
+    StackCall("cupy", "asnumpy", "sync", "cupy.asnumpy waits for the copy: call it after graph.launch(stream) and "
+              "stream.synchronize()."),
+    StackCall("cupy", "synchronize", "sync", "Synchronize after graph.launch(), not between begin_capture and "
+              "end_capture; order streams inside the capture with Event.record / Stream.wait_event."),
+    StackCall("cupy", "query", "query_or_thread", "Query the event after the capture (an event recorded in a "
+              "capture is not a real event until the graph runs)."),
+    StackCall("cupy", "done", "query_or_thread", "Ask .done after the capture, not of a stream or event being "
+              "captured."),
+    StackCall("cupy", "empty", "allocation", "Allocate every array before begin_capture and reuse it, or use "
+              "cupy.cuda.MemoryAsyncPool (stream-ordered, captured as memory nodes), or capture in relaxed mode."),
+    StackCall("cupy", "zeros", "allocation", "Allocate before begin_capture (the memory pool grows with cudaMalloc, "
+              "which a strict capture refuses), or use cupy.cuda.MemoryAsyncPool."),
+    StackCall("cupy", "ones", "allocation", "Allocate before begin_capture, or use cupy.cuda.MemoryAsyncPool."),
+    StackCall("cupy", "launch_host_func", "host_callback", "Keep the host function free of CUDA calls."),
+    # cuda.core
+    StackCall("cuda.core", "sync", "sync", "Synchronize after graph.launch(stream); inside the builder, order "
+              "work with events, not host waits."),
+    StackCall("cuda.core", "allocate", "allocation", "Create the memory resource before begin_building (touch "
+              "dev.memory_resource once, or allocate once outside the capture), or capture in relaxed mode, or "
+              "allocate inside the capture from a GraphMemoryResource."),
+    StackCall("cuda.core", "memory_resource", "allocation", "Touch dev.memory_resource before begin_building: its "
+              "lazy creation sets the pool's attributes, which a strict capture refuses."),
+    StackCall("cuda.core", "DeviceMemoryResource", "allocation", "Create the DeviceMemoryResource before "
+              "begin_building."),
+    StackCall("cuda.core", "is_done", "query_or_thread", "Ask is_done after the capture."),
+    # numba-cuda
+    StackCall("numba", "copy_to_host", "sync", "Copy to the host after the replay (numba's copy_to_host waits), or "
+              "copy_to_host(ary, stream=s) into pinned memory inside the capture and read it after."),
+    StackCall("numba", "to_device", "host_copy", "Copy to the device before the capture, or pass stream=s."),
+    StackCall("numba", "synchronize", "sync", "Synchronize after the replay."),
+    # Triton
+    StackCall("triton", "[]", "lazy_init", "Call the Triton kernel once before the capture (it compiles, loads its "
+              "module and, with @triton.autotune, benchmarks every config on first call), then capture."),
+    # cugraphlab
+    StackCall("cugraphlab", "synchronize", "sync", "Synchronize after exe.launch(stream), not inside the capture; "
+              "in a conditional body decide on the device (a kernel sets the handle)."),
+    StackCall("cugraphlab", "to_host", "sync", "Copy to the host after the replay."),
+)
+
+
+def _stack_of_name(dotted: str) -> str:
+    head = dotted.split(".", 1)[0]
+    return {"torch": "torch", "cupy": "cupy", "cp": "cupy", "cupyx": "cupy", "triton": "triton", "tl": "triton",
+            "numba": "numba", "cuda": "numba", "cgl": "cugraphlab", "cugraphlab": "cugraphlab"}.get(head, "")
+
+
+def _matches(call: str, name: str) -> bool:
+    bare = call.replace("()", "").replace("[]", "") if name != "[]" else call
+    return bare == name or bare.endswith("." + name) or (name == "[]" and call.endswith("[]"))
+
+
+def classify_line(source: str, code: str, stack: str, text: str = "") -> tuple[str, str, str]:
+    """(the call, class, fix in the stack's terms) for the line ``source`` that broke a capture with ``code``.
+    The first call on the line (in the order Python runs them) that ``STACK_CALLS`` knows decides, the stack's own
+    entries first; then the result code alone; ("?" call) when the line calls nothing known."""
+    calls = calls_on_line(source)
+    for needle, kind in TEXT_KINDS:
+        if needle.lower() in (text or "").lower():
+            return (calls[-1] if calls else "?"), kind, next((c.fix for c in STACK_CALLS if c.kind == kind
+                                                               and c.stack == stack), "")
+    ranked = [c for c in STACK_CALLS if c.stack == stack] + [c for c in STACK_CALLS if c.stack != stack]
+    for call in calls:
+        for entry in ranked:
+            if _matches(call, entry.name):
+                if entry.stack != stack and _stack_of_name(call) not in ("", entry.stack):
+                    continue
+                return call, entry.kind, entry.fix
+    for call in calls:  # a raw driver call (cugraphlab's cu("cu..."), cuda.bindings' driver.cuXxx)
+        bare = call.rsplit(".", 1)[-1].replace("()", "")
+        if bare.startswith("cu") and bare[2:3].isupper():
+            from .doctor_calls import classify
+
+            kind = classify(bare, (), code)
+            if kind != "other":
+                return bare, kind, ""
+    for attr in _attributes(source):  # a property that queries: CuPy's Event.done, cuda.core's is_done
+        for entry in ranked:
+            if entry.name == attr and entry.kind == "query_or_thread":
+                return attr, entry.kind, entry.fix
+    by_code = {"CUDA_ERROR_STREAM_CAPTURE_IMPLICIT": "legacy_stream", "CUDA_ERROR_CAPTURED_EVENT": "isolation",
+               "CUDA_ERROR_STREAM_CAPTURE_ISOLATION": "isolation", "CUDA_ERROR_STREAM_CAPTURE_MERGE": "isolation",
+               "CUDA_ERROR_STREAM_CAPTURE_UNJOINED": "unjoined",
+               "CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD": "wrong_thread"}
+    return (calls[-1] if calls else "?"), by_code.get(code, "other"), ""
+
+
+_CODE_FIXES = {
+    "legacy_stream": {
+        "torch": "Make the capturing stream the current one for every library (torch.cuda.ExternalStream(s.ptr) "
+                 "with torch.cuda.stream(...)), or capture on a non-blocking stream "
+                 "(cupy.cuda.Stream(non_blocking=True)) so that legacy-stream work elsewhere cannot touch it.",
+        "numba": "Pass the capturing stream to the launch (kernel[grid, block, cuda.external_stream(s.ptr)]), or "
+                 "capture on a non-blocking stream.",
+    },
+}
+
+
+# --- events ------------------------------------------------------------------------------------------------------------
+@dataclass
+class StackEvent:
+    """One thing the stack watch saw (module doc). ``capture``: the number of the capture open when it happened
+    (its begin event's), 0 for none; ``text``: an exception's "Type: first line"; ``code``: its CUresult name."""
+
+    kind: str  # "begin" | "end" | "raise" | "call" | "replay"
+    stack: str = ""
+    file: str = ""
+    line: int = 0
+    function: str = ""
+    text: str = ""
+    code: str = ""
+    call: str = ""
+    stream: str = ""
+    mode: str = ""
+    thread: str = ""
+    capture_thread: bool = True
+    capture: int = 0
+    source: str = ""
+    in_callback: bool = False
+    ok: bool = True
+    seconds: float = 0.0
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}:{self.line}, in {self.function}" if self.file else ""
+
+    def line_text(self) -> str:
+        if self.source:
+            return self.source
+        return linecache.getline(self.file, self.line).strip() if self.file and self.line else ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _finding_for(ev: StackEvent, open_capture: bool) -> Finding:
+    """The Finding for the event that broke a capture."""
+    source = ev.line_text()
+    if ev.kind == "call":  # a driver call from inside a host callback
+        return Finding("host_callback", ev.call, result=ev.code, where=ev.where, thread=ev.thread,
+                       detail=f"called from a host callback at replay: {source}" if source else
+                       "called from a host callback at replay",
+                       fix_hint="Keep the callback pure host code; make this call on the host thread after the "
+                                "replay, or as a node of the graph.")
+    call, kind, hint = classify_line(source, ev.code, ev.stack, ev.text)
+    if ev.in_callback:
+        kind, hint = "host_callback", "Keep the callback pure host code; make the CUDA call after the replay."
+    elif not ev.capture_thread and kind not in ("multi_device",):
+        kind = "query_or_thread"
+        hint = {"torch": "Capture with torch.cuda.graph(g, capture_error_mode='thread_local'): in 'global' mode "
+                         "(PyTorch's default) an unsafe call in ANY thread (an allocation, an event query, "
+                         "pin_memory) invalidates the capture.",
+                "cupy": "Begin the capture in thread-local or relaxed mode (stream.begin_capture(mode=...)), or keep "
+                        "the other thread's unsafe calls out of the capture's time.",
+                "cuda.core": "begin_building('thread_local') or 'relaxed', or create the memory resource before "
+                             "any thread begins a capture."}.get(ev.stack, "") or hint
+    elif open_capture and not _is_capture_code(ev.code):
+        kind = "open_capture"
+        hint = {"torch": "Use with torch.cuda.graph(g): ... (its exit ends the capture on an exception too), or "
+                         "call g.capture_end() in a finally block.",
+                "cupy": "Call stream.end_capture() in a finally block.",
+                "cuda.core": "Call builder.end_building() in a finally block."}.get(ev.stack, "")
+    elif ev.code in ("CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",) and kind != "legacy_stream":
+        kind, hint = "legacy_stream", ""
+    if kind == "legacy_stream" and not hint:
+        hint = _CODE_FIXES["legacy_stream"].get(ev.stack, "") or _CODE_FIXES["legacy_stream"]["torch"]
+    detail = ev.text
+    if source:
+        detail = (detail + "; " if detail else "") + f"line: {source}"
+    if not ev.capture_thread:
+        detail += f"; raised in thread {ev.thread!r}, not the capturing thread"
+    return Finding(kind, call, result=ev.code or ("(left open)" if kind == "open_capture" else ""),
+                   where=ev.where, thread=ev.thread, stream=ev.stream, detail=detail, seen=True, fix_hint=hint)
+
+
+def _breaks(ev: StackEvent, open_after: bool) -> bool:
+    """Whether a raise or call event broke (or, for a host callback, misused) a capture."""
+    if ev.kind == "call":
+        return True
+    if ev.kind != "raise":
+        return False
+    if ev.in_callback and ev.code:
+        return True
+    if ev.text.split(":", 1)[0] in _IGNORED:
+        return False
+    return _is_capture_code(ev.code) or open_after or any(n.lower() in ev.text.lower() for n, _ in TEXT_KINDS)
+
+
+_IGNORED = ("StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt", "SystemExit")
+
+
+def _culprit(events: list[StackEvent]) -> StackEvent:
+    """The first event that broke the capture: a refused call before any INVALIDATED answer (those are
+    consequences; one comes first only when the refused call itself was not seen)."""
+    return next((e for e in events if e.code != _INVALIDATED), events[0])
+
+
+def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
+    """The diagnoses of the stack captures seen in ``events`` (in the order seen), one per capture, plus one per
+    host callback that called CUDA, plus one for capture errors seen outside any known capture (a stack whose
+    capture calls the watch could not patch). Pure: no GPU, no stack needed."""
+    events = list(events)
+    begins = {e.capture: e for e in events if e.kind == "begin"}
+    ends = {e.capture: e for e in events if e.kind == "end"}
+    out: list[Diagnosis] = []
+    for cid, b in begins.items():
+        mine = [e for e in events if e.capture == cid and e.kind in ("raise", "call")]
+        for e in mine:
+            e.stack = e.stack or b.stack  # a plain Python error inside the capture: the capture's stack
+        end = ends.get(cid)
+        open_after = end is None
+        later = [e for e in mine if _breaks(e, open_after)]
+        d = Diagnosis(stream=b.stream or "?", mode=b.mode or "?", where=b.where,
+                      ok=end is not None and end.ok, end_result=(end.code or ("CUDA_SUCCESS" if end.ok else end.text))
+                      if end is not None else "never ended (ended by the doctor at exit)")
+        d.calls_seen = len(mine)
+        if later and b.text.startswith("device mismatch"):
+            first = _culprit(later)
+            f = _finding_for(first, open_after)
+            f.kind, f.fix_hint = "multi_device", next(c.fix for c in STACK_CALLS if c.kind == "multi_device")
+            f.detail += f"; {b.text}"
+            d.findings.append(f)
+            later = []
+        if later:
+            first = _culprit(later)
+            if first.code == _INVALIDATED and first.kind == "raise" and not first.in_callback:
+                d.findings.append(Finding(
+                    "foreign", "?", result=first.code, where=first.where, seen=False, stream=first.stream,
+                    detail=f"the capture was already invalidated when this line ran ({first.text}); the call "
+                           "that invalidated it raised no exception the doctor saw (another thread's call, or a "
+                           "library that swallowed its error)"))
+            else:
+                d.findings.append(_finding_for(first, open_after))
+            d.later = [f"{e.where}: {e.code or e.text}" for e in later if e is not first][:8]
+        elif not d.ok:
+            d.findings.append(Finding("foreign", "?", result=d.end_result, where=b.where, seen=False,
+                                      detail="the capture failed, and no exception in the user's files said why"))
+        out.append(d)
+    loose = [e for e in events if e.capture == 0 and e.kind in ("raise", "call")
+             and (e.kind == "call" or _is_capture_code(e.code) or e.in_callback)]
+    callbacks = [e for e in loose if e.kind == "call" or e.in_callback]
+    others = [e for e in loose if e not in callbacks]
+    if callbacks:
+        d = Diagnosis(stream=callbacks[0].stream or "?", mode="replay", ok=True, end_result="host callback at replay")
+        d.findings.append(_finding_for(callbacks[0], False))
+        d.later = [f"{e.where}: {e.call or e.code}" for e in callbacks[1:8]]
+        d.calls_seen = len(callbacks)
+        out.append(d)
+    if others:
+        first = others[0]
+        d = Diagnosis(stream=first.stream or "?", mode="?", ok=False, end_result=first.code,
+                      where="(a capture the doctor did not see begin)")
+        d.findings.append(_finding_for(first, False))
+        d.later = [f"{e.where}: {e.code}" for e in others[1:8]]
+        d.calls_seen = len(others)
+        out.append(d)
+    return out
+
+
+# --- which frames are the user's -----------------------------------------------------------------------------------
+@dataclass
+class _Paths:
+    stdlib: tuple = field(default_factory=lambda: tuple(
+        os.path.join(p, "") for p in {sysconfig.get_paths().get("stdlib", ""), sysconfig.get_paths().get(
+            "platstdlib", "")} if p))
+
+
+_PATHS = _Paths()
+
+
+def is_user_file(filename: str) -> bool:
+    """A frame of the user's code: not cugraphlab (unless treat_as_user_code), not a stack (torch, CuPy, ...),
+    not the standard library, not any installed package."""
+    from .doctor_calls import _USER_CODE
+    from .doctor_cupti import _skipped
+
+    if not filename or filename.startswith("<"):
+        return False
+    if filename in _USER_CODE or os.path.realpath(filename) in _USER_CODE:
+        return True
+    if _skipped(filename):
+        return False
+    if filename.startswith(_PATHS.stdlib) or "site-packages" in filename or "dist-packages" in filename:
+        return False
+    return True
+
+
+def _user_site(frame) -> tuple[str, int, str]:
+    f = frame
+    while f is not None and not is_user_file(f.f_code.co_filename):
+        f = f.f_back
+    if f is None:
+        return "", 0, ""
+    from .doctor_calls import _short_path
+
+    return _short_path(f.f_code.co_filename), f.f_lineno, f.f_code.co_name
+
+
+def _tb_site(tb) -> tuple[str, int, str]:
+    """The deepest frame of a traceback in the user's files."""
+    from .doctor_calls import _short_path
+
+    site = ("", 0, "")
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if is_user_file(name):
+            site = (_short_path(name), tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return site
+
+
+def _stack_of_exception(exc: BaseException, source: str) -> str:
+    mod = type(exc).__module__ or ""
+    for prefix, stack in (("torch", "torch"), ("cupy", "cupy"), ("cupy_backends", "cupy"), ("cuda.core", "cuda.core"),
+                          ("numba", "numba"), ("triton", "triton"), ("cugraphlab", "cugraphlab")):
+        if mod.startswith(prefix):
+            return stack
+    for call in calls_on_line(source):
+        s = _stack_of_name(call)
+        if s:
+            return s
+    return ""
+
+
+def _text(exc: BaseException) -> str:
+    msg = str(exc).strip().splitlines()
+    first = next((m for m in msg if m.strip()), "")
+    return f"{type(exc).__name__}: {first}"[:300]
+
+
+# --- the watch -----------------------------------------------------------------------------------------------------
+class _AfterImport(importlib.abc.MetaPathFinder):
+    """Runs ``patch(module)`` right after one of ``targets`` has been imported."""
+
+    def __init__(self, targets: dict):
+        self.targets = targets
+        self.busy: set[str] = set()
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in self.targets or fullname in self.busy:
+            return None
+        self.busy.add(fullname)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        except (ImportError, ValueError):
+            spec = None
+        finally:
+            self.busy.discard(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        loader, patch = spec.loader, self.targets[fullname]
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            patch(module)
+
+        try:
+            loader.exec_module = exec_module
+        except (AttributeError, TypeError):
+            return None
+        return spec
+
+
+class StackWatch:
+    """Records StackEvents while installed (``install`` / ``uninstall``; ``watching_stacks()`` does both)."""
+
+    def __init__(self):
+        self.events: list[StackEvent] = []
+        self.lock = threading.RLock()
+        self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
+        self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
+        self.seen_exc: set[int] = set()
+        self.restore: list = []
+        self.finder: _AfterImport | None = None
+        self.traced = False
+        self.prev_trace = None
+        self.prev_excepthook = None
+        self.count = 0
+        self.patched: list[str] = []
+        self.callback_threads: set[int] = set()
+
+    # ---- recording -----------------------------------------------------------------------------------------------
+    def _add(self, ev: StackEvent) -> None:
+        with self.lock:
+            if len(self.events) < 10000:
+                self.events.append(ev)
+
+    def current_capture(self) -> int:
+        with self.lock:
+            return max(self.open) if self.open else 0
+
+    def begin(self, stack: str, key: int, stream, mode: str, frame, note: str = "") -> None:
+        file, line, fn = _user_site(frame)
+        with self.lock:
+            self.count += 1
+            cid = self.count
+            self.open[cid] = {"key": key, "stream": stream, "thread": threading.get_ident(),
+                              "t0": time.perf_counter(), "stack": stack, "site": (file, line)}
+            self.by_key[key] = cid
+        self._add(StackEvent("begin", stack, file, line, fn, stream=_hex(stream), mode=mode, call=str(key), text=note,
+                             thread=threading.current_thread().name, capture=cid))
+        self._arm()
+
+    def end(self, stack: str, key: int, frame, exc: BaseException | None = None) -> None:
+        with self.lock:
+            cid = self.by_key.pop(key, 0)
+            info = self.open.pop(cid, None)
+        if info is None:
+            return
+        file, line, fn = _user_site(frame)
+        self._add(StackEvent("end", stack, file, line, fn, text=_text(exc) if exc else "",
+                             code=code_of(str(exc), exc) if exc else "", ok=exc is None, capture=cid,
+                             stream=_hex(info["stream"]), seconds=time.perf_counter() - info["t0"]))
+        if exc is not None:
+            self.raised(exc, None, capture=cid)
+        if not self.open:
+            self._disarm()
+
+    def raised(self, exc: BaseException, frame_site=None, *, capture: int | None = None, thread: str | None = None,
+               in_callback: bool = False) -> None:
+        if id(exc) in self.seen_exc:
+            return
+        self.seen_exc.add(id(exc))
+        file, line, fn = frame_site if frame_site else _tb_site(exc.__traceback__)
+        text = _text(exc)
+        code = code_of(str(exc), exc)
+        cid = self.current_capture() if capture is None else capture
+        ident = threading.get_ident()
+        capture_thread = True
+        with self.lock:
+            info = self.open.get(cid)
+            if info is not None and info["thread"] != ident and not in_callback:
+                capture_thread = False
+        source = linecache.getline(file, line).strip() if file else ""
+        self._add(StackEvent("raise", _stack_of_exception(exc, source), file, line, fn, text=text, code=code,
+                             thread=thread or threading.current_thread().name, capture_thread=capture_thread,
+                             capture=cid, in_callback=in_callback,
+                             stream=_hex(info["stream"]) if info else ""))
+
+    def post_mortem(self, exc: BaseException) -> None:
+        """The script's own exception: its __cause__/__context__ chain, innermost (first raised) first."""
+        chain, e, seen = [], exc, set()
+        while e is not None and id(e) not in seen:
+            seen.add(id(e))
+            chain.append(e)
+            e = e.__cause__ or e.__context__
+        failed = self._last_failed()
+        for e in reversed(chain):
+            coded = _is_capture_code(code_of(str(e), e))
+            self.raised(e, capture=None if self.open else (failed if coded else 0))
+
+    def _last_failed(self) -> int:
+        """The last capture that ended with an error (0: none): where an exception seen only afterwards belongs."""
+        with self.lock:
+            failed = [e.capture for e in self.events if e.kind == "end" and not e.ok]
+        return failed[-1] if failed else 0
+
+    # ---- tracing while a capture is open ---------------------------------------------------------------------------
+    def _global_trace(self, frame, event, arg):
+        if event == "call" and is_user_file(frame.f_code.co_filename):
+            frame.f_trace_lines = False
+            return self._local_trace
+        return None
+
+    def _local_trace(self, frame, event, arg):
+        if event == "exception" and self.open:
+            from .doctor_calls import _short_path
+
+            self.raised(arg[1], (_short_path(frame.f_code.co_filename), frame.f_lineno, frame.f_code.co_name))
+        return self._local_trace
+
+    def _arm(self) -> None:
+        if self.traced:
+            return
+        prev = sys.gettrace()
+        if prev is not None:  # a debugger or coverage: leave it alone (the post-mortem path still works)
+            return
+        self.traced = True
+        sys.settrace(self._global_trace)
+        threading.settrace(self._global_trace)
+        f = sys._getframe(1)
+        while f is not None:
+            if is_user_file(f.f_code.co_filename):
+                f.f_trace_lines = False
+                f.f_trace = self._local_trace
+            f = f.f_back
+
+    def _disarm(self) -> None:
+        if not self.traced:
+            return
+        self.traced = False
+        if sys.gettrace() == self._global_trace:
+            sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_trace == self._local_trace:
+                f.f_trace = None
+            f = f.f_back
+
+    def _excepthook(self, args) -> None:
+        if args.exc_value is not None:
+            self.raised(args.exc_value, thread=args.thread.name if args.thread else None)
+        if self.prev_excepthook is not None:
+            self.prev_excepthook(args)
+
+    # ---- patching the stacks -----------------------------------------------------------------------------------
+    def _set(self, owner, name: str, value) -> bool:
+        old = owner.__dict__.get(name, None) if hasattr(owner, "__dict__") else None
+        try:
+            setattr(owner, name, value)
+        except (AttributeError, TypeError):
+            return False
+        self.restore.append((owner, name, old))
+        return True
+
+    def patch_torch(self, torch) -> None:
+        graphs = getattr(getattr(torch, "cuda", None), "graphs", None)
+        cls = getattr(graphs, "CUDAGraph", None)
+        if cls is None or "torch" in self.patched:
+            return
+        watch, begin0, end0, replay0 = self, cls.capture_begin, cls.capture_end, getattr(cls, "replay", None)
+
+        def capture_begin(g, *args, **kwargs):
+            mode = kwargs.get("capture_error_mode", args[1] if len(args) > 1 else "global")
+            begin0(g, *args, **kwargs)
+            note = ""
+            try:
+                current = torch.cuda.current_stream()
+                stream = current.cuda_stream
+                if current.device.index != torch.cuda.current_device():
+                    note = (f"device mismatch: the capture stream is on cuda:{current.device.index}, the current "
+                            f"device is cuda:{torch.cuda.current_device()}")
+            except Exception:
+                stream = None
+            watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
+
+        def capture_end(g, *args, **kwargs):
+            try:
+                out = end0(g, *args, **kwargs)
+            except BaseException as e:
+                watch.end("torch", id(g), sys._getframe(1), e)
+                raise
+            watch.end("torch", id(g), sys._getframe(1))
+            return out
+
+        def replay(g, *args, **kwargs):
+            watch.replayed("torch", id(g), sys._getframe(1))
+            return replay0(g, *args, **kwargs)
+
+        if self._set(cls, "capture_begin", capture_begin) and self._set(cls, "capture_end", capture_end):
+            if replay0 is not None:
+                self._set(cls, "replay", replay)
+            self.patched.append("torch")
+
+    def patch_cupy(self, cupy) -> None:
+        cls = getattr(getattr(cupy, "cuda", None), "Stream", None)
+        if cls is None or "cupy" in self.patched:
+            return
+        watch, begin0, end0 = self, getattr(cls, "begin_capture", None), getattr(cls, "end_capture", None)
+        if begin0 is None or end0 is None:
+            return
+        names = {0: "global", 1: "thread_local", 2: "relaxed", None: "relaxed"}
+
+        def begin_capture(s, *args, **kwargs):
+            mode = kwargs.get("mode", args[0] if args else None)
+            begin0(s, *args, **kwargs)
+            watch.begin("cupy", id(s), getattr(s, "ptr", None), names.get(mode, str(mode)), sys._getframe(1))
+
+        def end_capture(s, *args, **kwargs):
+            try:
+                out = end0(s, *args, **kwargs)
+            except BaseException as e:
+                watch.end("cupy", id(s), sys._getframe(1), e)
+                raise
+            watch.end("cupy", id(s), sys._getframe(1))
+            return out
+
+        if self._set(cls, "begin_capture", begin_capture) and self._set(cls, "end_capture", end_capture):
+            self.patched.append("cupy")
+
+    def patch_cuda_core(self, module) -> None:
+        cls = getattr(module, "GraphBuilder", None)
+        if cls is None or "cuda.core" in self.patched:
+            return
+        watch, begin0, end0 = self, getattr(cls, "begin_building", None), getattr(cls, "end_building", None)
+        if begin0 is None or end0 is None:
+            return
+
+        def begin_building(b, *args, **kwargs):
+            mode = kwargs.get("mode", args[0] if args else "relaxed")
+            out = begin0(b, *args, **kwargs)
+            stream = None
+            try:
+                stream = int(getattr(getattr(b, "stream", b), "handle", 0))
+            except Exception:
+                pass
+            watch.begin("cuda.core", id(b), stream, str(mode), sys._getframe(1))
+            return out
+
+        def end_building(b, *args, **kwargs):
+            try:
+                out = end0(b, *args, **kwargs)
+            except BaseException as e:
+                watch.end("cuda.core", id(b), sys._getframe(1), e)
+                raise
+            watch.end("cuda.core", id(b), sys._getframe(1))
+            return out
+
+        if self._set(cls, "begin_building", begin_building) and self._set(cls, "end_building", end_building):
+            self.patched.append("cuda.core")
+
+    def patch_host_callbacks(self) -> None:
+        from . import host
+
+        watch, make0 = self, host._python_trampoline
+
+        def trampoline(fn):
+            def watched():
+                ident = threading.get_ident()
+
+                def observer(name, args, result, frame):
+                    if threading.get_ident() != ident:
+                        return
+                    status = result[0] if isinstance(result, tuple) and result else result
+                    code = getattr(status, "name", "") if not isinstance(result, BaseException) else \
+                        getattr(result, "name", type(result).__name__)
+                    file, line, func = _user_site(frame) if frame is not None else ("", 0, "")
+                    watch._add(StackEvent("call", "cugraphlab", file, line, func, call=name, code=str(code),
+                                          thread="host callback", in_callback=True,
+                                          capture=watch.current_capture()))
+
+                from ..core._calls import add_observer, remove_observer
+
+                add_observer(observer)
+                try:
+                    fn()
+                except BaseException as e:
+                    watch.raised(e, thread="host callback", in_callback=True)
+                    raise
+                finally:
+                    remove_observer(observer)
+
+            return make0(watched)
+
+        if self._set(host, "_python_trampoline", trampoline):
+            self.patched.append("cugraphlab.host")
+
+    def replayed(self, stack: str, key: int, frame) -> None:
+        file, line, fn = _user_site(frame)
+        self._add(StackEvent("replay", stack, file, line, fn, call=str(key)))
+
+    def install(self) -> StackWatch:
+        targets = {"torch": self.patch_torch, "cupy": self.patch_cupy, "cuda.core": self.patch_cuda_core,
+                   "cuda.core.experimental": self.patch_cuda_core}
+        for name, patch in targets.items():
+            if name in sys.modules:
+                try:
+                    patch(sys.modules[name])
+                except Exception:
+                    pass
+        self.finder = _AfterImport({k: self._safe(v) for k, v in targets.items()})
+        sys.meta_path.insert(0, self.finder)
+        try:
+            self.patch_host_callbacks()
+        except Exception:
+            pass
+        self.prev_excepthook = threading.excepthook
+        threading.excepthook = self._excepthook
+        return self
+
+    @staticmethod
+    def _safe(patch):
+        def run(module):
+            try:
+                patch(module)
+            except Exception:
+                pass
+        return run
+
+    def close_open(self) -> None:
+        """End the captures the script left open (cuStreamEndCapture on their streams), so that the process does
+        not tear down while a stream captures."""
+        with self.lock:
+            left = dict(self.open)
+        for cid, info in left.items():
+            with self.lock:
+                self.open.pop(cid, None)
+                self.by_key.pop(info["key"], None)
+            try:
+                from ..core._calls import driver_module
+
+                d = driver_module()
+                if info["stream"]:
+                    r = d.cuStreamEndCapture(d.CUstream(int(info["stream"])))
+                    if r[0] == 0 and r[1] is not None and int(r[1]):
+                        d.cuGraphDestroy(r[1])
+            except Exception:
+                pass
+        self._disarm()
+
+    def uninstall(self) -> None:
+        self.close_open()
+        if self.finder is not None and self.finder in sys.meta_path:
+            sys.meta_path.remove(self.finder)
+        for owner, name, old in reversed(self.restore):
+            try:
+                if old is None:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, old)
+            except (AttributeError, TypeError):
+                pass
+        self.restore.clear()
+        if self.prev_excepthook is not None:
+            threading.excepthook = self.prev_excepthook
+            self.prev_excepthook = None
+
+    def diagnoses(self) -> list[Diagnosis]:
+        return explain_events(self.events)
+
+
+def _hex(h) -> str:
+    try:
+        return hex(int(h)) if h is not None else ""
+    except (TypeError, ValueError):
+        return str(h)
+
+
+class watching_stacks:
+    """Context manager: a StackWatch installed for the block (``as w``: the watch)."""
+
+    def __init__(self):
+        self.watch = StackWatch()
+
+    def __enter__(self) -> StackWatch:
+        return self.watch.install()
+
+    def __exit__(self, *exc) -> bool:
+        global LAST
+        self.watch.uninstall()
+        LAST = self.watch
+        return False
+
+
+LAST: StackWatch | None = None  # the watch of the last run_explained (what --replay reads)
+
+
+def site_stats(events: list[StackEvent]) -> list[dict]:
+    """The replay watch's table: per capture site (file:line of the begin), the captures, how many ended well,
+    their host seconds (begin to end, which includes PyTorch's instantiate), and the replays of the graphs
+    captured there. A site captured (and instantiated) about as often as its graphs are replayed re-captures on
+    every iteration (pytorch #171672)."""
+    sites: dict[str, dict] = {}
+    begins = {e.capture: e for e in events if e.kind == "begin"}
+    site_of_graph: dict[str, str] = {}
+    for e in events:
+        if e.kind == "begin":
+            site_of_graph[e.call] = e.where
+            sites.setdefault(e.where, {"site": e.where, "stack": e.stack, "captures": 0, "ok": 0,
+                                       "capture_s": 0.0, "replays": 0})
+        elif e.kind == "end" and e.capture in begins:
+            s = sites[begins[e.capture].where]
+            s["captures"] += 1
+            s["ok"] += int(e.ok)
+            s["capture_s"] += e.seconds
+        elif e.kind == "replay" and e.call in site_of_graph:
+            sites[site_of_graph[e.call]]["replays"] += 1
+    for s in sites.values():
+        s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
+    return list(sites.values())

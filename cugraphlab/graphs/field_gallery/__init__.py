@@ -1,0 +1,106 @@
+"""The capture doctor's field gallery: mistakes people made in public threads, one short script per case, in the
+stack where each was reported (PyTorch, CuPy, cuda.core, Triton through PyTorch, numba-cuda, cugraphlab).
+
+Every script runs as ``python CASE.py`` (the mistake) and ``python CASE.py --fixed`` (its fixed twin: the fix the
+doctor gives, applied; it replays the graph and checks the result bit for bit where the result is deterministic).
+``# doctor: here`` marks the line the doctor must name, ``# doctor: capture`` the capture's. ``CASES`` says, per
+case, the thread it reproduces, its stack, the class of mistake (graphs.doctor.MISTAKES) and the call the doctor
+must name, and the error text the stack raises (``text``: what the CPU tests feed the explainer, no GPU needed).
+``experiment.doctor_gallery_field`` runs them, each variant in its own process with a timeout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["CASES", "HERE", "FieldCase", "case", "marked_line"]
+
+HERE = Path(__file__).resolve().parent
+_UNSUPPORTED = "operation not permitted when stream is capturing"
+_TORCH = f"torch.AcceleratorError: CUDA error: {_UNSUPPORTED}"
+_CUPY = f"CUDARuntimeError: cudaErrorStreamCaptureUnsupported: {_UNSUPPORTED}"
+_CORE = f"CUDAError: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: {_UNSUPPORTED}"
+
+
+@dataclass(frozen=True)
+class FieldCase:
+    """One case: ``key`` (its script is ``key + ".py"``), the public thread, the stack, the class and call the
+    doctor must name, the error text the stack raises at that call, whether the call is made by a thread other than
+    the capturing one, whether the broken script leaves its capture open, the GPUs it needs."""
+
+    key: str
+    thread: str
+    stack: str
+    kind: str
+    call: str
+    text: str
+    capture_thread: bool = True
+    left_open: bool = False
+    gpus: int = 1
+    event: str = "raise"  # "call": a driver call made from a host callback (no exception)
+
+    @property
+    def script(self) -> Path:
+        return HERE / f"{self.key}.py"
+
+    def line(self, marker: str = "here") -> int:
+        return marked_line(self.script, marker)
+
+
+def marked_line(path: Path, marker: str = "here") -> int:
+    """The 1-based line of ``path`` that carries ``# doctor: MARKER``."""
+    for i, text in enumerate(Path(path).read_text().splitlines(), 1):
+        if text.rstrip().endswith(f"# doctor: {marker}"):
+            return i
+    raise LookupError(f"{path}: no line marked '# doctor: {marker}'")
+
+
+CASES: tuple[FieldCase, ...] = (
+    FieldCase("torch_item", "Lightning-AI/lightning-thunder#727", "torch", "sync", "item", _TORCH),
+    FieldCase("torch_masked_select", "pytorch/pytorch#92684", "torch", "sync", "masked_select", _TORCH),
+    FieldCase("torch_synchronize", "pytorch/pytorch#63269", "torch", "sync", "synchronize", _TORCH),
+    FieldCase("torch_cpu_copy", "csarofeen/pytorch#2098", "torch", "sync", "cpu", _TORCH),
+    FieldCase("torch_thread_query", "pytorch/pytorch#137844", "torch", "query_or_thread", "query", _TORCH,
+              capture_thread=False),
+    FieldCase("torch_thread_alloc", "pytorch/pytorch#174724", "torch", "query_or_thread", "empty", _TORCH,
+              capture_thread=False),
+    FieldCase("torch_rng", "pytorch/pytorch#63269", "torch", "rng", "randn",
+              "RuntimeError: Attempt to increase offset for a CUDA generator not in capture mode."),
+    FieldCase("torch_open_capture", "NVIDIA/cuda-python#1235", "torch", "open_capture", "ValueError",
+              "ValueError: shape mismatch: (1024,) @ (7,)", left_open=True),
+    FieldCase("torch_two_gpus", "pytorch/pytorch#87794", "torch", "multi_device", "loss", _TORCH, gpus=2),
+    FieldCase("torch_no_warmup", "mstar-project/mstar#55", "torch", "lazy_init", "matmul", _TORCH),
+    FieldCase("torch_legacy_from_cupy", "cupy/cupy#6290", "torch", "legacy_stream", "mul_",
+              "torch.AcceleratorError: CUDA error: operation would make the legacy stream depend on a capturing "
+              "blocking stream", left_open=True),
+    FieldCase("triton_autotune", "triton-lang/triton#10596", "triton", "lazy_init", "[]", _TORCH),
+    FieldCase("cupy_get", "cupy/cupy#4567", "cupy", "sync", "get", _CUPY, left_open=True),
+    FieldCase("cupy_asnumpy", "cupy/cupy#6290", "cupy", "sync", "asnumpy", _CUPY, left_open=True),
+    FieldCase("cupy_stream_sync", "cupy/cupy#4567", "cupy", "sync", "synchronize", _CUPY, left_open=True),
+    FieldCase("cupy_event_query", "cupy/cupy#4567", "cupy", "query_or_thread", "done", _CUPY, left_open=True),
+    FieldCase("cupy_pool_grow", "cupy/cupy#6290", "cupy", "allocation", "empty", _CUPY, left_open=True),
+    FieldCase("core_memory_resource", "NVIDIA/cuda-python#2834", "cuda.core", "allocation", "allocate", _CORE,
+              left_open=True),
+    FieldCase("core_thread_memory_resource", "NVIDIA/cuda-python#2918", "cuda.core", "query_or_thread",
+              "allocate", _CORE, capture_thread=False),
+    FieldCase("core_sync", "NVIDIA/cuda-python#1235", "cuda.core", "sync", "sync", _CORE, left_open=True),
+    FieldCase("numba_copy_to_host", "cupy/cupy#6290", "numba", "sync", "copy_to_host",
+              "CudaAPIError: [900] Call to cuMemcpyDtoH results in CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+              left_open=True),
+    FieldCase("numba_legacy_stream", "cupy/cupy#6290", "numba", "legacy_stream", "[]",
+              "CudaAPIError: [906] Call to cuLaunchKernel results in CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
+              left_open=True),
+    FieldCase("cgl_conditional_body", "NVIDIA/cuda-python#111", "cugraphlab", "sync", "synchronize",
+              "CudaError: cuStreamSynchronize failed: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"),
+    FieldCase("cgl_host_callback", "cupy/cupy#9283", "cugraphlab", "host_callback", "cuMemGetInfo",
+              "CUDA_ERROR_NOT_PERMITTED", event="call"),
+    FieldCase("cgl_invalidated_teardown", "NVIDIA/cuda-python#2834", "cugraphlab", "allocation", "cuMemAlloc",
+              "CudaError: cuMemAlloc failed: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"),
+)
+
+
+def case(key: str) -> FieldCase:
+    for c in CASES:
+        if c.key == key:
+            return c
+    raise KeyError(f"no field case {key!r}; known: {', '.join(c.key for c in CASES)}")

@@ -1,0 +1,66 @@
+"""What every field case shares: the variant asked for, skipping with a reason, and bit-exact checks.
+
+A case runs as ``python CASE.py`` (the mistake) or ``python CASE.py --fixed`` (its fixed twin); it exits SKIP (77)
+with one line "skip: ..." when its stack or the GPUs it needs are missing, so that the gallery counts it as
+skipped with that reason and never as caught or failed.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+import numpy as np
+
+SKIP = 77
+
+
+def fixed() -> bool:
+    """True for the fixed twin (``--fixed`` on the command line)."""
+    return "--fixed" in sys.argv[1:]
+
+
+def skip(reason: str) -> None:
+    print(f"skip: {reason}", flush=True)
+    raise SystemExit(SKIP)
+
+
+def need(name: str):
+    """Import ``name`` or skip the case with the reason (numba-cuda, say, broken against this numpy)."""
+    try:
+        return importlib.import_module(name)
+    except Exception as e:  # ImportError, or a stack that fails while importing
+        skip(f"{name} is not importable here ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+
+
+def need_torch(gpus: int = 1):
+    torch = need("torch")
+    if not torch.cuda.is_available():
+        skip("torch sees no CUDA device")
+    if torch.cuda.device_count() < gpus:
+        skip(f"needs {gpus} GPUs, torch sees {torch.cuda.device_count()}")
+    return torch
+
+
+def need_cupy():
+    cupy = need("cupy")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        skip(f"CuPy sees no CUDA device ({type(e).__name__})")
+    return cupy
+
+
+def inputs(n: int, seed: int | None = None) -> np.ndarray:
+    """Fresh random float32 inputs (never zeros)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n).astype(np.float32)
+
+
+def check(name: str, got, want) -> None:
+    """Bit-exact comparison of float32 arrays; raises AssertionError naming the first difference."""
+    got, want = np.asarray(got, dtype=np.float32), np.asarray(want, dtype=np.float32)
+    if got.shape != want.shape or not np.array_equal(got.view(np.uint32), want.view(np.uint32)):
+        bad = np.flatnonzero(got.ravel().view(np.uint32) != want.ravel().view(np.uint32))
+        first = int(bad[0]) if bad.size else -1
+        raise AssertionError(f"{name}: replay differs from the reference at {bad.size} element(s), first {first}")
+    print(f"{name}: replay matches the reference bit for bit ({want.size} floats)")

@@ -1,0 +1,44 @@
+"""numba-cuda: a kernel launched without a stream (the legacy stream) while CuPy captures a blocking stream.
+
+Thread: cupy/cupy#6290, "Improve stream capture support" (libraries that launch on their own default stream while
+CuPy captures). numba's default is the legacy NULL stream: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT.
+Fix: pass the capturing stream (kernel[grid, block, cuda.external_stream(s.ptr)]).
+Skips where numba-cuda does not import (on the H200 image it is broken against its numpy).
+"""
+import numpy as np
+
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need, need_cupy
+
+
+def main() -> None:
+    cuda = need("numba.cuda")
+    cupy = need_cupy()
+
+    @cuda.jit
+    def double(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = x[i] * np.float32(2)
+
+    xh = inputs(4096)
+    x, out = cupy.asarray(xh), cupy.empty(4096, dtype=cupy.float32)
+    dx, dout = cuda.as_cuda_array(x), cuda.as_cuda_array(out)
+    double[16, 256](dx, dout)
+    cuda.synchronize()
+    s = cupy.cuda.Stream()  # blocking, CuPy's default
+    ns = cuda.external_stream(s.ptr)
+    with s:
+        s.begin_capture()  # doctor: capture
+        if fixed():
+            double[16, 256, ns](dx, dout)
+        else:
+            double[16, 256](dx, dout)  # doctor: here
+        graph = s.end_capture()
+        out.fill(np.nan)
+        graph.launch(s)
+        s.synchronize()
+    check("x * 2 by numba", out.get(), xh * np.float32(2))
+
+
+if __name__ == "__main__":
+    main()

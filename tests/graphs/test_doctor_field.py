@@ -1,0 +1,325 @@
+"""The field gallery's diagnoses without a GPU: every case's recorded call (the error text its stack raises at the
+marked line) fed to the stack explainer must name the class, the call, the line of the case's file and a fix; the
+stack watch on a fake PyTorch (its capture calls patched, a refused .item(), a thread, an exception that leaves the
+capture open); the gallery's verdicts and counts; a case run in its own process skips with its reason here."""
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+
+import pytest
+
+from cugraphlab.experiment.doctor_gallery_field import FieldResult, Run, judge, run_case
+from cugraphlab.graphs.doctor import MISTAKES
+from cugraphlab.graphs.doctor_stacks import (
+    StackEvent,
+    calls_on_line,
+    classify_line,
+    code_of,
+    explain_events,
+    site_stats,
+)
+from cugraphlab.graphs.field_gallery import CASES, case, marked_line
+from cugraphlab.graphs.field_gallery._field import SKIP
+from cugraphlab.report.doctor import (
+    field_counts,
+    render_diagnosis,
+    render_field,
+    render_sites,
+)
+
+INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+
+
+def recorded(c) -> list[StackEvent]:
+    """What the stack watch records when case ``c`` runs on a GPU, as the case's metadata says."""
+    file, here = str(c.script), c.line("here")
+    stack = {"triton": "torch"}.get(c.stack, c.stack)  # Triton's refusal is raised by torch.cuda.synchronize
+    if c.event == "call":
+        return [StackEvent("call", "cugraphlab", file, here, "log_free_memory", call=c.call, code=c.text,
+                           thread="host callback", in_callback=True)]
+    raise_ev = StackEvent("raise", stack, file, here, "main", text=c.text, code=code_of(c.text),
+                          thread="MainThread" if c.capture_thread else "worker", capture_thread=c.capture_thread)
+    if c.stack == "cugraphlab":  # capture_into and the door's own captures: no stack capture to patch
+        return [raise_ev]
+    begin = StackEvent("begin", c.stack, file, c.line("capture"), "main", stream="0x1", mode="global", capture=1,
+                       call="7", text="device mismatch: the capture stream is on cuda:1, the current device is cuda:0"
+                       if c.kind == "multi_device" else "")
+    raise_ev.capture = 1
+    events = [begin, raise_ev]
+    if not c.left_open:
+        rng = c.kind == "rng"
+        events.append(StackEvent("end", c.stack, file, c.line("capture"), "main", capture=1, ok=rng,
+                                 code="" if rng else INVALIDATED, text="" if rng else f"RuntimeError: {INVALIDATED}"))
+    return events
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c.key for c in CASES])
+def test_each_field_case_is_named_from_its_recorded_error(c):
+    diagnoses = explain_events(recorded(c))
+    with_findings = [d for d in diagnoses if d.findings]
+    assert len(with_findings) == 1, [d.summary() for d in diagnoses]
+    f = with_findings[0].first
+    assert judge(f.to_dict(), c.kind, c.call, c.line("here"), c.script.name), f.to_dict()
+    assert f.fix_hint or MISTAKES[f.kind].fix
+    text = render_diagnosis(with_findings[0])
+    assert f"{c.script.name}:{c.line('here')}" in text and MISTAKES[c.kind].title in text
+    assert "fix:" in text
+
+
+@pytest.mark.parametrize("c", CASES, ids=[c.key for c in CASES])
+def test_each_case_script_cites_its_thread_and_marks_its_lines(c):
+    source = c.script.read_text()
+    ast.parse(source)
+    doc = ast.get_docstring(ast.parse(source)) or ""
+    repo, _, number = c.thread.partition("#")
+    assert repo in doc and number in doc, f"{c.key}: its docstring must cite {c.thread}"
+    assert marked_line(c.script, "here") > 0 and marked_line(c.script, "capture") > 0
+    assert "fixed()" in source, "every case has its fixed twin (fixed() picks it)"
+    assert MISTAKES[c.kind]
+
+
+def test_the_gallery_covers_what_the_issue_asks():
+    stacks = {c.stack for c in CASES}
+    assert {"torch", "cupy", "cuda.core", "triton", "numba", "cugraphlab"} <= stacks
+    assert len(CASES) >= 20
+    kinds = {c.kind for c in CASES}
+    assert {"sync", "allocation", "lazy_init", "rng", "legacy_stream", "query_or_thread", "open_capture",
+            "host_callback", "multi_device"} <= kinds
+    assert any(c.gpus == 2 for c in CASES) and any(not c.capture_thread for c in CASES)
+    with pytest.raises(KeyError):
+        case("no_such_case")
+
+
+def test_codes_from_each_stacks_text():
+    assert code_of("RuntimeError: CUDA error: operation not permitted when stream is capturing") == \
+        "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"
+    assert code_of("CUDARuntimeError: cudaErrorStreamCaptureImplicit: x") == "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"
+    assert code_of("CUDAError: CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: y") == INVALIDATED
+    assert code_of("operation would make the legacy stream depend on a capturing blocking stream") == \
+        "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT"
+    assert code_of("ValueError: nothing to do with CUDA") == ""
+
+
+def test_calls_on_a_line_in_the_order_python_runs_them():
+    assert calls_on_line("print(x.masked_select(m).sum().item())") == [
+        "x.masked_select", "x.masked_select().sum", "x.masked_select().sum().item", "print"]
+    assert calls_on_line('p = cgl.cu("cuMemAlloc", 1 << 20)') == ["cuMemAlloc"]
+    assert calls_on_line("with torch.cuda.graph(g):") == ["torch.cuda.graph"]
+    assert calls_on_line("this is not python (") == []
+    assert classify_line("y = x + 1", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT", "torch")[1] == "legacy_stream"
+    assert classify_line("y = x + 1", "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", "torch")[1] == "other"
+
+
+def test_an_invalidated_answer_first_names_an_unseen_call():
+    ev = [StackEvent("begin", "torch", "a.py", 3, "main", capture=1, stream="0x1", mode="global"),
+          StackEvent("raise", "torch", "a.py", 5, "main", text=f"RuntimeError: {INVALIDATED}", code=INVALIDATED,
+                     capture=1),
+          StackEvent("end", "torch", "a.py", 3, "main", capture=1, ok=False, code=INVALIDATED)]
+    f = explain_events(ev)[0].first
+    assert f.kind == "foreign" and not f.seen and "a.py:5" in f.where
+
+
+def test_a_clean_capture_has_no_finding_and_the_site_table_counts_replays():
+    ev = [StackEvent("begin", "torch", "a.py", 3, "main", capture=1, call="9"),
+          StackEvent("end", "torch", "a.py", 3, "main", capture=1, ok=True, seconds=0.002)]
+    ev += [StackEvent("replay", "torch", "a.py", 8, "main", call="9") for _ in range(5)]
+    (d,) = explain_events(ev)
+    assert d.ok and d.findings == []
+    (site,) = site_stats(ev)
+    assert (site["captures"], site["replays"], site["recaptures_every_replay"]) == (1, 5, False)
+    loop = []
+    for i in range(6):  # a capture per iteration, each replayed once (pytorch #171672)
+        loop += [StackEvent("begin", "torch", "b.py", 4, "step", capture=i + 1, call=str(100 + i)),
+                 StackEvent("end", "torch", "b.py", 4, "step", capture=i + 1, ok=True, seconds=0.001),
+                 StackEvent("replay", "torch", "b.py", 6, "step", call=str(100 + i))]
+    (site,) = site_stats(loop)
+    assert (site["captures"], site["replays"], site["recaptures_every_replay"]) == (6, 6, True)
+    text = render_sites([site])
+    assert "re-captured on every use" in text and "b.py:4" in text
+
+
+# --- the stack watch on a fake PyTorch --------------------------------------------------------------------------
+FAKE_TORCH = {
+    "torch/__init__.py": "from . import cuda\n",
+    "torch/cuda/__init__.py": textwrap.dedent('''
+        from .graphs import CUDAGraph, graph, state
+        class _Device:
+            index = 0
+        class _Stream:
+            cuda_stream = 0x5150
+            device = _Device()
+        def current_stream():
+            return _Stream()
+        def current_device():
+            return 0
+        def synchronize():
+            if state["capturing"]:
+                state["bad"] = True
+                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+        class Tensor:
+            def item(self):
+                synchronize()
+                return 1.0
+    '''),
+    "torch/cuda/graphs.py": textwrap.dedent('''
+        state = {"capturing": False, "bad": False}
+        class CUDAGraph:
+            def capture_begin(self, pool=None, capture_error_mode="global"):
+                state["capturing"], state["bad"] = True, False
+            def capture_end(self):
+                state["capturing"] = False
+                if state["bad"]:
+                    raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+            def replay(self):
+                pass
+        class graph:
+            def __init__(self, g, capture_error_mode="global"):
+                self.g, self.mode = g, capture_error_mode
+            def __enter__(self):
+                self.g.capture_begin(capture_error_mode=self.mode)
+            def __exit__(self, *exc):
+                self.g.capture_end()
+    '''),
+}
+
+
+@pytest.fixture
+def fake_torch(tmp_path, monkeypatch):
+    from cugraphlab.graphs.doctor_cupti import treat_as_library
+
+    for rel, text in FAKE_TORCH.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        treat_as_library(str(p))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
+    for k in saved:
+        del sys.modules[k]
+    yield tmp_path
+    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
+        del sys.modules[k]
+    sys.modules.update(saved)
+
+
+def run_script(tmp_path, body: str, argv=()):
+    from cugraphlab.graphs.doctor import run_explained
+
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent(body))
+    return script, run_explained(str(script), list(argv))
+
+
+def line_of(script, text: str) -> int:
+    return next(i for i, ln in enumerate(script.read_text().splitlines(), 1) if text in ln)
+
+
+def test_the_watch_names_item_inside_a_fake_torch_capture(fake_torch, capsys):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g, t = torch.cuda.CUDAGraph(), torch.cuda.Tensor()
+        with torch.cuda.graph(g):
+            loss = t.item()
+    ''')
+    assert code == 1  # the script raised: its traceback printed, the doctor's frames left out
+    (d,) = [d for d in diagnoses if d.findings]
+    f = d.first
+    assert (f.kind, f.call) == ("sync", "t.item") and f.where.startswith(f"{script}:{line_of(script, 't.item()')}")
+    assert not d.ok and "item()" in f.fix_hint and d.where.endswith(", in <module>")
+    assert "torch.cuda.graph" not in capsys.readouterr().err.split("Traceback")[0]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_thread_refused_during_a_global_capture_is_named_with_its_thread(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import threading
+        import torch
+        def watchdog():
+            torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            t = threading.Thread(target=watchdog, name="watchdog")
+            t.start()
+            t.join()
+    ''')
+    (d,) = [d for d in diagnoses if d.findings]
+    f = d.first
+    assert f.kind == "query_or_thread" and f.thread == "watchdog"
+    assert f.where.startswith(f"{script}:{line_of(script, 'torch.cuda.synchronize()')}")
+    assert "thread_local" in f.fix_hint
+
+
+def test_an_exception_that_leaves_a_capture_open_is_the_culprit(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        def step():
+            raise ValueError("bad shape")
+        g = torch.cuda.CUDAGraph()
+        g.capture_begin()
+        try:
+            step()
+            g.capture_end()
+        except ValueError:
+            pass
+        torch.cuda.synchronize()
+    ''')
+    (d,) = [d for d in diagnoses if d.findings]
+    f = d.first
+    assert f.kind == "open_capture" and f.where.startswith(f"{script}:{line_of(script, 'raise ValueError')}")
+    assert "never ended" in d.end_result and "finally" in f.fix_hint
+    assert any("operation not permitted" in later or "UNSUPPORTED" in later for later in d.later)
+
+
+def test_a_clean_fake_capture_has_no_finding_and_the_patches_are_undone(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        for _ in range(3):
+            g.replay()
+    ''')
+    assert code == 0 and len(diagnoses) == 1 and diagnoses[0].ok and diagnoses[0].findings == []
+    import torch
+
+    assert torch.cuda.graphs.CUDAGraph.capture_begin.__module__ == "torch.cuda.graphs"  # restored
+    from cugraphlab.graphs import doctor_stacks
+
+    (site,) = site_stats(doctor_stacks.LAST.events)
+    assert (site["captures"], site["replays"]) == (1, 3)
+
+
+# --- verdicts, counts, the process per case ---------------------------------------------------------------------
+def result(caught_right=True, fixed_code=0, broken_code=1, timed_out=False):
+    c = case("torch_item")
+    finding = {"kind": "sync", "call": "total.item" if caught_right else "print",
+               "where": f"cugraphlab/graphs/field_gallery/torch_item.py:{c.line()}, in main"}
+    broken = Run("broken", broken_code, timed_out, [{"findings": [finding]}], "Traceback ...")
+    fixed = Run("fixed", fixed_code, False, [{"findings": []}], "x * 2: replay matches")
+    return FieldResult(c.key, c.thread, c.stack, c.kind, c.call, c.line(), broken, fixed)
+
+
+def test_verdicts_and_counts():
+    good, wrong, crash = result(), result(caught_right=False), result(broken_code=-11)
+    hang, bad_fix = result(timed_out=True), result(fixed_code=1)
+    skipped = FieldResult("x", "t", "torch", "sync", "item", 1, Run("broken", SKIP, tail="skip: torch is not here"),
+                          Run("fixed", SKIP))
+    assert good.caught and good.fix_works and not good.crashed and not good.hung
+    assert not wrong.caught and crash.crashed and hang.hung and not bad_fix.fix_works
+    assert skipped.skipped == "torch is not here"
+    rows = [r.to_dict() for r in (good, wrong, crash, hang, bad_fix, skipped)]
+    n = field_counts(rows)
+    assert n == {"cases": 6, "run": 5, "caught": 4, "fix_works": 4, "crashes": 1, "hangs": 1, "skipped": 1}
+    text = render_field(rows)
+    assert "caught 4/5" in text and "skipped: torch is not here" in text and "CRASH" in text and "HANG" in text
+
+
+def test_a_case_runs_in_its_own_process_and_skips_with_its_reason_here():
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed here: the skip path is not reachable")
+    run = run_case(case("torch_item"), "broken", timeout=120)
+    assert run.code == SKIP and "torch is not importable" in run.skipped and not run.crashed
