@@ -88,7 +88,7 @@ def _get(env: Mapping, *path: str):
     return v
 
 
-#: The environment columns shown side by side: name -> path into ``Record.env`` (``bench.environment.collect``).
+#: The environment columns shown side by side: name -> path into ``Record.env`` (``bench.records.environment.collect``).
 ENV_COLUMNS: dict[str, tuple[str, ...]] = {
     "GPU": ("gpu", "name"),
     "compute capability": ("gpu", "compute_capability"),

@@ -5,7 +5,7 @@
                        [--json PATH] [--csv PATH] [--plot STEM]
 
 Bad input (an unknown work or topology, a length out of range) raises InvalidArgumentError from
-``bench.scaling.make_plan`` before any GPU work: one line, exit 2. Exit 0 when every point had the expected graph,
+``bench.scaling.plan.make_plan`` before any GPU work: one line, exit 2. Exit 0 when every point had the expected graph,
 ran bit-exact (chain work) and released its hold; 1 otherwise.
 """
 from __future__ import annotations

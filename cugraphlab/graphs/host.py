@@ -19,7 +19,7 @@ callable, or a loaded C library), and every graph or exec that gets the node kee
 Two kinds of callback:
 
 * ``HostCallback.python(fn)``: a ``ctypes.CFUNCTYPE(None, c_void_p)`` trampoline calling ``fn()``. The driver thread
-  must take the GIL to run it, so a busy Python thread delays every such node (bench.nodes measures by how much).
+  must take the GIL to run it, so a busy Python thread delays every such node (bench.graphs.nodes measures by how much).
   Exceptions raised by ``fn`` cannot cross into the driver: they are kept in ``callback.errors``.
 * ``HostCallback.c_counter()``: a C function compiled at run time (core.native) that adds 1 to a counter with an
   atomic add: no GIL, no Python at all on the driver thread.

@@ -19,7 +19,7 @@ The API allows skipping the first: the result info is an out-parameter a caller 
 calls libcuda's prototyped ``cuGraphExecUpdate_v2`` (argtypes stay set: a call without a prototype could cut a
 64-bit handle) with the handles as ``c_void_p`` and one reused ``CUgraphExecUpdateResultInfo`` struct by reference,
 made once, the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
-which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
+which the C loop of the exec_update study (benchmarks/studies/exec_update/c_loop.py) shows alone. Whether the parameters changed matters to the driver: an
 update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
 CUDA Driver API, "Graph Management".

@@ -76,7 +76,7 @@ def render_timeline(result, written=()) -> str:
 
 
 def plot_timeline_files(result, stem=None) -> list:
-    """The timeline and gap-histogram figures of a ``bench.timeline`` record: written to ``STEM_timeline`` and
+    """The timeline and gap-histogram figures of a ``bench.measure.timeline`` record: written to ``STEM_timeline`` and
     ``STEM_gaps`` (.png, .svg; returns the paths), or, with ``stem=None``, the two matplotlib Figures (inline in a
     notebook)."""
     from .plots.measure import plot_gap_histogram, plot_timeline

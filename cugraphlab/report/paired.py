@@ -1,4 +1,4 @@
-"""Text of a paired measurement (``bench.paired.PairedResult``, kind ``cugraphlab.paired``): pure, a record in, text out.
+"""Text of a paired measurement (``bench.paired.harness.PairedResult``, kind ``cugraphlab.paired``): pure, a record in, text out.
 
 One row per way: µs per launch (median [95% interval]), its ratio to the bare binding in the same rounds [95%], the
 held-device µs (the call alone, the stream held by a spin kernel), the difference to the C loop, how the figure

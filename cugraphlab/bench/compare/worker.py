@@ -145,7 +145,7 @@ def _pack(rows, versions, gpu, t0) -> dict:
 
 
 def paired_job(device: int, size: int, contexts: int, seed: int, ways=None) -> dict:
-    """The paired measurement (``bench.paired.measure_paired``) of every way that can share one context, in a worker
+    """The paired measurement (``bench.paired.harness.measure_paired``) of every way that can share one context, in a worker
     process of its own: interleaved in one process, context and stream, over ``contexts`` fresh contexts; returns
     the record as a dict. A failure of this project's own ways raises (the parent turns it into a failed section)."""
     from ..paired.harness import measure_paired

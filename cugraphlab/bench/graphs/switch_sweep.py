@@ -14,7 +14,7 @@ each body its own output buffers, so every timed loop is still checked for which
 
 Every row runs in the same loop as ``cugraphlab switch``'s own rows (one process, one chain, rounds rotated), so
 each contrast below is the median of per-round differences with its interval and sign test
-(``bench.paired_diff``): what the change costs, and whether a difference is shown at all.
+(``bench.stats.paired_diff``): what the change costs, and whether a difference is shown at all.
 """
 from __future__ import annotations
 

@@ -196,7 +196,7 @@ class DeviceHold(Resource):
     def time_graph_launches(self, exe_handle, launches: int, loop=None) -> HeldSample:
         """``launches`` cuGraphLaunch calls of ``exe_handle`` on the held stream: host and device µs per launch.
 
-        ``loop``: a C loop of the same executable on the same stream (``bench.native.NativeFloor.graph_loop``,
+        ``loop``: a C loop of the same executable on the same stream (``bench.native.loops.NativeFloor.graph_loop``,
         ``loop(k) -> ns``) makes the calls instead of Python, and its own clock (CLOCK_MONOTONIC in C) times them.
         At most ``MAX_HELD_GRAPH_LAUNCHES`` (InvalidArgumentError beyond).
         """

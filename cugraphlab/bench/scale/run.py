@@ -108,7 +108,7 @@ class ScaleResult(Record):
 
 def run_scale(config: ScaleConfig, progress: Callable[[str], None] | None = None) -> ScaleResult:
     """Measure every point of ``config`` (devices resolved, see scale.plan.resolve_devices); returns the record
-    (its ``env``: bench.environment.collect of the first device)."""
+    (its ``env``: bench.records.environment.collect of the first device)."""
     say = progress or (lambda _msg: None)
     if config.devices is None:
         raise ValueError("run_scale needs resolved devices: call bench.scale.plan.resolve_devices(config) first")
