@@ -42,11 +42,10 @@ from ...core.errors import CugraphlabError, InvalidArgumentError, check, positiv
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 
 __all__ = ["DeviceHold", "HeldSample", "HoldReport", "RELEASES", "HOLD_KERNEL", "MAX_HELD_LAUNCHES",
-           "MAX_HELD_GRAPH_LAUNCHES", "DEFAULT_HELD_LAUNCHES"]
+           "MAX_HELD_GRAPH_LAUNCHES"]
 
 RELEASES = ("mapped", "memset")
 HOLD_KERNEL = "hold"
-DEFAULT_HELD_LAUNCHES = 512
 MAX_HELD_LAUNCHES = 900  # kernel launches behind one hold: below the driver's queue depth (about 1,024 per stream)
 MAX_HELD_GRAPH_LAUNCHES = 64  # graph launches behind one hold: far below any queue depth, whatever the graph
 _SLOTS = 8
