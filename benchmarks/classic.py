@@ -18,6 +18,7 @@ import sys
 import time
 
 from cugraphlab.bench.compare import DEFAULT_SIZES, compare
+from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.report.compare import classic_rows, render_classic, render_compare
 from cugraphlab.report.files import write_csv, write_json
 
@@ -35,6 +36,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=None, help="seed of the random inputs")
     ap.add_argument("--no-plot", action="store_true", help="skip the figures")
     args = ap.parse_args(argv)
+    require_gpu(__file__, args.device)  # before the workers start: no GPU is one line, exit 2
 
     t0 = time.perf_counter()
     result = compare(list(DEFAULT_SIZES), args.iters, "add,mul,sub,relu", args.repeats, args.device, scalar=2.0,
@@ -64,4 +66,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -16,6 +16,7 @@ from cuda.bindings import driver as d
 
 from cugraphlab import Chain, Device
 from cugraphlab.experiment.conditional import conditional_graphs
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 STEPS = ("while", "fold", "until", "if1", "if0", "host", "nodecision", "unrolled", "captured", "built", "measure")
 
@@ -89,9 +90,14 @@ def run_seq(names, chain, kit, iterations: int) -> bool:
 
 
 def main() -> int:
+    if len(sys.argv) < 2 or not all(a.isdigit() for a in sys.argv[2:4]):
+        print(f"usage: {sys.argv[0]} STEP [N_FLOATS] [ITERATIONS]; STEP: {', '.join(STEPS)}, all, or seq:A,B,...",
+              file=sys.stderr)
+        return 2
     step = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
     iterations = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    require_gpu(__file__)  # no GPU: one line, exit 2
     ok = True
     with Device(0) as dev:
         if step == "measure":
@@ -117,4 +123,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

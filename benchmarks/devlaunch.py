@@ -43,6 +43,7 @@ from cugraphlab.graphs.device_launch import DEVICE_STREAMS
 from cugraphlab.report.devlaunch import render_devlaunch
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 
 def header_search() -> dict:
@@ -211,6 +212,7 @@ def main() -> int:
     ap.add_argument("--watchdog", type=float, default=140.0,
                     help="seconds after which a hung run prints every thread's stack and exits (0: never)")
     args = ap.parse_args()
+    require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
     faulthandler.enable()
     if args.watchdog > 0:
         faulthandler.dump_traceback_later(args.watchdog, exit=True)
@@ -270,4 +272,4 @@ def measure(args, t_start: float, search: dict) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -38,6 +38,7 @@ from cugraphlab.core.errors import check
 from cugraphlab.report.diff import render_diff
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 ROLES = ("base", "delayed", "repeat")
 HOST_ROW = "cuLaunchKernel empty: host per launch"
@@ -154,6 +155,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threshold", default="5%")
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args(argv)
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     threshold = parse_threshold(args.threshold)
     out = Path(args.out)
     t_start = time.perf_counter()
@@ -194,4 +196,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

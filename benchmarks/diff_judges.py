@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 DELAY_NS = 1000
 DEVICE_BOUND = ("graph: wall", "graph: device", "fused: wall", "fused: device")
@@ -100,6 +101,8 @@ def main(argv=None, runner=subprocess_runner, cost=chunk_cost) -> int:
     ap.add_argument("out", nargs="?", default="diff_judges_out", help="folder for the records and diffs")
     ap.add_argument("--iters", type=int, default=1000, help="iterations per timed loop of the four runs")
     args = ap.parse_args(argv)
+    if runner is subprocess_runner:  # the runs need a GPU; a runner given by a test does not
+        require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
@@ -150,4 +153,4 @@ def main(argv=None, runner=subprocess_runner, cost=chunk_cost) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -23,6 +23,7 @@ from cugraphlab.bench.doctor import run_doctor
 from cugraphlab.report.doctor import render_doctor
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = (
@@ -54,6 +55,7 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=31)
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args()
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     t0 = time.perf_counter()
 
     record = run_doctor(args.device, samples=args.samples)
@@ -96,4 +98,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -23,6 +23,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 from cugraphlab.report.files import Tee
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 
 def cupy_rows(device: int) -> list[dict]:
@@ -77,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--samples", type=int, default=15)
     ap.add_argument("--device", type=int, default=0)
     a = ap.parse_args(argv)
+    require_gpu(__file__, a.device)  # before anything is created: no GPU is one line, exit 2
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     log = open(out / "doctor_cupti.log", "w")
@@ -138,4 +140,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -123,13 +123,18 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
   install_carried cuda-bench
   local d="$r/nvbench_product"
   mkdir -p "$d"
-  opt 240 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
+  opt 360 product_side benchmarks/studies/nvbench_product/product_side.py "$d"
   t 180 nvbench_side $PY -X faulthandler benchmarks/studies/nvbench_product/nvbench_side.py "$d" \
     > "$r/nvbench_side.log" 2>&1
   if [ "$dry" = 1 ] || { [ -f "$d/product_side.json" ] && [ -f "$d/nvbench_side.json" ]; }; then
     t 30 nvbench_compare $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
       "$d/product_side.json" --json "$d/compare.json" > "$r/compare.log" 2>&1
     [ "$dry" = 1 ] || cat "$r/compare.log"
+    if [ "$dry" = 1 ] || [ -f "$d/product_side_cli.json" ]; then  # the same through the command line
+      t 30 nvbench_compare_cli $PY benchmarks/studies/nvbench_product/compare.py "$d/nvbench_side.json" \
+        "$d/product_side_cli.json" --json "$d/compare_cli.json" > "$r/compare_cli.log" 2>&1
+      [ "$dry" = 1 ] || cat "$r/compare_cli.log"
+    fi
   else
     echo "nvbench_compare: skipped (product_side.json or nvbench_side.json is missing)" | tee -a "$steps"; failed=1
   fi
@@ -147,6 +152,11 @@ phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C be
 
 phase_plugin() {  # the pytest plugin's false alarms and detections over repeated runs (plugin_false_alarms.py)
   opt 480 plugin_false_alarms benchmarks/plugin_false_alarms.py "$r/plugin"
+}
+
+phase_ci_recipe() {  # the CI recipe through the command line: false SLOWER, a 1 µs delay, a kernel 10% longer (ci_recipe.py)
+  opt 500 ci_recipe benchmarks/ci_recipe.py "$r/ci_recipe" --max-seconds 440
+  [ "$dry" = 1 ] || tail -n 6 "$r/ci_recipe.out"  # the summary table
 }
 
 phase_sanitize() {  # compute-sanitizer: memcheck and racecheck over the graph commands at small sizes
@@ -218,6 +228,17 @@ phase_host() {  # the host side: native launch against C, the scaling sweep, the
   else
     echo "doctor_cupti: skipped (cupti-python is not importable: carry it in .carry/cupti/)" | tee -a "$steps"
   fi
+}
+
+phase_doctor_field() {  # the capture doctor's field gallery: mistakes from public threads and their fixes, replay watch, clean set
+  t 420 doctor_field $PY -X faulthandler benchmarks/doctor_field.py "$r/doctor_field.json" --workers 6 \
+    > "$r/doctor_field.log" 2>&1
+  tail -1 "$r/doctor_field.log"
+}
+
+phase_ratios() {  # the figures the GPU tests once bounded, with their intervals (ratio_figures.py)
+  install_carried cupti
+  t 300 ratio_figures $PY -X faulthandler benchmarks/ratio_figures.py "$r/ratio_figures" > "$r/ratio_figures.log" 2>&1
 }
 
 # ---- helpers ----

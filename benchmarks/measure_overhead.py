@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 SAXPY = Path(__file__).resolve().parent / "measure_demo" / "saxpy.cu"
 GOALS_US = {"native": 0.05, "callable": 0.1}
@@ -99,6 +99,7 @@ def main(argv=None) -> int:
     p.add_argument("--calls", type=int, default=500)
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
+    require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
 
     import cugraphlab as cgl
     from cugraphlab.bench.native.loops import NativeFloor
@@ -156,4 +157,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from collections import deque
 from itertools import repeat, starmap
@@ -38,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from measure_overhead import QUIET, SAMPLES, c_median, perf_median, saxpy_launch
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 PARTS = {
     "floor_measured - c_loop": ("floor_measured", "c_loop"),
@@ -59,6 +59,7 @@ def main(argv=None) -> int:
     p.add_argument("--calls", type=int, default=500)
     p.add_argument("--json", metavar="PATH")
     args = p.parse_args(argv)
+    require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
 
     import cugraphlab as cgl
     from cugraphlab.bench.native.loops import NativeFloor
@@ -137,4 +138,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

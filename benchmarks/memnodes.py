@@ -27,6 +27,7 @@ from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
 from cugraphlab.report.files import write_json
 from cugraphlab.report.memnodes import fmt_bytes, render_memnodes
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 LIFETIME_BUILDS = (("line", "explicit"), ("line", "capture"), ("block", "explicit"), ("block", "capture"))
 
@@ -73,6 +74,7 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--first-samples", type=int, default=10)
     a = ap.parse_args()
+    require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
     t0 = time.perf_counter()
     with Device(0) as dev:
         result = measure_memnodes(dev, [1 << 20, 1024], a.iters, a.repeats, first_samples=a.first_samples,
@@ -116,4 +118,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 TARGET_US = 0.4
 LAUNCH_WAYS = "bindings,cugraphlab_launch,ctypes,c,cugraphlab_native,cugraphlab_native_nogil"
@@ -114,6 +114,7 @@ def main(argv=None) -> int:
     ap.add_argument("out_dir", help="folder for native_launch.json and native_launch.log")
     ap.add_argument("--quick", action="store_true", help="2 contexts, fewer rounds (a smoke run)")
     a = ap.parse_args(argv)
+    require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
@@ -151,4 +152,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

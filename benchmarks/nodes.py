@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import faulthandler
-import sys
 import time
 
 import cugraphlab as cgl
@@ -20,6 +19,7 @@ from cugraphlab.bench.graphs.nodes import measure_nodes
 from cugraphlab.experiment import nodes as lessons
 from cugraphlab.report.files import write_json
 from cugraphlab.report.nodes import render_nodes
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 faulthandler.enable()  # a crash inside the driver or ctypes prints the Python stack of every thread, then dies
 
@@ -30,6 +30,7 @@ def main() -> int:
     p.add_argument("--size", type=int, default=1 << 20)
     p.add_argument("--device", type=int, default=0)
     args = p.parse_args()
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     t0 = time.perf_counter()
     checks = []
     with cgl.Device(args.device) as dev:
@@ -57,4 +58,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 HERE = Path(__file__).resolve().parent
 SUITE = HERE / "plugin_suite"
@@ -73,6 +74,8 @@ def main(argv=None) -> int:
                    help="judge the records of runs already in OUT (run_0 ... run_PAIRS) instead of running them")
     p.add_argument("--no-ci", action="store_true", help="leave out the --cgl-compare --cgl-fail-on session")
     args = p.parse_args(argv)
+    if not args.from_runs:  # judging runs already made needs no GPU
+        require_gpu(__file__)  # before anything is created: no GPU is one line, exit 2
     from cugraphlab.testing.store import DEFAULT_THRESHOLD, compare
 
     out = args.out
@@ -141,4 +144,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -26,6 +26,7 @@ from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 from cugraphlab.report.files import write_csv
 from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
+from cugraphlab.bench.scripts import require_gpu, run_main
 
 
 def checks(dev) -> list[str]:
@@ -81,6 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chain", action="store_true", help="also a quick sweep with the chain as the work")
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args(argv)
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     t0 = time.perf_counter()
     with cgl.Device(args.device) as dev:
         lines = checks(dev)
@@ -121,4 +123,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_main(main, __file__)

@@ -26,6 +26,7 @@ from cugraphlab.report.files import write_json
 from cugraphlab.report.graphs import render_graph
 from cugraphlab.report.switch import render_switch
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu
 
 faulthandler.enable()  # a crash inside the driver or ctypes prints the Python stack of every thread, then dies
 
@@ -39,6 +40,7 @@ def main() -> int:
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--sizes", default="1024,1048576", help="float32 sizes, comma-separated (default 1024,1048576)")
     args = ap.parse_args()
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     if args.out.endswith(".json"):
         json_path, log_path = Path(args.out), None
     else:

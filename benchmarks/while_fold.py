@@ -40,6 +40,7 @@ from cugraphlab.graphs.pdl_edges import ProgrammaticEdgesRefused
 from cugraphlab.report.files import Tee, write_json
 from cugraphlab.report.graphs import render_conditional
 from cugraphlab.report.tables import format_table
+from cugraphlab.bench.scripts import require_gpu
 
 faulthandler.enable()  # a crash inside the driver prints the Python stack of every thread, then dies
 
@@ -150,6 +151,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="fewer launches (a smoke run)")
     ap.add_argument("--device", type=int, default=0)
     args = ap.parse_args()
+    require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     outdir = Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     with open(outdir / "while_fold.log", "w") as log, redirect_stdout(Tee(sys.stdout, log)):

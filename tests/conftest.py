@@ -7,7 +7,7 @@ import pytest
 
 # pyproject's ``pythonpath`` puts tests/helpers (the fakes, which tests of every floor import by name: fake_driver
 # ...) and benchmarks/ (the studies, ``studies.floor`` ..., research outside the package) on sys.path
-from skip_summary import pytest_terminal_summary  # noqa: F401  (the skipped tests, one line per reason)
+from skip_summary import cut_at_word, pytest_terminal_summary  # noqa: F401  (the skipped tests, by reason)
 
 
 @functools.lru_cache(maxsize=1)
@@ -29,7 +29,7 @@ def nvjitlink_unavailable_reason() -> str | None:
         nvjitlink_version()
         return None
     except Exception as e:
-        return f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}"[:300]
+        return cut_at_word(f"nvJitLink is not installed here (pip install 'cugraphlab[devlaunch]'): {e}", 300)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -43,7 +43,10 @@ The result is a ``DiffResult`` record (``KIND = "cugraphlab.diff"``); ``report.d
 from __future__ import annotations
 
 import math
+import os
+import threading
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
@@ -267,7 +270,8 @@ def parse_threshold(text: Any) -> float:
         raise InvalidArgumentError(f"threshold must be a finite number > 0 (a fraction like 0.05 or a percentage "
                                    f"like 5%), got {text!r}")
     if v <= 0:
-        raise InvalidArgumentError(f"threshold must be > 0, got {text!r}")
+        raise InvalidArgumentError(f"threshold must be > 0, got {text!r} (it counts both ways: 5% judges both "
+                                   f"slower and faster)")
     if pct:
         v /= 100.0
     elif v >= 1:
@@ -342,7 +346,7 @@ def _row_seed(seed: int, label: str) -> np.random.Generator:
 
 
 def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed: int, resamples: int,
-                 confidence: float, alpha: float, label_b: str | None = None) -> DiffRow:
+                 confidence: float, alpha: float, label_b: str | None = None, draws=None) -> DiffRow:
     unit_a, unit_b = ea["unit"], eb["unit"]
     xa, xb = _values(ea), _values(eb)
     clock_a, clock_b = ea.get("clock"), eb.get("clock")
@@ -362,7 +366,7 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
     c = iv.compare_samples(xa, xb, unit=unit_a, threshold=threshold, seed=_row_seed(seed, label),
                            resamples=resamples, confidence=confidence, alpha=alpha,
                            groups_a=ga if ga is not None and len(ga) == len(xa) else None,
-                           groups_b=gb if gb is not None and len(gb) == len(xb) else None)
+                           groups_b=gb if gb is not None and len(gb) == len(xb) else None, draws=draws)
     verdict, reason = c.verdict, paired_note + c.reason
     grouped = [f"{side}: {len(set(g))} processes/contexts" for side, g in (("A", ga), ("B", gb))
                if g is not None and len(set(g)) >= 2]
@@ -382,6 +386,52 @@ def _compare_row(label: str, ea: Mapping, eb: Mapping, *, threshold: float, seed
                    p_value=c.test.p_value, verdict=verdict, reason=reason, direction=c.direction,
                    slowdown=c.slowdown, modes_a=list(c.modes_a) if c.modes_a else None,
                    modes_b=list(c.modes_b) if c.modes_b else None, label_b=label_b)
+
+
+#: Rows of one record whose processes hold the same numbers of samples share one set of two-level bootstrap draws
+#: (``bootstrap.two_level_draws``, seeded by the seed, the side and those numbers): each row's interval is still its
+#: own bootstrap, drawn in half the time. Up to this many positions (resamples x processes x samples) a set.
+SHARED_DRAWS = 8_000_000
+
+
+class _Draws:
+    """The shared draws of one diff, made on first use (under a lock: rows run on threads), the same whatever the
+    rows' order: a function of the seed, the side and the groups' sizes."""
+
+    def __init__(self, seed: int, resamples: int):
+        self.seed, self.resamples = int(seed), int(resamples)
+        self.lock = threading.Lock()
+        self.made: dict = {}
+
+    def __call__(self, side: str, counts: tuple):
+        from .stats.bootstrap import two_level_draws
+
+        if not SHARED_DRAWS or self.resamples * len(counts) * max(counts) > SHARED_DRAWS:
+            return None
+        with self.lock:
+            key = (side, counts)
+            if key not in self.made:
+                rng = np.random.default_rng([self.seed, 1 if side == "b" else 0, *counts])
+                self.made[key] = two_level_draws(counts, self.resamples, rng)
+            return self.made[key]
+
+
+#: Rows are compared on up to this many threads (NumPy's random draws, arithmetic and sorts release the GIL): each
+#: row draws from its own seeded stream, so the rows and their order do not depend on it.
+THREADS = max(1, min(4, os.cpu_count() or 1))
+
+
+def _rows_in_threads(jobs: list, kw: dict) -> list[DiffRow]:
+    kw = dict(kw, draws=_Draws(kw["seed"], kw["resamples"]))
+
+    def one(job):
+        label, ea, eb, label_b = job
+        return _compare_row(label, ea, eb, label_b=label_b, **kw)
+
+    if THREADS < 2 or len(jobs) < 2:
+        return [one(j) for j in jobs]
+    with ThreadPoolExecutor(min(THREADS, len(jobs))) as pool:
+        return list(pool.map(one, jobs))
 
 
 def _environment(env_a: Mapping, env_b: Mapping) -> list[EnvRow]:
@@ -451,8 +501,8 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
         raise RecordError(f"{a_name} ({ra['kind']}) and {b_name} ({rb['kind']}) share no row label: name the rows "
                           "to compare with --pair A_ROW B_ROW")
     kw = dict(threshold=float(threshold), seed=int(seed), resamples=resamples, confidence=confidence, alpha=alpha)
-    rows = [_compare_row(k, sa[k], sb[k], **kw) for k in shared]
-    rows += [_compare_row(f"{la} ~ {lb}", sa[la], sb[lb], label_b=lb, **kw) for la, lb in paired]
+    jobs = [(k, sa[k], sb[k], None) for k in shared] + [(f"{la} ~ {lb}", sa[la], sb[lb], lb) for la, lb in paired]
+    rows = _rows_in_threads(jobs, kw)
     nv_a, nv_b = ra.get("nvbench") or {}, rb.get("nvbench") or {}
     for r, (la, lb) in zip(rows, [(k, k) for k in shared] + paired):
         r.nvbench = nvbench_compare_status(nv_a.get(la), nv_b.get(lb))
@@ -473,7 +523,9 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
                 "pairs": [list(p) for p in paired],
                 "allow_config": allow_config if isinstance(allow_config, str) else list(allow_config),
                 "judge": judge, "device_bound": DEVICE_BOUND,
-                "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own",
+                "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own (by "
+                            "process, then sample, where the record says which process; the rows of one side "
+                            "share the draws)",
                 "test": "Mann-Whitney U, two-sided, normal approximation with tie and continuity corrections"},
         env=env, clocks=clocks, compared_kind=ra["kind"], compared_schema=ra["schema"],
         compared_kind_b=rb["kind"] if two_tools else None,

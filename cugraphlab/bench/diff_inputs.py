@@ -114,7 +114,9 @@ def check_measurement(d: Any, source: str, *, kind: str | None = None) -> Mappin
             raise RecordError(why)
         schema = d["schema"]
         if isinstance(schema, bool) or not isinstance(schema, int) or schema < 1:
-            raise RecordError(f"{source} has schema {schema!r}, not a version number this cugraphlab reads")
+            from .records.record import schema_words
+
+            raise RecordError(f"{source} has {schema_words(schema)}, not a version number this cugraphlab reads")
         cls = _kind_class(d["kind"])
         if cls is not None and schema > cls.SCHEMA:
             raise RecordError(f"{source} has schema {schema} of {d['kind']}, newer than this cugraphlab reads "

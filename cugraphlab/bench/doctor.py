@@ -36,7 +36,9 @@ class DoctorResult(Record):
     cases: list = field(default_factory=list)
     modes: list = field(default_factory=list)
     overhead: dict = field(default_factory=dict)
-    field: list = field(default_factory=list)  # the field gallery (experiment.doctor_gallery_field), FieldResult dicts
+    field_cases: list = field(default_factory=list)  # the field gallery (experiment.doctor_gallery_field), FieldResult dicts
+    replay: list = field(default_factory=list)  # its replay hazards (ReplayResult dicts)
+    clean: list = field(default_factory=list)  # its correct programs (CleanResult dicts)
 
     @property
     def named_all(self) -> bool:
@@ -57,18 +59,23 @@ class DoctorResult(Record):
         """The field gallery's counts: cases, run (not skipped), caught, fixes that work, crashes, hangs."""
         from ..report.doctor import field_counts
 
-        return field_counts(self.field)
+        return field_counts(self.field_cases)
 
     @property
     def field_ok(self) -> bool:
-        """No crash, no hang, and every case that ran caught and fixed."""
-        n = self.field_counts
-        return n["crashes"] == 0 and n["hangs"] == 0 and n["caught"] == n["run"] == n["fix_works"]
+        """No crash, no hang, every case that ran caught and fixed (replay hazards too), every clean program clean."""
+        from ..report.doctor import field_counts
+
+        n, r = self.field_counts, field_counts(self.replay)
+        clean = all(c["ok"] or c["skipped"] for c in self.clean)
+        return (n["crashes"] == 0 and n["hangs"] == 0 and n["caught"] == n["run"] == n["fix_works"]
+                and r["crashes"] == 0 and r["hangs"] == 0 and r["caught"] == r["run"] == r["fix_works"] and clean)
 
     @property
     def ok(self) -> bool:
         ours = (self.named_all and self.restored_all and self.false_alarms == 0) if self.cases else True
-        return ours and self.field_ok and bool(self.cases or self.field)
+        ran = any(not c["skipped"] for c in self.field_cases)
+        return ours and self.field_ok and bool(self.cases or ran)
 
     def _extra_dict(self) -> dict:
         return {"named_all": self.named_all, "restored_all": self.restored_all, "false_alarms": self.false_alarms,
@@ -155,10 +162,8 @@ def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhe
 
         raise InvalidArgumentError(f"gallery must be ours, field or all, got {gallery!r}")
     if gallery == "field":
-        from ..experiment.doctor_gallery_field import run_field_gallery
-
         record = DoctorResult(config={"device": device, "gallery": "field"}, clocks=clocks("host_api"))
-        record.field = [r.to_dict() for r in run_field_gallery(timeout=field_timeout, workers=field_workers)]
+        _run_field(record, field_timeout, field_workers)
         return record
     samples = positive_int("samples", samples)
     launches = positive_int("launches", launches)
@@ -180,8 +185,15 @@ def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhe
                 record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples,
                                                    cupti=cupti)
     if gallery == "all":
-        from ..experiment.doctor_gallery_field import run_field_gallery
-
         record.config["gallery"] = "all"
-        record.field = [r.to_dict() for r in run_field_gallery(timeout=field_timeout, workers=field_workers)]
+        _run_field(record, field_timeout, field_workers)
     return record
+
+
+def _run_field(record: DoctorResult, timeout: float, workers: int) -> None:
+    """The field gallery, its replay hazards and its clean programs, each script in a process of its own."""
+    from ..experiment.doctor_gallery_field import run_clean, run_field_gallery, run_replay
+
+    record.field_cases = [r.to_dict() for r in run_field_gallery(timeout=timeout, workers=workers)]
+    record.replay = [r.to_dict() for r in run_replay(timeout=timeout, workers=workers)]
+    record.clean = [r.to_dict() for r in run_clean(timeout=timeout, workers=workers)]

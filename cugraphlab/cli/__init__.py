@@ -15,15 +15,19 @@ capture), scaling (what a graph costs as it grows). ``main`` is the one funnel f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
 from .._version import __version__
-from ..core.errors import (CompileError, CudaError, CugraphlabError, InvalidArgumentError, NoDeviceError,
-                           UnsupportedError)
-from .args import check_output_paths
+from ..core.errors import (CompileError, CudaError, CugraphlabError, InvalidArgumentError, MissingPackageError,
+                           NoDeviceError, UnsupportedError)
+from .args import check_output_paths, join_negative_values, record_to_stdout, single_value_options
 
-__all__ = ["main", "build_parser", "FAMILIES", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+#: The commands that need no GPU, named by the "no usable GPU" line.
+GPU_FREE = "compile, diff, show and info"
+
+__all__ = ["main", "build_parser", "no_gpu_text", "FAMILIES", "GPU_FREE", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # the driver failed on good input, or a check failed
@@ -43,10 +47,16 @@ class _Parser(argparse.ArgumentParser):
     def parse_args(self, args=None, namespace=None):
         """argparse's, except that options no parser knows are refused by the command they were given to
         (``cugraphlab run: unrecognized arguments: --foo``), not by the top parser."""
+        args = list(sys.argv[1:] if args is None else args)
+        commands = getattr(self, "_commands", {})
+        named = next((a for a in args if a in commands), None)
+        if named is not None:
+            args = join_negative_values(args, single_value_options(commands[named]))
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(self, "_commands", {}).get(getattr(parsed, "command", None), self)
-            command.error(f"unrecognized arguments: {' '.join(extras)}")
+            shown = " ".join(x if x and not any(c.isspace() for c in x) else repr(x) for x in extras)
+            command.error(f"unrecognized arguments: {shown}")  # an empty one as '', not a double space
         return parsed
 
 
@@ -62,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
         importlib.import_module(f"{__name__}.{family}").add_commands(sub, common)
     p._commands = sub.choices  # command name -> its parser, for parse_args' unrecognized arguments
     return p
+
+
+def no_gpu_text(why: str) -> str:
+    """Why no GPU is usable, ending with the commands that need none."""
+    return why if "without one" in why else f"{why}; {GPU_FREE} run without one"
 
 
 def _say(command: str, text: str) -> None:
@@ -91,10 +106,21 @@ def main(argv=None) -> int:
 
         tracer = tracing(sys.stderr)
     try:
-        check_output_paths(args)
-        return args.handler(args)
+        # --json /dev/stdout: the record alone on stdout, everything the command prints on stderr
+        aside = contextlib.redirect_stdout(sys.stderr) if record_to_stdout(args) else contextlib.nullcontext()
+        with aside:
+            check_output_paths(args)
+            code = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the funnel, not at the interpreter's exit
+        return code
+    except BrokenPipeError:  # `cugraphlab show X | head`: the reader left; say nothing more to it, as coreutils do
+        _quiet_stdout()
+        return 141
+    except MissingPackageError as e:  # cuda-bindings missing: what to install, not "no usable GPU"
+        _say(command, str(e))
+        return EXIT_USAGE
     except NoDeviceError as e:
-        _say(command, f"no usable GPU: {e}")
+        _say(command, f"no usable GPU: {no_gpu_text(str(e))}")
         return EXIT_USAGE
     except (CompileError, InvalidArgumentError, UnsupportedError) as e:
         _say(command, str(e))
@@ -109,9 +135,13 @@ def main(argv=None) -> int:
         where = f" {e.filename}" if getattr(e, "filename", None) else ""
         _say(command, f"could not write{where}: {e.strerror or e}")
         return EXIT_USAGE
-    except BrokenPipeError:  # `cugraphlab show X | head`: the reader left; say nothing more to it
-        _quiet_stdout()
-        return 141
+    except RuntimeError as e:  # cuda.pathfinder's DynamicLibNotFoundError (libnvrtc, libcuda ...): what to install
+        if not type(e).__name__.endswith("NotFoundError"):
+            raise
+        first = str(e).splitlines()[0] if str(e) else "a library"
+        _say(command, f"a CUDA library was not found ({first[:160]}): reinstall cugraphlab, which brings NVRTC "
+                      f"(pip install cugraphlab, or 'cugraphlab[cu12]' for CUDA 12)")
+        return EXIT_USAGE
     except KeyboardInterrupt:
         _say(command, "interrupted")
         return 130

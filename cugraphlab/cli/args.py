@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 
 from ..core.errors import InvalidArgumentError
@@ -17,7 +18,8 @@ from ..core.errors import InvalidArgumentError
 __all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg",
            "iters_arg", "seed_arg", "seconds_arg", "seconds_or_zero_arg", "finite_arg", "name_list_arg", "MAX_ITERS",
            "add_size", "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv",
-           "add_plot", "add_scalar", "check_output_paths", "save_json", "nothing_measured", "OUTPUT_FILE_OPTIONS",
+           "add_plot", "add_scalar", "check_output_paths", "save_json", "written", "record_to_stdout",
+           "single_value_options", "join_negative_values", "MAX_COUNT", "nothing_measured", "OUTPUT_FILE_OPTIONS",
            "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
 
 DEFAULT_OPS_TEXT = "add,mul,sub,relu"
@@ -26,27 +28,35 @@ OUTPUT_FILE_OPTIONS = ("json", "csv", "dot")
 OUTPUT_STEM_OPTIONS = ("plot", "out", "draw")
 
 
-def _count(text: str) -> int:
+#: The largest count or size any option takes: 2^40 (a trillion float32 elements is 4 TiB, beyond any GPU's memory).
+MAX_COUNT = 1 << 40
+_WHOLE_HELP = "a whole number (like 1024, 1_048_576 or 2^20)"
+
+
+def _whole(text: str) -> int:
+    """``text`` as a whole number, written ``1024``, ``1_024``, ``2^10`` or with a sign; ``1,024`` refused as ambiguous."""
     t = text.strip()
-    if t.startswith("2^"):
-        k = t[2:]
-        if not k.isdigit() or int(k) > 40:
-            raise argparse.ArgumentTypeError(f"expected 2^K with K in 0..40, got {text!r}")
-        return 1 << int(k)
+    if re.fullmatch(r"2\^\d{1,4}", t):
+        return 1 << int(t[2:])
     if "," in t:
         raise argparse.ArgumentTypeError(f"{text!r} is ambiguous (a list or a thousands separator?): write 1024, "
                                          f"1_024 or 2^10")
-    if not re.fullmatch(r"\d+(_\d+)*", t):
-        raise argparse.ArgumentTypeError(f"expected a whole number (like 1024, 1_048_576 or 2^20), got {text!r}")
+    if not re.fullmatch(r"[+-]?\d{1,60}(_\d+)*", t) or len(t) > 80:
+        raise argparse.ArgumentTypeError(f"expected {_WHOLE_HELP}, got {text!r}")
     return int(t.replace("_", ""))
 
 
-def count_arg(text: str) -> int:
-    """A count >= 1: ``1000``, ``1_000`` or ``2^10``."""
-    v = _count(text)
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+def _in_range(text: str, lo: int, hi: int, range_text: str) -> int:
+    v = _whole(text)
+    if not lo <= v <= hi:
+        raise argparse.ArgumentTypeError(f"must be {range_text}, got {text.strip()!r}")
     return v
+
+
+def count_arg(text: str) -> int:
+    """A count from 1 to 2^40: ``1000``, ``1_000`` or ``2^10``; every count out of range (0, -1, 2^41,
+    10000000000000) gets the same words."""
+    return _in_range(text, 1, MAX_COUNT, "a whole number from 1 to 2^40")
 
 
 size_arg = count_arg  # float32 elements: the same rules
@@ -89,14 +99,14 @@ def iters_arg(text: str) -> int:
 
 
 def seed_arg(text: str) -> int:
-    """A seed of the random inputs: a whole number 0 to 2**64 - 1 (NumPy's generators refuse negative seeds)."""
+    """A seed of the random inputs: a whole number 0 to 2**64 - 1 (``42``, ``2^20``; NumPy's generators refuse
+    negative seeds)."""
     try:
-        v = int(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
-    if not 0 <= v < 1 << 64:
-        raise argparse.ArgumentTypeError(f"must be 0 to 2**64 - 1, got {v}")
-    return v
+        return _in_range(text, 0, (1 << 64) - 1, "0 to 2**64 - 1 (2^K accepted)")
+    except argparse.ArgumentTypeError as e:
+        if str(e).startswith("expected"):
+            raise argparse.ArgumentTypeError(f"expected a whole number >= 0 (like 42 or 2^20), got {text!r}") from None
+        raise
 
 
 def _float_arg(text: str, what: str, ok, must: str) -> float:
@@ -218,7 +228,64 @@ def save_json(path: str | None, record) -> None:
         from ..report.files import write_json
 
         write_json(path, record)
-        print(f"record written to {path}")
+        print(f"record written to {written(path)}")
+
+
+def written(paths) -> str:
+    """The file (or files) a command wrote, as its line names them: each with ``(created the folder F)`` where the
+    folder had to be made (``report.files.written_text``)."""
+    from ..report.files import written_text
+
+    if isinstance(paths, (str, os.PathLike)):
+        return written_text(paths)
+    return ", ".join(written_text(p) for p in paths)
+
+
+def _same_file(path: str, fd: int) -> bool:
+    try:
+        a, b = os.stat(path), os.fstat(fd)
+    except (OSError, ValueError):
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def record_to_stdout(args: argparse.Namespace) -> bool:
+    """Whether an output file option (``--json``, ``--csv``, ``--dot``) names this process's standard output
+    (``/dev/stdout``, ``/dev/fd/1``, or the file or pipe stdout is). Then that file alone goes to stdout and
+    everything the command prints goes to stderr (``cli.main``), so that
+    ``cugraphlab diff a.json b.json --json /dev/stdout | python -m json.tool`` reads nothing but the record."""
+    for name in OUTPUT_FILE_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value and (value in ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
+                                                   or _same_file(value, 1)):
+            return True
+    return False
+
+
+def single_value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options of ``parser`` that take exactly one value (``--threshold``, ``--scalar``, ...); none for a
+    parser that passes the rest of the line on (``doctor SCRIPT ARGS...``): those words are the script's."""
+    if any(a.nargs == argparse.REMAINDER for a in parser._actions):
+        return set()
+    return {o for a in parser._actions if a.nargs is None and a.option_strings
+            for o in a.option_strings if o.startswith("--")}
+
+
+def join_negative_values(argv: list[str], options: set[str]) -> list[str]:
+    """``--threshold -5%`` as ``--threshold=-5%``: argparse reads a value that starts with '-' and is not a plain
+    number (``-5%``, ``-1e3``, ``-2^4``) as an option and says only "expected one argument"; joined, the value
+    reaches its option's check, whose one line says what is wrong with it."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in options and i + 1 < len(argv) and re.match(r"-[\d.]", argv[i + 1]):
+            out.append(f"{a}={argv[i + 1]}")
+            i += 2
+            continue
+        out.append(a)
+        i += 1
+    return out
 
 
 def nothing_measured(what: str) -> InvalidArgumentError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed, count_arg, iters_arg,
-                   name_list_arg, nothing_measured, save_json, seconds_arg, size_list_arg)
+                   name_list_arg, nothing_measured, save_json, written, seconds_arg, size_list_arg)
 
 __all__ = ["add_commands", "run_baselines", "resolve_preset"]
 
@@ -52,8 +52,12 @@ def cmd_compare(args) -> int:
     bit-exact, 2 (one line) when nothing could be measured."""
     from ..bench.compare import DEFAULT_SIZES, compare_checked, validate_compare
     from ..core.device import device_count
+    from ..core.errors import InvalidArgumentError
     from ..report.compare import render_classic, render_compare
 
+    if args.no_paired and args.paired_contexts is not None:  # taken and ignored would be worse than refused
+        raise InvalidArgumentError("--paired-contexts sizes the paired section, and --no-paired leaves it out: give "
+                                   "one of them")
     resolve_preset(args)
     # every check before any worker starts, once: bad input is one line and exit 2; the config checked is the one run
     config = validate_compare(size=args.size or DEFAULT_SIZES, iters=args.iters, ops=args.ops, repeats=args.repeats,
@@ -83,12 +87,12 @@ def cmd_compare(args) -> int:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.csv_rows())
-        print(f"rows written to {args.csv}")
+        print(f"rows written to {written(args.csv)}")
     if args.plot:
         from ..report.plots.compare import plot_compare_stacks
 
         paths = plot_compare_stacks(result, args.plot)
-        print("figures written to " + ", ".join(str(p) for p in paths))
+        print("figures written to " + written(paths))
     return 0 if result.ok else 1
 
 

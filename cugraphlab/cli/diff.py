@@ -64,15 +64,14 @@ def _fail_on(text):
 
 
 def _seed(text) -> int:
+    """The bootstrap's seed, by the rule of every --seed (``cli.args.seed_arg``: 0 to 2**64 - 1, 2^K accepted)."""
     from ..core.errors import InvalidArgumentError
+    from .args import seed_arg
 
     try:
-        v = int(str(text))
-    except ValueError:
-        v = -1
-    if v < 0:
-        raise InvalidArgumentError(f"--seed must be an integer >= 0, got {text!r}")
-    return v
+        return seed_arg(str(text))
+    except argparse.ArgumentTypeError as e:
+        raise InvalidArgumentError(f"--seed: {e}") from None
 
 
 def _check_writable(path: Path, option: str) -> None:
@@ -142,8 +141,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         from ..report.files import write_json
 
         written.append(write_json(args.json, result))
+    from .args import written as written_text
+
     for path in written:
-        print(f"written: {path}")
+        print(f"written: {written_text(path)}")
     if result.fails(fail_on):
         failing = [r.label for r in result.rows_judged if r.verdict in _verdicts(fail_on)]
         if failing:

@@ -54,7 +54,7 @@ def add_commands(sub, common) -> None:
     p.add_argument("--replay", action="store_true",
                    help="with a script: also the replay watch, per capture site (PyTorch, CuPy, cuda.core): "
                         "captures, replays and what the captures cost, and a site re-captured on every use")
-    p.add_argument("--device", type=_device_index, default=0, help="CUDA device index for --gallery (default 0)")
+    p.add_argument("--device", type=_device_index, default=None, help="CUDA device index for --gallery (default 0)")
     p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
     p.add_argument("--cupti", action="store_true",
@@ -75,6 +75,10 @@ def cmd_doctor(args) -> int:
                                            f"got {args.gallery!r}")
             raise InvalidArgumentError("give a script, a module or --gallery, not both")
         return _gallery(args)
+    for option, given in (("--json", args.json), ("--no-overhead", args.no_overhead),
+                          ("--device", args.device is not None)):
+        if given:  # taken and ignored would be worse than refused
+            raise InvalidArgumentError(f"{option} is for --gallery; a script's diagnoses are printed, not recorded")
     if args.module is not None:
         if not args.module:
             raise InvalidArgumentError("-m needs a module name")
@@ -95,7 +99,16 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
     from cugraphlab.graphs.doctor import run_explained
     from cugraphlab.report.doctor import render_session
 
-    code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
+    import os
+
+    here = os.getcwd()
+    if module:  # as `python -m` does: a module in the current folder is found
+        sys.path.insert(0, here)
+    try:
+        code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
+    finally:
+        if module and here in sys.path:
+            sys.path.remove(here)
     sys.stdout.flush()
     print(render_session(diagnoses))
     if replay:
@@ -113,7 +126,15 @@ def _gallery(args) -> int:
     from cugraphlab.bench.doctor import run_doctor
     from cugraphlab.report.doctor import render_doctor
 
-    record = run_doctor(args.device, overhead=not args.no_overhead, cupti=args.cupti, gallery=args.gallery)
+    gallery = args.gallery
+    if args.cupti:  # the CUPTI mode names calls in our gallery's captures; the field gallery's run in processes
+        if gallery == "field":
+            from cugraphlab.core.errors import InvalidArgumentError
+
+            raise InvalidArgumentError("--cupti applies to --gallery ours (the field gallery runs each case in its "
+                                       "own process)")
+        gallery = "ours"
+    record = run_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti, gallery=gallery)
     if args.cupti:
         from cugraphlab.report.doctor_cupti import render_doctor_cupti
 
@@ -123,5 +144,8 @@ def _gallery(args) -> int:
     if args.json:
         from cugraphlab.report.files import write_json
 
+        from .args import written
+
         write_json(args.json, record.to_dict())
+        print(f"record written to {written(args.json)}")
     return 0 if record.ok else EXIT_FAILED

@@ -68,8 +68,10 @@ def cmd_graph(args) -> int:
     if draw:
         from ..report.plots.graphs import draw_graph
 
-        written = draw_graph(report.view, draw, title=report.title)
-        print("drawing written to " + ", ".join(str(p) for p in written) + " (matplotlib)")
+        from .args import written as written_text
+
+        drawn = draw_graph(report.view, draw, title=report.title)
+        print("drawing written to " + written_text(drawn) + " (matplotlib)")
     return 0 if report.ok else 1
 
 

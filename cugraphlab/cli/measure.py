@@ -28,7 +28,7 @@ def add_commands(sub, common) -> None:
     tl.add_argument("--iters", type=iters_arg, default=25, help="chain iterations recorded (default 25)")
     add_ops(tl)
     add_device(tl)
-    tl.add_argument("--out", metavar="STEM", default="cugraphlab",
+    tl.add_argument("--out", metavar="STEM", default=None,
                     help="figure path stem: STEM_timeline.png/.svg and STEM_gaps.png/.svg (default ./cugraphlab)")
     tl.add_argument("--probe", action="store_true",
                     help="time the empty kernel instead of the chain: the pure kernel-to-kernel gap")
@@ -43,14 +43,27 @@ def add_commands(sub, common) -> None:
                     help="kernels per chain, a comma list, e.g. 1,4,128,256 (default 1..256)")
     add_repeats(sw, 3, "timed loops per point")
     add_device(sw)
-    sw.add_argument("--out", metavar="STEM", default="cugraphlab_sweep", help="figure stem (default ./cugraphlab_sweep)")
+    sw.add_argument("--out", metavar="STEM", default=None, help="figure stem (default ./cugraphlab_sweep)")
     sw.add_argument("--no-plot", action="store_true", help="print the table only")
     add_json(sw)
     sw.add_argument("--csv", metavar="PATH", help="write one row per point")
     sw.set_defaults(handler=cmd_sweep)
 
 
+#: command -> the figure stem when --out is not given
+DEFAULT_STEMS = {"timeline": "cugraphlab", "sweep": "cugraphlab_sweep"}
+
+
 def _plot_check(args) -> None:
+    from ..core.errors import InvalidArgumentError
+
+    if args.no_plot and args.out is not None:  # taken and ignored would be worse than refused
+        raise InvalidArgumentError("--out names the figures, and --no-plot draws none: give one of them")
+    if args.out is None:
+        from .args import check_output_paths
+
+        args.out = DEFAULT_STEMS[args.command]
+        check_output_paths(args)  # the default stem, checked as a given one was
     if not args.no_plot:
         from ..report.plots import PlotUnavailableError, matplotlib_missing
 
@@ -83,7 +96,7 @@ def cmd_timeline(args) -> int:
     with Device(args.device) as dev:
         result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
     written = [] if args.no_plot else plot_timeline_files(result, args.out)
-    print(render_timeline(result, written))
+    print(render_timeline(result, _named(written)))
     save_json(args.json, result)
     return 0 if all(m.verified for m in result.modes) else 1
 
@@ -99,10 +112,20 @@ def cmd_sweep(args) -> int:
         result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
                            repeats=args.repeats, progress=sweep_progress())
     written = [] if args.no_plot else plot_sweep_files(result, args.out)
-    print(render_sweep(result, written))
+    print(render_sweep(result, _named(written)))
     save_json(args.json, result)
     if args.csv:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.rows)
+        print(f"rows written to {_named(args.csv)}")
     return 0 if all(r["verified"] is not False for r in result.rows) else 1
+
+
+def _named(paths):
+    """Files written, as their line names them (``cli.args.written``: with the folder created for them)."""
+    from .args import written
+
+    if isinstance(paths, str):
+        return written(paths)
+    return [written(p) for p in paths]

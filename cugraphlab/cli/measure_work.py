@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import InvalidArgumentError
-from .args import add_device, add_json, count_arg, save_json, size_arg
+from .args import add_device, add_json, count_arg, name_list_arg, save_json, seconds_arg, size_arg
 
 __all__ = ["add_measure", "cmd_measure", "spec_from_args", "EPILOG"]
 
@@ -26,9 +26,9 @@ what to measure:
                              f32:2.0 or u64:n where the source does not say)
 
 examples:
-  cugraphlab measure saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n
-  cugraphlab measure step.py:step --setup make --stream cupy --check verify --json new.json
-  cugraphlab measure step.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
+  cugraphlab measure benchmarks/measure_demo/saxpy.cu --kernel saxpy --size 2^20 --args out,x,y,2.0,n
+  cugraphlab measure benchmarks/measure_demo/cupy_saxpy.py:step --setup make --stream cupy --check verify --json new.json
+  cugraphlab measure benchmarks/measure_demo/cupy_saxpy.py:step --setup make --processes 6 --json new.json --compare-to old.json --fail-on slower
 
 ways: eager (each call from Python), graph (captured once through the capture doctor, one cuGraphLaunch per call),
 native and floor (a kernel only: the driver call from C behind a builtin, and in a C loop), and the reference (the
@@ -61,10 +61,10 @@ def add_measure(sub, common) -> None:
     cu.add_argument("--kernel", metavar="NAME", help="the kernel (default: the file's only one)")
     cu.add_argument("--size", type=size_arg, default=None, help="elements per buffer, e.g. 2^20 (default 2^20)")
     cu.add_argument("--args", metavar="LIST", help="one comma-separated item per kernel parameter, e.g. out,x,y,2.0,n")
-    cu.add_argument("--block", type=count_arg, default=256, help="threads per block (default 256)")
+    cu.add_argument("--block", type=count_arg, default=None, help="threads per block (default 256)")
     cu.add_argument("--grid", type=count_arg, default=None, help="blocks (default ceil(size / block))")
     how = p.add_argument_group("how")
-    how.add_argument("--ways", metavar="LIST", help="comma list of eager, graph, native, floor (default: all that "
+    how.add_argument("--ways", metavar="LIST", type=name_list_arg, help="comma list of eager, graph, native, floor (default: all that "
                      "apply)")
     how.add_argument("--processes", type=count_arg, default=1,
                      help="measure in N fresh processes, one after the other; intervals take the process as the "
@@ -74,8 +74,12 @@ def add_measure(sub, common) -> None:
                           "hold); --l2 cold is refused, saying so")
     how.add_argument("--no-gpu-clocks", action="store_true",
                      help="leave out the held and cold rows (the GPU's own time per call)")
-    how.add_argument("--time-budget", type=float, default=5.0, metavar="S",
+    how.add_argument("--time-budget", type=seconds_arg, default=5.0, metavar="S",
                      help="seconds of sampling per process at most (default 5)")
+    how.add_argument("--min-samples", type=count_arg, default=10, metavar="N",
+                     help="samples (rounds) per way at least, before the spread may stop sampling (default 10)")
+    how.add_argument("--max-samples", type=count_arg, default=200, metavar="N",
+                     help="samples (rounds) per way at most (default 200)")
     how.add_argument("--no-reference", action="store_true",
                      help="leave out the reference (the bare launch of an empty kernel timed in the same rounds, which "
                           "x ref divides by)")
@@ -110,15 +114,15 @@ def _function_name(text: str | None, target_source: str | None, option: str) -> 
 def spec_from_args(args) -> dict:
     """The spec (``bench.measure.run``) the options describe; InvalidArgumentError for options that do not fit."""
     target = args.target
-    if target.endswith((".cu", ".cuh")):
+    if target.lower().endswith((".cu", ".cuh")):
         for option in ("setup", "prepare", "stream"):
             if getattr(args, option) is not None:
                 raise InvalidArgumentError(f"--{option} is for a Python function; {target} is a kernel source")
         items = None if args.args is None else [a.strip() for a in args.args.split(",")]
         return {"cu": target, "kernel": args.kernel, "size": args.size or 1 << 20, "args": items,
-                "block": args.block, "grid": args.grid, "check": _function_name(args.check, None, "check"),
+                "block": args.block or 256, "grid": args.grid, "check": _function_name(args.check, None, "check"),
                 "device": args.device}
-    for option in ("kernel", "size", "args", "grid"):
+    for option in ("kernel", "size", "args", "block", "grid"):
         if getattr(args, option) is not None:
             raise InvalidArgumentError(f"--{option} is for a kernel in a .cu file, not for {target}")
     if ":" not in target:
@@ -139,7 +143,8 @@ def _options(args):
         raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
     return MeasureOptions.coerce({"ways": ways, "l2": args.l2, "reference": not args.no_reference,
                                   "capture_mode": args.capture_mode, "gpu_clocks": not args.no_gpu_clocks,
-                                  "time_budget_s": args.time_budget})
+                                  "time_budget_s": args.time_budget, "min_samples": args.min_samples,
+                                  "max_samples": args.max_samples})
 
 
 def _old_record(args):
@@ -157,7 +162,9 @@ def _old_record(args):
     threshold = parse_threshold(args.threshold or "5%")
     old = read_record_file(args.compare_to)
     if not isinstance(old, dict):
-        raise RecordError(f"{args.compare_to}: a JSON {type(old).__name__}, not a record; --compare-to takes a "
+        from ..report.show import json_type_words
+
+        raise RecordError(f"{args.compare_to}: {json_type_words(old)}, not a record; --compare-to takes a "
                           f"record written by cugraphlab measure --json")
     if old.get("kind") != MeasureResult.KIND:
         raise RecordError(f"{args.compare_to}: a record of kind {old.get('kind')!r}, not {MeasureResult.KIND!r}; "
@@ -181,6 +188,11 @@ def cmd_measure(args) -> int:
 
     spec = spec_from_args(args)
     options = _options(args)
+    if "cu" in spec:  # NVRTC needs no GPU: a kernel that does not compile says so before the GPU is looked for
+        from ..bench.measure.cu_kernel import CuKernel
+
+        CuKernel.plan(spec["cu"], kernel=spec["kernel"], size=spec["size"], args=spec["args"], block=spec["block"],
+                      grid=spec["grid"]).check_compiles()
     old, threshold = _old_record(args)  # before anything is measured
     if args.processes > 1:
         result = measure_processes(None, processes=args.processes, options=options, spec=spec)

@@ -49,5 +49,7 @@ def cmd_nodes(args) -> int:
         from ..report.files import write_json
 
         write_json(args.json, result.to_dict())
-        print(f"\nrecord written to {args.json}")
+        from .args import written
+
+        print(f"\nrecord written to {written(args.json)}")
     return 0 if result.verified else 1

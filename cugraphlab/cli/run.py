@@ -70,10 +70,12 @@ def cmd_info(args) -> int:
 
     info = system_info(args.device)
     print(render_info(info))
-    if info.get("driver_error"):
-        from ..core.errors import NoDeviceError
+    if info.get("missing_package"):  # no cuda-bindings: what to install, not "no usable GPU"
+        print(info["missing_package"])
+    if info.get("driver_error"):  # the facts above need no GPU: info has done its work (exit 0), and says why
+        from . import no_gpu_text
 
-        raise NoDeviceError(info["driver_error"])
+        print(f"no usable GPU: {no_gpu_text(info['driver_error'])}")
     return 0
 
 

@@ -94,6 +94,8 @@ def cmd_scale(args) -> int:
         from ..report.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(data)))
-    print(render_scale(data, written))
+    from ..report.files import written_text
+
+    print(render_scale(data, [written_text(p) for p in written]))
     ok = all(r.get("ok") and r.get("verified") is not False for r in record.points)
     return 0 if ok else 1

@@ -85,5 +85,7 @@ def cmd_scaling(args) -> int:
         from ..report.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(result)))
-    print(render_scaling(result, written))
+    from ..report.files import written_text
+
+    print(render_scaling(result, [written_text(p) for p in written]))
     return 0 if result.verified else EXIT_FAILED

@@ -5,8 +5,10 @@ Any record a command wrote (``--json``) and every record committed under ``bench
 package writes by their command's own report, the studies' and benchmark scripts' records plainly (fields, rows,
 samples, the records inside them by their kinds). ``--plot STEM`` draws what the command draws for timeline,
 sweep, compare, scale, scaling and diff records; ``--plain`` shows any JSON object plainly, whatever its kind or
-schema. Exit 0 when shown; 2, in one line, when the file cannot be read, is not a record, is of a schema this
-version cannot rebuild (``--plain`` still shows it), or ``--plot`` asks a kind that draws nothing.
+schema. A JSON list, and a record of an older schema or shape than this version rebuilds, are shown plainly under a
+first line saying why, so every record committed under ``benchmarks/results/`` shows. Exit 0 when shown; 2, in one
+line, when the file cannot be read, is not JSON or not a JSON object or list, is of a newer schema than this
+version reads (``--plain`` still shows it), or ``--plot`` asks a kind that draws nothing.
 """
 from __future__ import annotations
 
@@ -31,12 +33,15 @@ def cmd_show(args) -> int:
     """Read, check --plot against the kind, draw, print; 0, or RecordError (one line, exit 2)."""
     from ..bench.records.record import RecordError
     from ..report.plain import render_plain
-    from ..report.show import has_plot, plot_record, read_shown, render_record
+    from ..report.show import has_plot, json_type_words, plot_record, read_shown, render_record
 
     data = read_shown(args.record)
     if args.plain:
+        if isinstance(data, list):
+            print(render_plain({"items": data}, f"{args.record}: a JSON list of {len(data)} item(s), shown plainly"))
+            return 0
         if not isinstance(data, dict):
-            raise RecordError(f"{args.record} holds a JSON {type(data).__name__}, not a record (a JSON object)")
+            raise RecordError(f"{args.record} holds {json_type_words(data)}, not a record (a JSON object)")
         print(render_plain(data, f"{args.record}: {data.get('kind', 'no kind')}, its fields shown plainly"))
         return 0
     if args.plot:
@@ -50,12 +55,14 @@ def cmd_show(args) -> int:
             raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     try:
         written = plot_record(data, args.plot, source=args.record) if args.plot else []
-        text = render_record(data, written, source=args.record)
+        text = render_record(data, written, source=args.record, plain_fallback=True)
     except RecordError as e:
         if "--plain" in str(e) or not isinstance(data, dict):
             raise
         raise RecordError(f"{e}; cugraphlab show --plain shows its fields") from None
     print(text)
     if written and not any(str(p) in text for p in written):
-        print("figures written to " + ", ".join(str(p) for p in written))
+        from .args import written as written_text
+
+        print("figures written to " + written_text(written))
     return 0

@@ -16,7 +16,7 @@ from .errors import (
     DriverMismatchError,
     LinkError,
     MissingDriverFunctionError,
-    NoDeviceError,
+    MissingPackageError,
     UnsupportedError,
     check,
     check_nvrtc,
@@ -48,7 +48,7 @@ def driver_module():
         try:
             from cuda.bindings import driver
         except ImportError as e:  # pragma: no cover - the package depends on cuda-bindings
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed: {BINDINGS_INSTALL}") from e
         _driver = driver
     return _driver
 
@@ -60,7 +60,7 @@ def nvrtc_module():
         try:
             from cuda.bindings import nvrtc
         except ImportError as e:  # pragma: no cover
-            raise NoDeviceError(f"cuda-bindings is not importable ({e}): {BINDINGS_INSTALL}") from e
+            raise MissingPackageError(f"cuda-bindings is not installed: {BINDINGS_INSTALL}") from e
         _nvrtc = nvrtc
     return _nvrtc
 

@@ -40,7 +40,8 @@ from pathlib import Path
 
 __all__ = ["HEADER", "NEEDED", "HEADERS_INSTALL", "DEFAULT_ROOTS", "Looked", "HeaderSearch", "search_include_dir",
            "require_include_dir", "cuda_include_dir", "loaded_nvrtc_path", "candidate_include_dirs",
-           "nvcc_include_dirs", "header_cuda_version", "check_include_dir", "pick_include_dir"]
+           "nvcc_include_dirs", "header_cuda_version", "check_include_dir", "pick_include_dir", "TOOLKIT_HEADERS",
+           "toolkit_header_dir"]
 
 HEADER = "cuda_device_runtime_api.h"
 # The header and what it includes (a folder with only some of them, like nvidia/cu13/include with nvrtc.h, is no use).
@@ -292,6 +293,44 @@ def pick_include_dir(lib_path: str | None, nvrtc_major: int) -> str | None:
         return None
     return search_include_dir(nvrtc_major, nvrtc_lib=lib_path, environ={}, nvcc=None, pathfinder=False,
                               default_roots=()).found
+
+
+#: Toolkit headers a user's kernel may include that NVRTC does not bring itself: ``compile_source`` adds ``-I`` with
+#: the folder ``toolkit_header_dir`` finds for them (a pip install has them in nvidia-cuda-runtime's wheel).
+TOOLKIT_HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cuda_fp8.h", "cuda_fp6.h", "cuda_fp4.h")
+
+
+def toolkit_header_dir(header: str, nvrtc_major: int | None = None, **search) -> str | None:
+    """A folder holding ``header`` (``cuda_fp16.h``, ...) of the CUDA that NVRTC belongs to, looked for in the
+    order of the module docstring (a folder whose CUDA version cannot be read is taken only when no other has
+    the header); None when none has it. ``search``: ``search_include_dir``'s keywords (tests)."""
+    if nvrtc_major is None:
+        from ._calls import nv
+
+        try:
+            nvrtc_major = int(nv("nvrtcVersion")[0])
+        except Exception:
+            return None
+    nvrtc_lib = search.get("nvrtc_lib", True)
+    lib = loaded_nvrtc_path() if nvrtc_lib is True else (nvrtc_lib or None)
+    nvcc = search.get("nvcc", True)
+    exe = shutil.which("nvcc") if nvcc is True else (nvcc or None)
+    env = os.environ if search.get("environ") is None else search["environ"]
+    roots = DEFAULT_ROOTS if search.get("default_roots") is None else tuple(search["default_roots"])
+    unknown = None
+    seen: set[str] = set()
+    for folder, _via in _candidates(lib, tuple(search.get("beside", ())), env, exe, search.get("pathfinder", True),
+                                    roots):
+        key = os.path.realpath(folder)
+        if key in seen or not (folder / header).is_file():
+            continue
+        seen.add(key)
+        v = header_cuda_version(folder)
+        if v is None:
+            unknown = unknown or str(folder)
+        elif v[0] == nvrtc_major:
+            return str(folder)
+    return unknown
 
 
 def cuda_include_dir(beside: Iterable[str] = ()) -> str | None:

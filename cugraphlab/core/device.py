@@ -34,7 +34,7 @@ def init() -> None:
         except Exception as e:  # cuda.pathfinder raises when libcuda.so cannot be found at all
             raise NoDeviceError(
                 "no NVIDIA driver found (libcuda.so.1 could not be loaded): this command needs a machine with an "
-                "NVIDIA GPU and its driver; compile-only work (`cugraphlab compile`) runs without one"
+                "NVIDIA GPU and its driver; compile, diff, show and info run without one"
             ) from e
         status = result[0]
         if status != 0:

@@ -16,6 +16,7 @@ __all__ = [
     "DeviceMemoryError",
     "NoDeviceError",
     "DriverMismatchError",
+    "MissingPackageError",
     "InvalidArgumentError",
     "UnsupportedError",
     "MissingDriverFunctionError",
@@ -55,6 +56,12 @@ class DriverMismatchError(NoDeviceError):
 
     A NoDeviceError, so the CLI prints its one line and exits 2; the message names the install that fits.
     """
+
+
+class MissingPackageError(NoDeviceError):
+    """A package cugraphlab talks to the GPU and NVRTC through (cuda-bindings) is not installed: the message names
+    what to install. A NoDeviceError (nothing can reach a GPU without it), but the CLI does not call it "no usable
+    GPU": the GPU may well be there."""
 
 
 class UnsupportedError(CugraphlabError):

@@ -30,6 +30,7 @@ sees half an entry. The cache folder is ``$CUGRAPHLAB_CACHE_DIR``, else ``$XDG_C
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -220,7 +221,8 @@ def compile_source(source: str, name: str, *, arch: str | None = None, kind: str
     if isinstance(base_options, str):
         raise InvalidArgumentError("base_options must be a tuple of option strings, not one string")
     headers = dict(headers or {})
-    opts = tuple(base_options) + tuple(options) + (f"--gpu-architecture={arch}",)
+    opts = tuple(base_options) + tuple(options) + _toolkit_includes(source, headers, options) + (
+        f"--gpu-architecture={arch}",)
     if kind == "cubin":
         opts += ("--ptxas-options=-v",)
     cache = default_cache() if cache is None else cache
@@ -236,6 +238,30 @@ def compile_source(source: str, name: str, *, arch: str | None = None, kind: str
                         note)
     cache.put(key, image, {"name": name, "kind": kind, "arch": arch, "log": log, "registers": compiled.registers})
     return compiled
+
+
+_TOOLKIT_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([A-Za-z0-9_]+\.h)[>"]', re.M)
+
+
+def _toolkit_includes(source: str, headers: dict, options) -> tuple[str, ...]:
+    """``-I<folder>`` for a toolkit header the source includes (``#include <cuda_fp16.h>``, ...) that NVRTC does not
+    bring itself, found beside the NVRTC in use (``core.cuda_headers.toolkit_header_dir``: the CUDA toolkit, or a
+    pip install's nvidia-cuda-runtime wheel); nothing when the caller passes an ``-I`` or the header's text, or
+    when no folder has it (NVRTC's error then names the header)."""
+    from .cuda_headers import TOOLKIT_HEADERS
+
+    wanted = [h for h in _TOOLKIT_INCLUDE.findall(source) if h in TOOLKIT_HEADERS and h not in headers]
+    if not wanted or any(str(o).startswith(("-I", "--include-path")) for o in options):
+        return ()
+    folder = _header_dir(wanted[0])
+    return (f"-I{folder}",) if folder else ()
+
+
+@functools.lru_cache(maxsize=8)
+def _header_dir(header: str) -> str | None:
+    from .cuda_headers import toolkit_header_dir
+
+    return toolkit_header_dir(header)
 
 
 def _nvrtc_compile(source: str, name: str, headers: dict[str, str], opts: tuple[str, ...],

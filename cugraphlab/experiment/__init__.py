@@ -23,6 +23,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
         "physical_reuse", "topology_check", "MEMCHAIN_SHAPES", "SHAPE_TEXT"),
     "switch_views": ("SWITCH_VIEW_MODES", "inspect_mode"),
     "doctor_gallery": ("CASES", "run_gallery"),
+    "doctor_gallery_field": ("run_field_gallery",),
     "scaling": ("ScalingWorkload", "ScalingShape"),
     "device_loop": ("DeviceLoop", "DeviceLoopCheck", "DeviceLoopState", "device_loop", "load_devlaunch_kernels",
         "predict_loop"),

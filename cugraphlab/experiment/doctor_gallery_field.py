@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..graphs.field_gallery import CASES, FieldCase, case
+from ..graphs.field_gallery import CASES, CLEAN, HERE, REPLAY_CASES, FieldCase, case
 from ..graphs.field_gallery._field import SKIP
 
 __all__ = ["FieldResult", "Run", "child_main", "judge", "run_case", "run_field_gallery"]
@@ -39,6 +39,7 @@ class Run:
     diagnoses: list = field(default_factory=list)
     tail: str = ""
     seconds: float = 0.0
+    sites: list = field(default_factory=list)  # the replay watch's table (graphs.doctor_stacks.site_stats)
 
     @property
     def skipped(self) -> str:
@@ -112,13 +113,15 @@ def judge(finding: dict, kind: str, call: str, line: int, script: str = "") -> b
     return finding.get("kind") == kind and (named == call or named.endswith(call)) and at == str(line) and in_file
 
 
-def _child_command(c: FieldCase, variant: str, out: str) -> list[str]:
+def _child_command(key: str, variant: str, out: str) -> list[str]:
     return [sys.executable, "-X", "faulthandler", "-m", "cugraphlab.experiment.doctor_gallery_field", "--child",
-            c.key, variant, out]
+            key, variant, out]
 
 
-def run_case(c: FieldCase, variant: str, timeout: float = TIMEOUT) -> Run:
-    """``c`` in one process (``variant``: "broken" or "fixed")."""
+def run_case(c: FieldCase | str, variant: str, timeout: float = TIMEOUT) -> Run:
+    """The case ``c`` (or the script of the gallery named ``c``) in one process (``variant``: "broken", "fixed"
+    or "clean")."""
+    key = c if isinstance(c, str) else c.key
     import time
 
     run = Run(variant)
@@ -126,8 +129,8 @@ def run_case(c: FieldCase, variant: str, timeout: float = TIMEOUT) -> Run:
         out = os.path.join(tmp, "diagnoses.json")
         t0 = time.perf_counter()
         try:
-            p = subprocess.run(_child_command(c, variant, out), capture_output=True, text=True, timeout=timeout,
-                               stdin=subprocess.DEVNULL)
+            p = subprocess.run(_child_command(key, variant, out), capture_output=True, text=True,
+                               timeout=timeout, stdin=subprocess.DEVNULL, check=False)
             run.code, text = p.returncode, (p.stdout or "") + (p.stderr or "")
         except subprocess.TimeoutExpired as e:
             run.timed_out = True
@@ -136,7 +139,8 @@ def run_case(c: FieldCase, variant: str, timeout: float = TIMEOUT) -> Run:
         run.seconds = time.perf_counter() - t0
         run.tail = "\n".join(text.splitlines()[-25:])
         try:
-            run.diagnoses = json.loads(Path(out).read_text())["diagnoses"]
+            written = json.loads(Path(out).read_text())
+            run.diagnoses, run.sites = written["diagnoses"], written.get("sites", [])
         except (OSError, ValueError, KeyError):
             pass
     return run
@@ -158,6 +162,91 @@ def run_field_gallery(keys=None, *, timeout: float = TIMEOUT, workers: int = 4, 
         return list(pool.map(one, chosen))
 
 
+@dataclass
+class ReplayResult:
+    """A replay hazard: the broken script's capture site must be flagged by the replay watch, the fixed one's not."""
+
+    key: str
+    thread: str
+    line: int
+    broken: Run
+    fixed: Run
+
+    def _flagged(self, run: Run) -> bool:
+        return any(s.get("recaptures_every_replay") and str(s.get("site", "")).split(",", 1)[0].endswith(
+            f"{self.key}.py:{self.line}") for s in run.sites)
+
+    @property
+    def skipped(self) -> str:
+        return self.broken.skipped or self.fixed.skipped
+
+    @property
+    def caught(self) -> bool:
+        return self.broken.code == 0 and self._flagged(self.broken)
+
+    @property
+    def fix_works(self) -> bool:
+        return self.fixed.code == 0 and not self._flagged(self.fixed) and bool(self.fixed.sites) and all(
+            not d.get("findings") for d in self.fixed.diagnoses)
+
+    @property
+    def crashed(self) -> bool:
+        return self.broken.crashed or self.fixed.crashed
+
+    @property
+    def hung(self) -> bool:
+        return self.broken.timed_out or self.fixed.timed_out
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.update(skipped=self.skipped, caught=self.caught, fix_works=self.fix_works, crashed=self.crashed,
+                 hung=self.hung)
+        return d
+
+
+@dataclass
+class CleanResult:
+    """A correct program under the doctor: it must exit 0 with no finding."""
+
+    key: str
+    run: Run
+
+    @property
+    def skipped(self) -> str:
+        return self.run.skipped
+
+    @property
+    def findings(self) -> int:
+        return sum(len(d.get("findings") or []) for d in self.run.diagnoses)
+
+    @property
+    def ok(self) -> bool:
+        return self.run.code == 0 and self.findings == 0
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.update(skipped=self.skipped, findings=self.findings, ok=self.ok, crashed=self.run.crashed,
+                 hung=self.run.timed_out)
+        return d
+
+
+def run_replay(*, timeout: float = TIMEOUT, workers: int = 2) -> list[ReplayResult]:
+    """Every replay hazard case, both variants."""
+    def one(c: FieldCase) -> ReplayResult:
+        broken = run_case(c, "broken", timeout)
+        fixed = run_case(c, "fixed", timeout) if broken.code != SKIP else Run("fixed", SKIP, tail=broken.tail)
+        return ReplayResult(c.key, c.thread, c.line("capture"), broken, fixed)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(one, REPLAY_CASES))
+
+
+def run_clean(*, timeout: float = TIMEOUT, workers: int = 4) -> list[CleanResult]:
+    """Every correct program of the gallery (CLEAN) under the doctor."""
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(lambda k: CleanResult(k, run_case(k, "clean", timeout)), CLEAN))
+
+
 def child_main(key: str, variant: str, out: str) -> int:
     """In the child: the case under the doctor; writes {"code", "diagnoses"} to ``out`` before the interpreter
     tears down (a crash at exit still leaves the diagnoses)."""
@@ -166,18 +255,24 @@ def child_main(key: str, variant: str, out: str) -> int:
     from ..graphs.doctor_calls import treat_as_user_code
     from ..report.doctor import render_session
 
-    c = case(key)
-    treat_as_user_code(str(c.script))
-    os.chdir(c.script.parent.parent.parent.parent)  # paths relative to the tree: cugraphlab/graphs/field_gallery/...
+    from ..graphs import doctor_stacks
+
+    script = HERE / f"{key}.py"
+    if not script.is_file():
+        raise SystemExit(f"no such case script: {script.name}")
+    treat_as_user_code(str(script))
+    os.chdir(HERE.parent.parent.parent)  # paths relative to the tree: cugraphlab/graphs/field_gallery/...
     argv = ["--fixed"] if variant == "fixed" else []
     try:
-        code, diagnoses = run_explained(str(c.script), argv)
+        code, diagnoses = run_explained(str(script), argv)
     except NoDeviceError as e:  # a cugraphlab case without a GPU: skipped, like a stack that is missing
         print(f"skip: no usable GPU: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
         code, diagnoses = SKIP, []
     sys.stdout.flush()
     print(render_session(diagnoses), flush=True)
-    Path(out).write_text(json.dumps({"code": code, "diagnoses": [d.to_dict() for d in diagnoses]}, default=str))
+    sites = doctor_stacks.site_stats(doctor_stacks.LAST.events) if doctor_stacks.LAST is not None else []
+    Path(out).write_text(json.dumps({"code": code, "diagnoses": [d.to_dict() for d in diagnoses], "sites": sites},
+                                    default=str))
     return code
 
 

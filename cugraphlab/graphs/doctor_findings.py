@@ -192,6 +192,7 @@ class Diagnosis:
     calls_seen: int = 0
     where: str = ""
     cupti: dict = field(default_factory=dict)  # the CUPTI mode's log summary (graphs.doctor_cupti), {} without it
+    stack: str = ""  # a capture PyTorch, CuPy or cuda.core made (graphs.doctor_stacks), "" for cugraphlab's own
 
     @property
     def first(self) -> Finding | None:

@@ -24,6 +24,7 @@ left capturing while the interpreter tears down).
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.abc
 import importlib.util
 import linecache
@@ -72,6 +73,10 @@ _TEXTS = (
 # Texts of the stacks' own refusals that carry no CUDA code, and the class each one means.
 TEXT_KINDS = (
     ("generator not in capture mode", "rng"),
+    ("autotun", "lazy_init"),
+    ("CUBLAS_STATUS", "lazy_init"),
+    ("cublasCreate", "lazy_init"),
+    ("CUDNN_STATUS", "lazy_init"),
     ("register_generator_state", "rng"),
     ("must be captured on a non-default stream", "legacy_stream"),
 )
@@ -322,6 +327,8 @@ class StackEvent:
     in_callback: bool = False
     ok: bool = True
     seconds: float = 0.0
+    escaped: bool = False  # the exception left the script (it ended it): raised inside a capture, it broke it
+    count: int = 1  # replays: how many launches of the graph this event stands for
 
     @property
     def where(self) -> str:
@@ -386,7 +393,8 @@ def _breaks(ev: StackEvent, open_after: bool) -> bool:
         return True
     if ev.text.split(":", 1)[0] in _IGNORED:
         return False
-    return _is_capture_code(ev.code) or open_after or any(n.lower() in ev.text.lower() for n, _ in TEXT_KINDS)
+    return (_is_capture_code(ev.code) or open_after or ev.escaped
+            or any(n.lower() in ev.text.lower() for n, _ in TEXT_KINDS))
 
 
 _IGNORED = ("StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt", "SystemExit")
@@ -413,7 +421,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         end = ends.get(cid)
         open_after = end is None
         later = [e for e in mine if _breaks(e, open_after)]
-        d = Diagnosis(stream=b.stream or "?", mode=b.mode or "?", where=b.where,
+        d = Diagnosis(stream=b.stream or "?", mode=b.mode or "?", where=b.where, stack=b.stack,
                       ok=end is not None and end.ok, end_result=(end.code or ("CUDA_SUCCESS" if end.ok else end.text))
                       if end is not None else "never ended (ended by the doctor at exit)")
         d.calls_seen = len(mine)
@@ -444,17 +452,18 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
     callbacks = [e for e in loose if e.kind == "call" or e.in_callback]
     others = [e for e in loose if e not in callbacks]
     if callbacks:
-        d = Diagnosis(stream=callbacks[0].stream or "?", mode="replay", ok=True, end_result="host callback at replay")
+        d = Diagnosis(stream=callbacks[0].stream or "?", mode="replay", ok=True, end_result="host callback at replay",
+                      stack=callbacks[0].stack or "cugraphlab")
         d.findings.append(_finding_for(callbacks[0], False))
         d.later = [f"{e.where}: {e.call or e.code}" for e in callbacks[1:8]]
         d.calls_seen = len(callbacks)
         out.append(d)
     if others:
-        first = others[0]
-        d = Diagnosis(stream=first.stream or "?", mode="?", ok=False, end_result=first.code,
+        first = _culprit(others)
+        d = Diagnosis(stream=first.stream or "?", mode="?", ok=False, end_result=first.code, stack=first.stack or "?",
                       where="(a capture the doctor did not see begin)")
         d.findings.append(_finding_for(first, False))
-        d.later = [f"{e.where}: {e.code}" for e in others[1:8]]
+        d.later = [f"{e.where}: {e.code}" for e in others if e is not first][:8]
         d.calls_seen = len(others)
         out.append(d)
     return out
@@ -471,6 +480,7 @@ class _Paths:
 _PATHS = _Paths()
 
 
+@functools.lru_cache(maxsize=8192)
 def is_user_file(filename: str) -> bool:
     """A frame of the user's code: not cugraphlab (unless treat_as_user_code), not a stack (torch, CuPy, ...),
     not the standard library, not any installed package."""
@@ -565,6 +575,19 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _quiet(default=None):
+    """The watch must never break the program it watches: an error of its own is dropped (the event is lost)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception:  # noqa: BLE001 - by design: see the docstring
+                return default(args[0]) if callable(default) else default
+        return run
+    return wrap
+
+
 class StackWatch:
     """Records StackEvents while installed (``install`` / ``uninstall``; ``watching_stacks()`` does both)."""
 
@@ -573,7 +596,9 @@ class StackWatch:
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
-        self.seen_exc: set[int] = set()
+        self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
+        self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
+        self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
         self.restore: list = []
         self.finder: _AfterImport | None = None
         self.traced = False
@@ -593,6 +618,7 @@ class StackWatch:
         with self.lock:
             return max(self.open) if self.open else 0
 
+    @_quiet()
     def begin(self, stack: str, key: int, stream, mode: str, frame, note: str = "") -> None:
         file, line, fn = _user_site(frame)
         with self.lock:
@@ -605,6 +631,7 @@ class StackWatch:
                              thread=threading.current_thread().name, capture=cid))
         self._arm()
 
+    @_quiet()
     def end(self, stack: str, key: int, frame, exc: BaseException | None = None) -> None:
         with self.lock:
             cid = self.by_key.pop(key, 0)
@@ -620,11 +647,12 @@ class StackWatch:
         if not self.open:
             self._disarm()
 
+    @_quiet()
     def raised(self, exc: BaseException, frame_site=None, *, capture: int | None = None, thread: str | None = None,
                in_callback: bool = False) -> None:
-        if id(exc) in self.seen_exc:
+        if type(exc).__name__ in _IGNORED or self.kept.get(id(exc)) is exc:
             return
-        self.seen_exc.add(id(exc))
+        self.kept[id(exc)] = exc  # kept alive while the watch lives: an id is never reused for another one
         file, line, fn = frame_site if frame_site else _tb_site(exc.__traceback__)
         text = _text(exc)
         code = code_of(str(exc), exc)
@@ -635,12 +663,18 @@ class StackWatch:
             info = self.open.get(cid)
             if info is not None and info["thread"] != ident and not in_callback:
                 capture_thread = False
+            elif info is None and not in_callback and threading.current_thread() is not threading.main_thread():
+                capture_thread = False  # no capture known (a stack the watch could not patch): captures most
+                #                         often begin in the main thread
         source = linecache.getline(file, line).strip() if file else ""
-        self._add(StackEvent("raise", _stack_of_exception(exc, source), file, line, fn, text=text, code=code,
+        ev = StackEvent("raise", _stack_of_exception(exc, source), file, line, fn, text=text, code=code,
                              thread=thread or threading.current_thread().name, capture_thread=capture_thread,
                              capture=cid, in_callback=in_callback,
-                             stream=_hex(info["stream"]) if info else ""))
+                             stream=_hex(info["stream"]) if info else "")
+        self.ev_exc[id(ev)] = exc
+        self._add(ev)
 
+    @_quiet()
     def post_mortem(self, exc: BaseException) -> None:
         """The script's own exception: its __cause__/__context__ chain, innermost (first raised) first."""
         chain, e, seen = [], exc, set()
@@ -649,6 +683,10 @@ class StackWatch:
             chain.append(e)
             e = e.__cause__ or e.__context__
         failed = self._last_failed()
+        with self.lock:
+            for ev in self.events:
+                if ev.kind == "raise" and ev.capture and any(self.ev_exc.get(id(ev)) is e for e in chain):
+                    ev.escaped = True
         for e in reversed(chain):
             coded = _is_capture_code(code_of(str(e), e))
             self.raised(e, capture=None if self.open else (failed if coded else 0))
@@ -660,12 +698,14 @@ class StackWatch:
         return failed[-1] if failed else 0
 
     # ---- tracing while a capture is open ---------------------------------------------------------------------------
+    @_quiet()
     def _global_trace(self, frame, event, arg):
         if event == "call" and is_user_file(frame.f_code.co_filename):
             frame.f_trace_lines = False
             return self._local_trace
         return None
 
+    @_quiet(lambda self: self._local_trace)
     def _local_trace(self, frame, event, arg):
         if event == "exception" and self.open:
             from .doctor_calls import _short_path
@@ -823,6 +863,7 @@ class StackWatch:
             def watched():
                 ident = threading.get_ident()
 
+                @_quiet()
                 def observer(name, args, result, frame):
                     if threading.get_ident() != ident:
                         return
@@ -850,11 +891,26 @@ class StackWatch:
         if self._set(host, "_python_trampoline", trampoline):
             self.patched.append("cugraphlab.host")
 
+    @_quiet()
     def replayed(self, stack: str, key: int, frame) -> None:
-        file, line, fn = _user_site(frame)
-        self._add(StackEvent("replay", stack, file, line, fn, call=str(key)))
+        """Counted per graph (one event each at the end: a training loop's replays never fill the log)."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is None:
+                file, line, fn = _user_site(frame)
+                self.replays[key] = [stack, file, line, fn, 1]
+            else:
+                n[4] += 1
+
+    @_quiet()
+    def _flush_replays(self) -> None:
+        with self.lock:
+            done, self.replays = self.replays, {}
+        for key, (stack, file, line, fn, count) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
 
     def install(self) -> StackWatch:
+        is_user_file.cache_clear()  # files registered with treat_as_user_code since the last run
         targets = {"torch": self.patch_torch, "cupy": self.patch_cupy, "cuda.core": self.patch_cuda_core,
                    "cuda.core.experimental": self.patch_cuda_core}
         for name, patch in targets.items():
@@ -882,6 +938,7 @@ class StackWatch:
                 pass
         return run
 
+    @_quiet()
     def close_open(self) -> None:
         """End the captures the script left open (cuStreamEndCapture on their streams), so that the process does
         not tear down while a stream captures."""
@@ -905,6 +962,9 @@ class StackWatch:
 
     def uninstall(self) -> None:
         self.close_open()
+        self._flush_replays()
+        self.kept.clear()  # the events keep the text; the exceptions (and their frames) go
+        self.ev_exc.clear()
         if self.finder is not None and self.finder in sys.meta_path:
             sys.meta_path.remove(self.finder)
         for owner, name, old in reversed(self.restore):
@@ -920,6 +980,7 @@ class StackWatch:
             threading.excepthook = self.prev_excepthook
             self.prev_excepthook = None
 
+    @_quiet(lambda self: [])
     def diagnoses(self) -> list[Diagnosis]:
         return explain_events(self.events)
 
@@ -969,7 +1030,7 @@ def site_stats(events: list[StackEvent]) -> list[dict]:
             s["ok"] += int(e.ok)
             s["capture_s"] += e.seconds
         elif e.kind == "replay" and e.call in site_of_graph:
-            sites[site_of_graph[e.call]]["replays"] += 1
+            sites[site_of_graph[e.call]]["replays"] += e.count
     for s in sites.values():
         s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
     return list(sites.values())

@@ -374,8 +374,9 @@ def render_text(view, title: str = "") -> str:
 def write_dot(graph: GraphLike, path, verbose: bool = True) -> Path:
     """Write the driver's own DOT description of a Graph or handle (cuGraphDebugDotPrint) to ``path``."""
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
+    from ..report.files import make_parents
+
+    make_parents(path)
     d = driver_module()
     flags = d.CUgraphDebugDot_flags.CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE if verbose else 0
     cu("cuGraphDebugDotPrint", as_handle(graph), str(path).encode(), int(flags))

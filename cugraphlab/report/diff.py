@@ -32,13 +32,20 @@ def _finite(x: Any) -> bool:
 
 
 def _num(x: Any) -> str:
+    """A median in bounded width, 4 significant digits kept with their zeros (``12.00`` beside ``10.24``);
+    thousands grouped below a million, scientific notation from there (a 1e300 sample is 9 characters)."""
     if not _finite(x):
         return "n/a"
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    if abs(x) >= 1e6 or (x != 0 and abs(x) < 1e-3):
+        return f"{x:.3e}"
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:#.4g}"
 
 
 def _ratio(x: Any) -> str:
-    return f"{x:.3f}" if _finite(x) else "n/a"
+    """A ratio: 3 decimals, scientific notation from 10,000 up."""
+    if not _finite(x):
+        return "n/a"
+    return f"{x:.3f}" if abs(x) < 1e4 else f"{x:.3e}"
 
 
 def _p(x: Any) -> str:
@@ -63,7 +70,7 @@ def _counts_line(d: Mapping[str, Any]) -> str:
     worst = d.get("worst")
     if worst:
         slow = worst.get("slowdown")
-        how = f", B takes {slow:.3f}x the time of A" if _finite(slow) else ""
+        how = f", B takes {_ratio(slow)}x the time of A" if _finite(slow) else ""
         text += f"  | worst: {worst['label']} ({worst['verdict']}{how})"
     return "counts: " + text
 
@@ -89,8 +96,9 @@ def render_diff(result: Any) -> str:
         for r in rows:
             unit = r["unit"] + (" (rate)" if r.get("direction") == "rate" else "")
             interval = f"[{_ratio(r['low'])}, {_ratio(r['high'])}]" if _finite(r.get("low")) else "n/a"
+            p = _p(r["p_value"]) if r.get("n_a") and r.get("n_b") else "n/a"  # no test without samples on both sides
             table.append([r["label"], unit, r["n_a"], r["n_b"], _num(r["median_a"]), _num(r["median_b"]),
-                          _ratio(r["ratio"]), interval, _p(r["p_value"]),
+                          _ratio(r["ratio"]), interval, p,
                           r["verdict"] + ("" if r.get("judged", True) else " (not judged)")]
                          + ([r.get("nvbench") or "-"] if nvbench else []))
         lines.append(format_table(["row", "unit", "n A", "n B", "median A", "median B", "B/A", "interval", "p",

@@ -36,8 +36,9 @@ def render_diagnosis(d: Any) -> str:
     mistake and the fix (one paragraph each), then the open dependency sets seen before cuStreamEndCapture."""
     d = _plain(d)
     state = "made a graph" if d["ok"] else f"failed ({d['end_result']})"
-    lines = [f"capture on stream {d['stream']} ({d['mode']}), begun at {d.get('where') or '?'}: {state}; "
-             f"{d['calls_seen']} driver calls watched"]
+    watched = (f"{d['stack']} capture, {d['calls_seen']} refusal(s) or exception(s) seen" if d.get("stack") else
+               f"{d['calls_seen']} driver calls watched")
+    lines = [f"capture on stream {d['stream']} ({d['mode']}), begun at {d.get('where') or '?'}: {state}; {watched}"]
     if not d["findings"]:
         lines.append("  no findings")
     for i, f in enumerate(d["findings"], 1):
@@ -131,9 +132,37 @@ def render_doctor(record: Any) -> str:
         parts.append(f"named {sum(c['named'] for c in r['cases'])}/{len(r['cases'])}, "
                      f"false alarms {r['false_alarms']}, state restored after every case: "
                      f"{'yes' if r['restored_all'] else 'NO'}")
-    if r.get("field"):
-        parts.append(render_field(r["field"]))
+    if r.get("field_cases"):
+        parts.append(render_field(r["field_cases"]))
+    if r.get("replay") or r.get("clean"):
+        parts.append(render_replay_and_clean(r.get("replay") or [], r.get("clean") or [], r.get("field_cases") or []))
     return "\n\n".join(parts)
+
+
+def render_replay_and_clean(replay: Iterable[Any], clean: Iterable[Any], field: Iterable[Any] = ()) -> str:
+    """The replay hazards (flagged in the broken script, not in its twin) and the clean set: every correct program
+    and every fixed twin that ran, with its findings (must be 0)."""
+    replay, clean, field = [_plain(r) for r in replay], [_plain(c) for c in clean], [_plain(f) for f in field]
+    lines = []
+    for r in replay:
+        state = f"skipped: {r['skipped']}" if r["skipped"] else (
+            f"flagged in the mistake: {'yes' if r['caught'] else 'NO'}, not in its fix: "
+            f"{'yes' if r['fix_works'] else 'NO'}")
+        lines.append(f"replay hazard {r['key']} ({r['thread']}): {state}")
+        if not r["skipped"]:
+            lines.append(render_sites(r["broken"]["sites"]))
+    rows = [[c["key"], "skipped" if c["skipped"] else c["run"]["code"], "-" if c["skipped"] else c["findings"],
+             c["skipped"][:60] if c["skipped"] else ("ok" if c["ok"] else "NO")] for c in clean]
+    twins = [f for f in field if not f["skipped"]]
+    rows += [[f"{f['key']} --fixed", f["fixed"]["code"], sum(len(d.get("findings") or [])
+                                                             for d in f["fixed"]["diagnoses"]),
+              "ok" if f["fix_works"] else "NO"] for f in twins]
+    ran = [row for row in rows if row[1] != "skipped"]
+    findings = sum(int(row[2]) for row in ran)
+    lines.append(format_table(["clean program", "exit", "findings", ""], rows, align="lrrl"))
+    lines.append(f"clean set: {len(ran)} correct programs run under the doctor ({len(rows) - len(ran)} skipped), "
+                 f"{findings} finding(s), {sum(1 for row in ran if row[3] != 'ok')} not clean")
+    return "\n".join(lines)
 
 
 def _found(run: Mapping) -> tuple[str, str, str]:

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.errors import InvalidArgumentError
 
-__all__ = ["Tee", "check_output", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
+__all__ = ["Tee", "check_output", "created_folder", "make_parents", "written_text", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
            "write_text"]
 
 _INT_TEXT = re.compile(r"^[+-]?\d+$")
@@ -133,6 +133,37 @@ def check_output(path: str | os.PathLike) -> str:
     return "replace"
 
 
+#: absolute path of a file written -> the top folder created for it (``make_parents``), for ``written_text``
+_CREATED: dict[str, Path] = {}
+
+
+def make_parents(path: str | os.PathLike, *, given: str | os.PathLike | None = None) -> None:
+    """Create the missing folders above ``path`` (as ``mkdir -p``), remembering the top one created, so that the
+    line reporting the file written can say so (``written_text``); ``given``: the name the user gave, when
+    ``path`` is a link's target."""
+    folder = Path(path).parent
+    top, f = None, folder
+    while not f.exists() and f.parent != f:
+        top, f = f, f.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in {os.path.abspath(path), os.path.abspath(given if given is not None else path)}:
+        if top is not None:
+            _CREATED[name] = top
+        else:
+            _CREATED.pop(name, None)
+
+
+def created_folder(path: str | os.PathLike) -> Path | None:
+    """The folder created to hold ``path`` when this process wrote it (None: its folder existed)."""
+    return _CREATED.get(os.path.abspath(path))
+
+
+def written_text(path: str | os.PathLike) -> str:
+    """``path`` as a line reporting it written names it: with ``(created the folder F)`` when F had to be made."""
+    top = created_folder(path)
+    return f"{os.fspath(path)} (created the folder {top})" if top is not None else os.fspath(path)
+
+
 def stem_path(stem: str | os.PathLike) -> Path:
     """``stem`` as the Path that figure files are named from (``STEM.png``, ``STEM.svg``, ``STEM_timeline.png``).
 
@@ -172,7 +203,7 @@ def write_text(path: str | os.PathLike, text: str, *, newline: str | None = None
             fh.write(text)
         return given
     target, st = _target(given)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_parents(target, given=given)
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
     # Same directory as the target so os.replace is a same-filesystem rename.
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")

@@ -67,7 +67,7 @@ def render_info(info: dict) -> str:
     lines += [
         (f"driver: {drv['release'] or '?'} (CUDA {drv['cuda']}), {info['device_count']} device(s)"
          if drv.get("cuda") else "driver: none answered (see the last line)"),
-        f"cuda-bindings {p['cuda-bindings']}, NVRTC {info['nvrtc']} "
+        f"cuda-bindings {p['cuda-bindings'] or 'not installed'}, NVRTC {info['nvrtc']} "
         f"(archs: {', '.join(f'sm_{a}' for a in info['archs']) or 'none'})",
         f"numpy {p['numpy']}, cupy {p.get('cupy-cuda13x') or p.get('cupy-cuda12x') or 'not installed'}, "
         f"torch {p['torch'] or 'not installed'}, cugraphlab {p['cugraphlab']}",
@@ -99,7 +99,8 @@ def render_compile(report) -> str:
     """The compile table (kind, arch, size, registers, cache hit, time per source) from a core CompileReport."""
     rows, total_ms = [], 0.0
     for c in report.compiled:
-        regs = ", ".join(f"{v}" for v in c.registers.values()) or "-"
+        # by kernel name: the log lists them in NVRTC's order, the cache's metadata in its own
+        regs = ", ".join(f"{v}" for _, v in sorted(c.registers.items())) or "-"
         rows.append([c.name, c.kind, c.arch, fmt_count(len(c.image)), regs, "hit" if c.cache_hit else "miss",
                      f"{c.seconds * 1e3:.1f}"])
         total_ms += c.seconds * 1e3

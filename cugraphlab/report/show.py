@@ -24,7 +24,8 @@ from typing import Any, Callable, Mapping
 from ..bench.records.record import Record, RecordError
 from .plain import render_plain
 
-__all__ = ["RENDERERS", "PLOTTERS", "STUDY_SCRIPTS", "render_record", "plot_record", "has_plot", "read_shown"]
+__all__ = ["RENDERERS", "PLOTTERS", "STUDY_SCRIPTS", "render_record", "plot_record", "has_plot", "read_shown",
+           "json_type_words"]
 
 
 def _call(spec: str, *args):
@@ -125,7 +126,7 @@ def _as_record(record: Record | Mapping[str, Any], source: str) -> Record | Mapp
     if isinstance(record, Record):
         return record
     if not isinstance(record, Mapping):
-        raise RecordError(f"{source} holds a JSON {type(record).__name__}, not a record (a JSON object)")
+        raise RecordError(f"{source} holds {json_type_words(record)}, not a record (a JSON object)")
     if record.get("kind") in _package_kinds():
         from ..bench.records.kinds import record_from_dict
 
@@ -133,13 +134,18 @@ def _as_record(record: Record | Mapping[str, Any], source: str) -> Record | Mapp
     return record
 
 
-def render_record(record: Record | Mapping[str, Any], written=(), *, source: str = "record") -> str:
+def render_record(record: Record | Mapping[str, Any], written=(), *, source: str = "record",
+                  plain_fallback: bool = False) -> str:
     """The text the command that made ``record`` printed: ``record`` is a Record (``cugraphlab.load_record``) or
     the dict of one read from its JSON file; ``written``: figure paths to name, as the command did. A dict of a
     kind the package has no class for is shown plainly (``report.plain``), with the script that wrote it.
 
     Raises RecordError (one line) for a JSON value that is not an object, or a record of a package kind that this
-    version cannot rebuild (another schema, a shape from before schema 1)."""
+    version cannot rebuild (another schema, a shape from before schema 1). With ``plain_fallback`` (``cugraphlab
+    show``) only a record of a newer schema than this version reads raises: a JSON list and a record of an older
+    schema or shape are shown plainly, headed by why."""
+    if plain_fallback:
+        return _render_or_plain(record, written, source)
     r = _as_record(record, source)
     if isinstance(r, Record):
         render = RENDERERS.get(r.KIND)
@@ -147,10 +153,34 @@ def render_record(record: Record | Mapping[str, Any], written=(), *, source: str
             try:
                 return render(r, list(written))
             except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
-                raise RecordError(f"{source} ({r.KIND}) cannot be shown by this version ({_why(e)}); "
+                from ..bench.records.kinds import shape_words
+
+                raise RecordError(f"{source} ({r.KIND}) cannot be shown by this version ({shape_words(e)}); "
                                   f"cugraphlab show --plain shows its fields") from e
         return render_plain(r.to_dict(), _title(r.to_dict(), source), _inner)
     return render_plain(r, _title(r, source), _inner)
+
+
+def _newer_schema(d: Mapping[str, Any]) -> bool:
+    cls = _package_kinds().get(d.get("kind"))
+    got = d.get("schema")
+    return (cls is not None and isinstance(got, int) and not isinstance(got, bool)
+            and got > getattr(cls, "SCHEMA", got))
+
+
+def _render_or_plain(record, written, source: str) -> str:
+    """``render_record``, else the record shown plainly under a first line saying why it is not shown as its
+    command showed it; a record of a newer schema (written by a newer cugraphlab) is refused (RecordError)."""
+    if isinstance(record, list):
+        return render_plain({"items": record}, f"{source}: a JSON list of {len(record)} item(s), not one record; "
+                                               f"its items shown plainly", _inner)
+    try:
+        return render_record(record, written, source=source)
+    except RecordError as e:
+        if not isinstance(record, Mapping) or _newer_schema(record):
+            raise
+        why = str(e).split(f"{source} ", 1)[-1].split("; cugraphlab show --plain")[0]
+        return render_plain(record, f"{source} {why}; its fields, shown plainly", _inner)
 
 
 def plot_record(record: Record | Mapping[str, Any], stem: str | os.PathLike, *, source: str = "record") -> list:
@@ -193,6 +223,16 @@ def _title(d: Mapping[str, Any], source: str) -> str:
     return f"{source}: {kind}{schema} ({where}); its fields, shown plainly"
 
 
-def _why(e: BaseException) -> str:
-    text = str(e).splitlines()[0] if str(e) else ""
-    return f"missing {text}" if isinstance(e, KeyError) else (text or "an older shape")
+def json_type_words(value: Any) -> str:
+    """What a JSON value is, in JSON's words: ``a JSON list``, ``JSON null``, ``a JSON string`` ..."""
+    if value is None:
+        return "JSON null"
+    if isinstance(value, bool):
+        return f"JSON {'true' if value else 'false'}"
+    if isinstance(value, (int, float)):
+        return "a JSON number"
+    if isinstance(value, str):
+        return "a JSON string"
+    if isinstance(value, list):
+        return "a JSON list"
+    return "a JSON value"

@@ -152,6 +152,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not state.measured:
         return
     where = f"{s.processes} process{'es' if s.processes > 1 else ''} per measurement"
+    tr.write_line("held: how long the work runs on the GPU (calls queued behind a hold, no host gap); host: what a "
+                  "call costs the test's thread")
     tr.write_line(f"{len(state.measured)} measurement(s), {where}"
                   + (f"; saved to {s.save}" if s.save else "")
                   + (f"; compared with {s.compare} (threshold {s.threshold:.0%})" if s.compare else ""))
@@ -159,6 +161,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         label = nodeid + (f" [{name}]" if name else "")
         figures = ", ".join(f"{w.way} {w.host.median:.2f}" for w in result.ways if w.host is not None)
         line = f"{label}: host us/call {figures}"
+        held = ", ".join(f"{w.way} {w.held.median:.2f}" if getattr(w, "held", None) is not None else f"{w.way} n/a"
+                         for w in result.ways if w.host is not None and (getattr(w, "held", None) is not None
+                                                                         or getattr(w, "gpu_note", "")))
+        if held:
+            line += f"; held (GPU) us/call {held}"
         if result.capture_failed:
             line += "; capture FAILED"
         if comparison is not None:

@@ -158,22 +158,26 @@ grade(1, my_chain, _check1)
 
 # %% [markdown exercise 2]
 # ### Exercise 2 · A kernel of your own, compiled (no GPU needed)
-# NVRTC runs without a GPU. Compile a kernel `extern "C" __global__ void axpy(float* out, const float* x,
-# const float* y, float a, unsigned long long n)` (a grid-stride loop) computing `out[i] = a * x[i] + y[i]` (with `__fmul_rn` and `__fadd_rn`, so no fused
-# multiply-add) for `sm_75` (a T4), with `cgl.compile_source(source, "axpy", arch="sm_75", kind="ptx")`, and put
-# the result in `compiled_axpy`. The check reads the PTX: an entry named `axpy`, one `mul.rn.f32`, one
-# `add.rn.f32`, no `fma`.
+# NVRTC runs without a GPU. Write the CUDA C of a kernel `extern "C" __global__ void axpy(float* out,
+# const float* x, const float* y, float a, unsigned long long n)`: a grid-stride loop (`i += gridDim.x *
+# blockDim.x`, so any grid covers any n) computing `out[i] = a * x[i] + y[i]` with `__fmul_rn` and `__fadd_rn`, so
+# that no compiler may fuse the two into one multiply-add (NumPy rounds twice). Put the source in `axpy_source`
+# (try `cgl.compile_source(axpy_source, "axpy", arch="sm_75", kind="ptx")` yourself). The check compiles it for
+# `sm_75` (a T4) **with fused multiply-add allowed** (`--fmad=true`; cugraphlab's own compiles turn it off) and
+# reads the PTX: an entry named `axpy`, a rounded multiply (`mul.rn.f32`) and add (`add.rn.f32`), no `fma`, and
+# the loop's stride (`%nctaid.x`, the grid's size).
 
 # %% [exercise 2]
-compiled_axpy = None  # compiled_axpy = cgl.compile_source(...)
+axpy_source = None  # axpy_source = r''' extern "C" __global__ void axpy(...) { ... } '''
 
-# %% [check 2] the PTX of axpy: its entry, the rounded multiply and add, no fma
-def _check2(c):
+# %% [check 2] the PTX of axpy with fused multiply-add allowed: its entry, the rounded multiply and add, no fma, the stride
+def _check2(source):
+    c = cgl.compile_source(source, "axpy", arch="sm_75", kind="ptx", base_options=("--std=c++17", "--fmad=true"))
     ptx = bytes(c.image).decode(errors="replace")
     found = {"entry axpy": ".entry axpy" in ptx, "mul.rn.f32": "mul.rn.f32" in ptx, "add.rn.f32": "add.rn.f32" in ptx,
-             "no fma": "fma" not in ptx, "sm_75": "sm_75" in ptx}
+             "no fma": "fma" not in ptx, "grid-stride (%nctaid.x)": "%nctaid.x" in ptx}
     return all(found.values()), ", ".join(f"{k}: {'yes' if ok else 'NO'}" for k, ok in found.items())
-grade(2, compiled_axpy, _check2)
+grade(2, axpy_source, _check2)
 
 # %% [markdown exercise 3]
 # ### Exercise 3 · Launch it (GPU)

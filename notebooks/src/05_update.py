@@ -157,21 +157,27 @@ grade(1, half_out, _check1)
 # %% [markdown exercise 2]
 # ### Exercise 2 · Is a reordered graph the same graph? (GPU)
 # Capture `launches_b` in another order, `mul` first: `launches_b[1], launches_b[0], launches_b[2], launches_b[3]`,
-# and try `try_exec_update(exe, that_graph)`. Put the UpdateReport it answers in `reordered`. Predict first: is it
-# refused? (The driver pairs nodes by kind and position in the topology, not by what they compute.)
+# and try `try_exec_update(exe, that_graph)`. Predict first: is it refused? (The driver pairs nodes by kind and
+# position in the topology, not by what they compute.) Put `(your prediction, the UpdateReport)` in `reordered`,
+# the prediction written before you run it: `True` for "refused", `False` for "updated". The check: the prediction
+# is what the driver answered, and where it updated, the executable now computes the reordered chain (mul first),
+# not the chain of (2).
 
 # %% [exercise 2]
 reordered = None
 
-# %% [check 2 gpu] what the driver answered, and what the executable computes now
+# %% [check 2 gpu] your prediction against what the driver answered, and what the executable computes now
 def _check2(answer):
-    updated, result = answer.updated, answer.result
+    predicted_refused, report = answer
+    updated, result = report.updated, report.result
+    if bool(predicted_refused) == updated:
+        return False, f"you predicted {'refused' if predicted_refused else 'updated'}; the driver answered {result}"
     if not updated:
-        return True, f"refused: {result}: the executable keeps the graph of (2)"
+        return True, f"refused as predicted: {result}: the executable keeps the graph of (2)"
     chain.poison()
     cu("cuGraphLaunch", exe.handle, s); cu("cuStreamSynchronize", s)
     differs = not cgl.compare_bits("reordered", chain.out.to_numpy(), expected_b).ok
-    return differs, (f"updated ({result}): the executable now runs mul before add, so its output "
+    return differs, (f"updated ({result}), as predicted: the executable now runs mul before add, so its output "
                      f"{'differs from' if differs else 'still equals'} the chain's: same shape, other work")
 grade(2, reordered, _check2)
 

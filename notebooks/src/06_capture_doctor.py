@@ -15,7 +15,7 @@
 #     cuStreamEndCapture(origin)
 #
 # `capture(stream, explain=True)` turns it on; `cugraphlab doctor SCRIPT.py` turns it on for every capture of a
-# script; `cugraphlab doctor --gallery` makes each class of mistake on purpose (examples/13_doctor.py is the
+# script; `cugraphlab doctor --gallery ours` makes each class of mistake on purpose (examples/13_doctor.py is the
 # short version). It comes early in the course: every later notebook captures, and a broken capture is the most
 # common first bug.
 #
@@ -197,7 +197,7 @@ ax.set_ylabel("host us per capture (4 launches)"); show_figure(fig)
 
 # %% [markdown]
 # ## Every mistake, in every mode (the gallery)
-# `cugraphlab doctor --gallery` makes each class of mistake on purpose (a sync, stream 0, a synchronous copy, an
+# `cugraphlab doctor --gallery ours` makes each class of mistake on purpose (a sync, stream 0, a synchronous copy, an
 # allocation, an event query, another thread, an unjoined fork, two captures mixed, and a clean capture), under
 # each capture mode, and checks that nothing is left behind (no stream still capturing, the context usable, the
 # free memory back). Its table of modes, read row by row: "refused: CODE" is the error the driver gave the call;
@@ -206,9 +206,9 @@ ax.set_ylabel("host us per capture (4 launches)"); show_figure(fig)
 # and is not part of the graph: a replay will not copy. The doctor flags it anyway; the table below says
 # "ran, not captured" for it.
 
-# %% [gpu] runs cugraphlab doctor --gallery (about 10 s) and prints its modes table
+# %% [gpu] runs cugraphlab doctor --gallery ours (about 10 s) and prints its modes table
 import subprocess, sys
-run = subprocess.run([sys.executable, "-m", "cugraphlab", "doctor", "--gallery", "--no-overhead"],
+run = subprocess.run([sys.executable, "-m", "cugraphlab", "doctor", "--gallery", "ours", "--no-overhead"],
                      capture_output=True, text=True, timeout=300)
 out = run.stdout
 table = out[out.index("which capture mode refuses which call:"):].split("\n\n")[0]
@@ -224,6 +224,42 @@ doctor = h200_record("doctor")
 if doctor is not None:
     text = pick(render(doctor), ("refused: ", "clean          allowed"))
     print(text.replace("refused: CUDA_SUCCESS", "ran, not captured".ljust(21)))
+
+# %% [markdown]
+# ## Mistakes from the field
+# The gallery above is of our own making. `cugraphlab doctor --gallery field` runs the mistakes people reported in
+# public threads, each a short script in the stack where it happened, each with its fixed twin
+# (cugraphlab/graphs/field_gallery/). Three of them:
+#
+# * **PyTorch, `.item()` inside `torch.cuda.graph`** (Lightning-AI/lightning-thunder#727: "RuntimeError: CUDA
+#   error: operation not permitted when stream is capturing"): reading a loss on the host waits for work that is
+#   only being recorded.
+# * **CuPy, the memory pool grows inside a thread-local capture** (cupy/cupy#6290): `cupy.empty` of a size the
+#   pool has never served calls `cudaMalloc`, which a strict capture refuses.
+# * **cuda.core, the memory resource created lazily** (NVIDIA/cuda-python#2834): the first `Device.allocate`
+#   creates `Device.memory_resource`, whose pool attribute calls a strict capture refuses; and tearing down the
+#   invalidated builder crashed the process.
+#
+# None of these captures goes through cugraphlab's door. Under `cugraphlab doctor`, the capture calls of PyTorch,
+# CuPy and cuda.core are watched (begin, end), the exceptions raised in your files while a capture is open are
+# recorded, and the doctor names the first one that broke the capture: its line, the call on it, the class of
+# mistake and the fix in the stack's own terms. The cell below feeds each case's recorded error (the text its
+# stack raises at the marked line) to that explainer: no GPU needed.
+
+# %%
+from cugraphlab.graphs import explain_events, field_case, recorded_events
+from cugraphlab.report.doctor import render_diagnosis
+for key in ("torch_item", "cupy_pool_grow", "core_memory_resource"):
+    c = field_case(key)
+    (d,) = [d for d in explain_events(recorded_events(c)) if d.findings]
+    print(f"--- {key} ({c.thread}): {c.script.name}:{c.line()}  {c.script.read_text().splitlines()[c.line() - 1].strip()}")
+    print(render_diagnosis(d), end="\n\n")
+
+# %% [gpu] runs those three cases and their fixed twins under the doctor, each in its own process
+from cugraphlab.experiment import run_field_gallery
+from cugraphlab.report.doctor import render_field
+rows = run_field_gallery(["torch_item", "cupy_pool_grow", "core_memory_resource"], timeout=120, workers=3)
+print(render_field([r.to_dict() for r in rows]))
 
 # %% [markdown]
 # ## What it means

@@ -176,18 +176,21 @@ if scaling is not None:
 # ## Exercises
 
 # %% [markdown exercise 1]
-# ### Exercise 1 · Fit a line (no GPU needed)
-# Write `fit_line(nodes, us)`: the least-squares `(a, b)` of `us ≈ a + b·nodes` (two floats; `np.linalg.lstsq` or
-# by hand). The check fits points made from a known line plus noise, and compares with NumPy's own fit.
+# ### Exercise 1 · Fit the line where it holds (no GPU needed)
+# A sweep's small graphs do not sit on the line: below some tens of nodes the fixed costs of a call (and, on a real
+# GPU, its launch modes) bend the curve, and a least-squares fit through every point lets them pull the
+# intercept. Write `fit_line(nodes, us)`: the least-squares `(a, b)` of `us ≈ a + b·nodes` over the points with
+# **64 nodes or more** only (two floats; `np.linalg.lstsq`, `np.polyfit` or by hand). The check makes a sweep
+# whose small graphs cost extra, and compares with NumPy's fit of the points from 64 nodes up.
 
 # %% [exercise 1]
 fit_line = None  # def fit_line(nodes, us): return a, b
 
-# %% [check 1] (a, b) within 1e-6 of numpy.polyfit on 30 noisy points
+# %% [check 1] (a, b) within 1e-6 of numpy.polyfit of the points from 64 nodes up, on a sweep that bends below
 def _check1(f):
     L = np.array([1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096] * 2 + [3, 5, 7, 9], dtype=float)
-    us = 9.0 + 1.6 * L + rng.normal(0, 5, L.size)
-    b_ref, a_ref = np.polyfit(L, us, 1)
+    us = 9.0 + 1.6 * L + 60.0 / np.sqrt(L) + rng.normal(0, 5, L.size)  # small graphs cost extra
+    b_ref, a_ref = np.polyfit(L[L >= 64], us[L >= 64], 1)
     a, b = (float(v) for v in f(L, us))
     ok = abs(a - a_ref) <= 1e-6 * max(1, abs(a_ref)) and abs(b - b_ref) <= 1e-6 * max(1, abs(b_ref))
     return ok, f"a {a:.4f} (numpy {a_ref:.4f}), b {b:.6f} us/node (numpy {b_ref:.6f})"

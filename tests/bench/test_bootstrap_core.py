@@ -106,3 +106,42 @@ def test_grouped_ratio_interval_is_wide_when_processes_disagree():
     plain = intervals.ratio_of_medians(a, b)
     assert grouped.high - grouped.low > 5 * (plain.high - plain.low)
     assert grouped.low < 1 < grouped.high
+
+
+def test_draws_made_once_give_the_medians_of_the_same_stream_and_serve_other_rows():
+    rng = np.random.default_rng(8)
+    sizes = [60, 55, 60, 58]
+    gs = [_values(rng, s) for s in sizes]
+    direct = bootstrap.two_level_medians(gs, 500, np.random.default_rng(9))
+    draws = bootstrap.two_level_draws(sizes, 500, np.random.default_rng(9))
+    assert np.array_equal(bootstrap.two_level_medians(gs, 500, draws=draws), direct)
+    # another row of the same processes (other values, same sizes) uses the same draws
+    other = [g * 2.0 for g in gs]
+    assert np.array_equal(bootstrap.two_level_medians(other, 500, draws=draws), 2.0 * direct)
+    with pytest.raises(ValueError, match="draws made for groups of"):
+        bootstrap.two_level_medians(gs[:3], 500, draws=draws)
+
+
+def test_a_diff_is_the_same_on_one_thread_or_two_and_with_or_without_shared_draws(monkeypatch):
+    from cugraphlab.bench import diff
+
+    def record(seed, shift=1.0):
+        rng = np.random.default_rng(seed)
+        samples = {}
+        for label in ("eager: host", "eager: host / reference", "eager: device"):
+            vals = np.concatenate([rng.normal(4.0 * shift * (1 + 0.03 * p), 0.05, 40) for p in range(5)])
+            samples[label] = {"unit": "time ratio" if "/" in label else "us", "clock": "host_call",
+                              "values": vals.tolist(), "groups": [p for p in range(5) for _ in range(40)]}
+        return {"kind": "cugraphlab.measure", "schema": 1, "config": {}, "env": {}, "samples": samples}
+
+    a, b = record(1), record(2, 1.08)
+
+    def rows():
+        return [(r.label, r.verdict, r.low, r.high) for r in diff.diff_records(a, b, env={}).rows]
+
+    shared = rows()
+    monkeypatch.setattr(diff, "THREADS", 1)
+    assert rows() == shared
+    monkeypatch.setattr(diff, "SHARED_DRAWS", 0)  # each row its own draws: other numbers, the same verdicts here
+    alone = rows()
+    assert [r[:2] for r in alone] == [r[:2] for r in shared] and alone != shared

@@ -183,7 +183,7 @@ def test_not_a_record_another_kind_or_another_schema_is_refused():
     _refused(a, {**b, "kind": "cugraphlab.compare"}, "B is a cugraphlab.compare record, not " + KIND)
     other = {**a, "kind": "cugraphlab.other-probe"}
     _refused(other, {**other, "schema": 2}, "schema 1", "schema 2", "two schemas")
-    _refused({**a, "schema": "1"}, b, "schema '1'")
+    _refused({**a, "schema": "1"}, b, 'a schema written as "1" (not a whole number)')
     _refused({**a, "schema": 0}, b, "schema 0")
     _refused(a, {**b, "schema": 7}, "newer than this cugraphlab reads")  # the class of KIND is loaded: reads 1
 

@@ -3,6 +3,7 @@
 records of one kind are judged or refused the same way (e.g. "different configurations (size: ...)")."""
 from __future__ import annotations
 
+import copy
 import itertools
 import pathlib
 from collections import defaultdict
@@ -46,6 +47,63 @@ def test_every_committed_record_is_judged_against_itself_or_refused_in_one_line(
         kept = [r for r in out.rows if r.n_a]  # a row without samples (nvbench's --json without --jsonbin) says so
         assert {r.verdict for r in kept} == {"SAME"}, [(r.label, r.reason) for r in kept][:3]
         assert all(r.verdict == "AMBIGUOUS" and r.reason for r in out.rows if not r.n_a)
+
+
+TIME_UNITS = {"us", "ms", "s", "ns", "time ratio"}
+
+
+def _samples(d) -> dict:
+    """A record's raw samples by row, or {} for a record without them (a list, older shapes)."""
+    samples = d.get("samples") if isinstance(d, dict) else None
+    return samples if isinstance(samples, dict) else {}
+
+
+def _scaled(d: dict, factor: float) -> dict:
+    """``d`` with every raw sample multiplied by ``factor`` (the same run, that much slower)."""
+    out = copy.deepcopy(d)
+    for entry in _samples(out).values():
+        if isinstance(entry, dict) and isinstance(entry.get("values"), list):
+            entry["values"] = [v * factor if isinstance(v, (int, float)) else v for v in entry["values"]]
+    return out
+
+
+@pytest.mark.skipif(not RESULTS, reason="no committed results in this checkout")
+@pytest.mark.parametrize("path", RESULTS, ids=lambda p: str(p.relative_to(REPO / "benchmarks" / "results")))
+def test_every_committed_record_made_one_and_a_half_times_slower_reads_slower(path):
+    """The companion of the self-diff above, which cannot fail: the same record with every sample x1.5. No time
+    row reads SAME or FASTER (no rate row SAME or SLOWER), and each record with a row of enough samples has SLOWER
+    rows. A row may stay AMBIGUOUS where diff cannot decide from these samples (fewer than 6, too few processes for
+    its rank test, two modes in each side): its ratio is still 1.5 and, where it has an interval, the interval
+    reaches past 1.1 the slower way. A record with a row of 6 samples or more, not split among 2-5 processes,
+    must have a row that decided."""
+    try:
+        d = read_record_file(path)
+    except RecordError:
+        return
+    how, out = _judge(d, _scaled(d, 1.5), str(path), f"{path} x1.5")
+    if how == "refused":
+        _one_line(out)
+        return
+    wrong, decided, judgeable = [], 0, 0
+    for r in out.rows:
+        if not r.n_a:
+            continue
+        if r.unit in TIME_UNITS:
+            expected, reaches = "SLOWER", r.high > 1.1
+        elif str(r.unit).endswith("/s"):
+            expected, reaches = "FASTER", r.high > 1.1  # B/A of a rate: 1.5 means B is faster
+        else:
+            continue  # counts and bytes are not a speed
+        entry = _samples(d).get(r.label)
+        groups = len(set(entry.get("groups") or [])) if isinstance(entry, dict) else 0
+        judgeable += min(r.n_a, r.n_b) >= 6 and not 2 <= groups < 6
+        decided += r.verdict == expected
+        few = min(r.n_a, r.n_b) < 6
+        undecided = r.verdict == "AMBIGUOUS" and r.ratio == pytest.approx(1.5, rel=1e-6) and (few or reaches)
+        if r.verdict != expected and not undecided:
+            wrong.append((r.label, r.unit, r.verdict, round(r.low, 3), round(r.high, 3), r.reason))
+    assert wrong == [], wrong[:5]
+    assert decided or not judgeable, f"{path}: no row read the x1.5 copy as slower"
 
 
 def _committed_by_kind():

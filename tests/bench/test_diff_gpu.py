@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import pathlib
 import sys
 
@@ -28,5 +29,8 @@ def test_a_deliberate_microsecond_per_launch_is_slower_and_a_repeat_is_not(devic
                                             recs["delayed"].to_dict())
     assert wrong == [], [(r.label, r.verdict, r.reason) for r in same.rows + slower.rows]
     host = next(r for r in slower.rows if r.label == dc.HOST_ROW)
-    assert 1.05 < host.ratio < 3.0  # about (base + 1 µs) / base with base 3.5-5.5 µs
+    # the ratio itself (about (base + 1 µs) / base) is a figure: benchmarks/ratio_figures.py prints it with its
+    # interval; here, that diff computed a finite ratio inside its own interval from every sample of both records
+    assert math.isfinite(host.ratio) and host.low <= host.ratio <= host.high, (host.ratio, host.low, host.high)
+    assert (host.n_a, host.n_b) == (20, 20) and host.median_a > 0 and host.median_b > 0
     assert recs["base"].env["gpu"]["name"]

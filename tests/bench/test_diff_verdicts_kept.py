@@ -6,8 +6,9 @@ that loop, ``tests/helpers/old_bootstrap.grouped_medians``: ``python tests/bench
 
 The one-level bootstrap (rows without groups) and paired_stats' two-level one draw the same numbers as before and
 give bit-identical medians (``test_bootstrap_core``). The two-level bootstrap of a grouped row draws its numbers in
-another order now (all replicates' groups at once, then all values), so a row whose interval sits on an edge may
-change its verdict; such a change must be between AMBIGUOUS and a verdict (never SLOWER <-> FASTER or SAME <->
+another order now (all replicates' groups at once, then all values), and the rows of one record whose processes
+hold the same numbers of samples share those draws (``diff.SHARED_DRAWS``), so a row whose interval sits on an
+edge may change its verdict; such a change must be between AMBIGUOUS and a verdict (never SLOWER <-> FASTER or SAME <->
 SLOWER), and at most ``MAX_FLIPS`` rows of all those compared.
 """
 from __future__ import annotations
@@ -77,8 +78,10 @@ if __name__ == "__main__":  # recompute the fixture with the loop the core repla
     sys.path.insert(0, str(REPO / "tests"))
     from helpers.old_bootstrap import grouped_medians, plain_medians
 
+    from cugraphlab.bench import diff
     from cugraphlab.bench.stats import intervals
 
+    diff.SHARED_DRAWS = 0  # every row through the loop below
     intervals._grouped_bootstrap_medians = grouped_medians
     intervals._bootstrap_medians = plain_medians
     FIXTURE.parent.mkdir(exist_ok=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -146,9 +147,11 @@ def test_paired_measures_every_own_way():
         if name in d["skipped"]:
             assert d["skipped"][name].startswith(("not installed", "failed")), d["skipped"][name]
     for w in ways.values():
-        assert w["us"] is not None and 0.2 < w["us"]["median"] < 200, w
-        assert w["held_us"] is not None and w["held_us"]["median"] > 0, w
-        assert w["ratio"] is not None and 0.1 < w["ratio"]["median"] < 20, w
+        # finite, positive, inside their own intervals; the figures with their intervals: benchmarks/ratio_figures.py
+        for key in ("us", "held_us", "ratio"):
+            iv = w[key]
+            assert iv is not None and 0 < iv["median"] and math.isfinite(iv["median"]), (key, w)
+            assert iv.get("lo") is None or iv["lo"] <= iv["median"] <= iv["hi"], (key, w)
         assert w["samples"] >= 4
     assert ways["bindings"]["ratio"]["median"] == pytest.approx(1.0)
     assert ways["bindings"]["vs_c_us"] is not None

@@ -119,6 +119,10 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
     assert set(d["fits"]) >= {"capture_us", "instantiate_us", "held_launch_us"}
     assert "line" in d["fits"]["instantiate_us"] and "forkjoin:w2" in d["fits"]["instantiate_us"]
     assert d["verdict"]["held_launch_us"]["line"]["text"]
+    # the straight line's launch series against NVIDIA's model (from 4 nodes up), the driver's version read
+    for cost in ("repeat_launch_api_us", "held_launch_us"):
+        assert d["launch_model"]["series"][cost]["nodes_range"] == [4, 16 * k]  # the model's range starts at 4
+    assert d["launch_model"]["driver"]["version_int"] == d["env"]["driver"]["version_int"]
     assert d["module_loading"]["effective"]
     assert d["goals"]["instantiate_vs_native"]["met"] is None  # no C loop
     assert "native=False" in d["goals"]["instantiate_vs_native"]["note"]
@@ -126,6 +130,7 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
     assert d["config"]["kept_samples"] == KEPT_SAMPLES
     text = render_scaling(d)
     assert "straight line" in text and "fork/join, 2 branches" in text and "break-even" in text
+    assert "graph launch against NVIDIA's model" in text and "repeat launch (API), path:" in text
     assert len(csv_rows(d)) == len(plan.shapes)
 
 

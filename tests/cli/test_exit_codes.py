@@ -107,12 +107,13 @@ def test_a_size_larger_than_free_memory_is_bad_input(fake_driver, monkeypatch, c
 
 
 def test_info_without_a_driver_shows_what_it_can_know(no_gpu, capsys):
-    assert cli.main(["info"]) == 2
+    """info works without a GPU (the README says so): its facts, then why no GPU answered, and exit 0."""
+    assert cli.main(["info"]) == 0
     out, err = capsys.readouterr()
     assert "cuda-bindings" in out and "NVRTC" in out and "archs: sm_" in out and "compile cache" in out
-    assert "fit:" in out
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "no usable GPU" in lines[0]
+    assert "fit:" in out and err == ""
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("no usable GPU: ") and "compile, diff, show and info run without one" in last
 
 
 def test_version(capsys):

@@ -55,6 +55,17 @@ extern "C" __global__ void saxpy(float* out, const float* x, const float* y, flo
 }
 '''
 
+MIX = r"""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+extern "C" __global__ void mix(__half* out, const __half* x, short s, unsigned char u, __half h, __nv_bfloat16 b,
+                               signed char c, unsigned short w, unsigned long long n)
+{
+    unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
+    if (i < n) out[i] = __hadd(x[i], h);
+}
+"""
+
 CU_CHECK = '''
 def check(inputs, outputs):
     assert set(inputs) == set(outputs) == {"out", "x", "y"}
@@ -228,3 +239,11 @@ def test_compare_to_judges_the_repeatable_rows_unless_judge_all(files, capsys):
     assert "(not judged)" not in out
     code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--compare-to", old, "--judge", "x")
     assert code == 2 and "--judge" in err
+
+
+def test_a_half_kernel_with_small_integer_scalars_is_measured(files, capsys):
+    (files / "mix.cu").write_text(MIX)  # includes <cuda_fp16.h> and <cuda_bf16.h>: found beside NVRTC
+    code, out, err = run(capsys, files / "mix.cu", "--size", "2^10", "--args", "out,x,-3,200,0.5,1.5,-7,65535,n",
+                         "--ways", "eager")
+    assert code == 0, err
+    assert "mix from mix.cu on 1,024 elements" in out

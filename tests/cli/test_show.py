@@ -16,27 +16,18 @@ COMMITTED = sorted(RESULTS.rglob("*.json"))
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: str(p.relative_to(RESULTS)))
-def test_every_committed_record_is_shown_or_refused_in_one_line(path, capsys):
+def test_every_committed_record_is_shown(path, capsys):
+    """Every record under benchmarks/results/ shows, exit 0 (issue 30): a JSON list, and records of an older schema
+    or shape than this version rebuilds, plainly under a first line saying why."""
     code = cli.main(["show", str(path)])
     out, err = capsys.readouterr()
-    assert "Traceback" not in err
-    if code == 0:
-        assert len(out.strip().splitlines()) >= 3 and err == ""
-    else:
-        assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("cugraphlab show: "), err
-        assert str(path) in err
+    assert "Traceback" not in err and code == 0 and err == "", err
+    assert len(out.strip().splitlines()) >= 3
 
 
-def test_most_committed_records_render_and_the_refusals_say_why(capsys):
-    refused = []
-    for path in COMMITTED:
-        if cli.main(["show", str(path)]) != 0:
-            refused.append(capsys.readouterr().err)
-        capsys.readouterr()
-    # the older schemas and the one JSON list; each refusal names its reason
-    assert len(refused) <= 6, refused
-    for line in refused:
-        assert any(w in line for w in ("schema 1 of", "cannot be rebuilt", "JSON list")), line
+def test_committed_records_cover_the_plain_cases():
+    assert len(COMMITTED) >= 100
+    assert any(p.read_text(encoding="utf-8").lstrip().startswith("[") for p in COMMITTED)  # a JSON list is among them
 
 
 def test_show_prints_what_the_command_printed():

@@ -88,7 +88,10 @@ def test_a_later_minor_revision_loads_an_earlier_cubin(drv, dev):
     from cugraphlab.core.device import Device
 
     with Device(0) as d86:
-        d86.load_module(compile_source(SAXPY, "saxpy", arch="sm_80", cache=Cache(None))).close()
+        assert d86.arch == "sm_86"
+        with d86.load_module(compile_source(SAXPY, "saxpy", arch="sm_80", cache=Cache(None))) as m:
+            assert (m.compiled.arch, m.compiled.kind) == ("sm_80", "cubin")  # the sm_80 cubin itself, loaded
+            assert m.kernel("saxpy").device is d86
 
 
 # --- launches without a stream -------------------------------------------------------------------------------------

@@ -107,10 +107,21 @@ def test_drivers_before_12_8_get_one_line(monkeypatch, own_kernels, version, tex
 def test_drivers_from_12_8_pass(monkeypatch, own_kernels, version):
     install(monkeypatch, driver_version=version, cuda_version=12090 if version < 13000 else None)
     monkeypatch.setattr("cugraphlab.core.device.check_driver_matches_bindings", lambda: None)
+    import cugraphlab.core._calls as calls
     from cugraphlab import Device
 
+    asked = []
+    real_require = calls.require_driver
+
+    def require_driver(feature, need, driver=None):  # what the gate compared, and that it let it through
+        seen = tuple(driver or calls.driver_cuda_version())
+        real_require(feature, need, driver)
+        asked.append((feature, tuple(need), seen))
+
+    monkeypatch.setattr(calls, "require_driver", require_driver)
     with Device(0) as dev:
-        require_conditional_branches(dev)
+        assert require_conditional_branches(dev) is None
+    assert asked == [("IF/ELSE and SWITCH conditional nodes", (12, 8), (version // 1000, version % 1000 // 10))]
 
 
 def test_bindings_without_switch_get_one_line(monkeypatch, own_kernels):

@@ -20,7 +20,7 @@ from cugraphlab.graphs.doctor_stacks import (
     explain_events,
     site_stats,
 )
-from cugraphlab.graphs.field_gallery import CASES, case, marked_line
+from cugraphlab.graphs.field_gallery import CASES, case, marked_line, recorded
 from cugraphlab.graphs.field_gallery._field import SKIP
 from cugraphlab.report.doctor import (
     field_counts,
@@ -30,29 +30,6 @@ from cugraphlab.report.doctor import (
 )
 
 INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
-
-
-def recorded(c) -> list[StackEvent]:
-    """What the stack watch records when case ``c`` runs on a GPU, as the case's metadata says."""
-    file, here = str(c.script), c.line("here")
-    stack = {"triton": "torch"}.get(c.stack, c.stack)  # Triton's refusal is raised by torch.cuda.synchronize
-    if c.event == "call":
-        return [StackEvent("call", "cugraphlab", file, here, "log_free_memory", call=c.call, code=c.text,
-                           thread="host callback", in_callback=True)]
-    raise_ev = StackEvent("raise", stack, file, here, "main", text=c.text, code=code_of(c.text),
-                          thread="MainThread" if c.capture_thread else "worker", capture_thread=c.capture_thread)
-    if c.stack == "cugraphlab":  # capture_into and the door's own captures: no stack capture to patch
-        return [raise_ev]
-    begin = StackEvent("begin", c.stack, file, c.line("capture"), "main", stream="0x1", mode="global", capture=1,
-                       call="7", text="device mismatch: the capture stream is on cuda:1, the current device is cuda:0"
-                       if c.kind == "multi_device" else "")
-    raise_ev.capture = 1
-    events = [begin, raise_ev]
-    if not c.left_open:
-        rng = c.kind == "rng"
-        events.append(StackEvent("end", c.stack, file, c.line("capture"), "main", capture=1, ok=rng,
-                                 code="" if rng else INVALIDATED, text="" if rng else f"RuntimeError: {INVALIDATED}"))
-    return events
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.key for c in CASES])
@@ -323,3 +300,127 @@ def test_a_case_runs_in_its_own_process_and_skips_with_its_reason_here():
         pytest.skip("torch is installed here: the skip path is not reachable")
     run = run_case(case("torch_item"), "broken", timeout=120)
     assert run.code == SKIP and "torch is not importable" in run.skipped and not run.crashed
+
+
+def test_replay_and_clean_verdicts_and_their_text():
+    from cugraphlab.experiment.doctor_gallery_field import CleanResult, ReplayResult
+    from cugraphlab.report.doctor import render_replay_and_clean
+
+    c = case("replay_recapture")
+    line = c.line("capture")
+    site = {"site": f"cugraphlab/graphs/field_gallery/replay_recapture.py:{line}, in main", "stack": "torch",
+            "captures": 8, "ok": 8, "replays": 8, "capture_s": 0.008, "recaptures_every_replay": True}
+    once = dict(site, captures=1, ok=1, capture_s=0.001, recaptures_every_replay=False)
+    good = ReplayResult(c.key, c.thread, line, Run("broken", 0, sites=[site]), Run("fixed", 0, sites=[once]))
+    missed = ReplayResult(c.key, c.thread, line, Run("broken", 0, sites=[once]), Run("fixed", 0, sites=[once]))
+    assert good.caught and good.fix_works and not missed.caught
+    clean = CleanResult("clean_torch_mlp", Run("clean", 0, diagnoses=[{"findings": []}]))
+    dirty = CleanResult("clean_cupy_capture", Run("clean", 0, diagnoses=[{"findings": [{"kind": "sync"}]}]))
+    assert clean.ok and not dirty.ok and dirty.findings == 1
+    text = render_replay_and_clean([good.to_dict()], [clean.to_dict(), dirty.to_dict()], [result().to_dict()])
+    assert "flagged in the mistake: yes, not in its fix: yes" in text and "re-captured on every use" in text
+    assert "clean set: 3 correct programs run under the doctor (0 skipped), 1 finding(s), 1 not clean" in text
+
+
+def test_the_clean_set_and_replay_cases_exist_and_are_marked():
+    from cugraphlab.graphs.field_gallery import CLEAN, HERE, REPLAY_CASES
+
+    assert len(CLEAN) >= 6 and len(CLEAN) + len(CASES) + len(REPLAY_CASES) >= 30
+    for key in CLEAN:
+        source = (HERE / f"{key}.py").read_text()
+        ast.parse(source)
+        assert marked_line(HERE / f"{key}.py", "capture") > 0
+    for c in REPLAY_CASES:
+        assert c.thread.split("#")[1] in c.script.read_text() and c.line("capture") > 0
+
+
+def test_a_cugraphlab_case_without_a_gpu_skips_in_its_process():
+    from cugraphlab.core.device import Device
+
+    try:
+        Device(0).close()
+        pytest.skip("a GPU is usable here: the case would run")
+    except Exception:  # no driver or no device: what CI has
+        pass
+    run = run_case("cgl_host_callback", "fixed", timeout=120)
+    assert run.code == SKIP and run.skipped.startswith("no usable GPU") and not run.crashed
+
+
+def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
+    from cugraphlab.bench import doctor as bench_doctor
+    from cugraphlab.experiment import doctor_gallery_field as runner
+
+    monkeypatch.setattr(runner, "run_field_gallery", lambda **kw: [result(), result(caught_right=False)])
+    monkeypatch.setattr(runner, "run_replay", lambda **kw: [])
+    monkeypatch.setattr(runner, "run_clean", lambda **kw: [runner.CleanResult("clean_torch_mlp", Run("clean", 0))])
+    record = bench_doctor.run_doctor(gallery="field")
+    d = record.to_dict()
+    assert d["field_counts"] == {"cases": 2, "run": 2, "caught": 1, "fix_works": 2, "crashes": 0, "hangs": 0,
+                                 "skipped": 0}
+    assert not record.ok  # one case not caught
+    from cugraphlab.report.doctor import render_doctor
+
+    text = render_doctor(d)
+    assert "caught 1/2" in text and "clean set:" in text
+    monkeypatch.setattr(runner, "run_field_gallery", lambda **kw: [result()])
+    assert bench_doctor.run_doctor(gallery="field").ok
+    with pytest.raises(Exception, match="ours, field or all"):
+        bench_doctor.run_doctor(gallery="theirs")
+
+
+def test_without_a_patched_capture_a_worker_threads_refusal_is_a_thread_mistake():
+    ev = [StackEvent("raise", "cuda.core", "c.py", 12, "worker", text="CUDAError: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
+                     code="CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", thread="worker", capture_thread=False,
+                     source="buf = dev.allocate(1 << 20, stream=stream)"),
+          StackEvent("raise", "cuda.core", "c.py", 30, "main", text=f"CUDAError: {INVALIDATED}", code=INVALIDATED,
+                     source="graph = gb.end_building().complete()")]
+    (d,) = explain_events(list(reversed(ev)))  # the consequence seen first: the refused call still wins
+    assert (d.first.kind, d.first.call, d.first.where) == ("query_or_thread", "dev.allocate", "c.py:12, in worker")
+    assert "thread_local" in d.first.fix_hint
+
+
+def test_an_exception_that_ended_the_script_from_inside_a_capture_broke_it(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            raise KeyError("a library's own refusal, with no CUDA code in its text")
+    ''')
+    assert code == 1
+    (d,) = [d for d in diagnoses if d.findings]
+    assert d.first.where.startswith(f"{script}:{line_of(script, 'raise KeyError')}") and d.first.call == "KeyError"
+
+
+def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
+    from cugraphlab.cli import main
+
+    script = fake_torch / "loop.py"
+    script.write_text(textwrap.dedent('''
+        import torch
+        for step in range(5):
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                pass
+            g.replay()
+    '''))
+    assert main(["doctor", "--replay", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "replay watch" in out and f"{script}:5" in out and "re-captured on every use" in out
+    assert main(["doctor", "--replay", "--gallery"]) == 2  # one line: --replay watches a script
+
+
+def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
+    from cugraphlab.graphs.doctor_stacks import StackWatch
+
+    def broken(*a, **k):
+        raise RuntimeError("the watch's own bug")
+
+    monkeypatch.setattr(StackWatch, "_add", broken)
+    _script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        g.replay()
+    ''')
+    assert code == 0 and diagnoses == []  # nothing recorded, nothing broken

@@ -69,7 +69,12 @@ def test_pdl_variants_hold_griddepcontrol_for_compute_90(name):
 
 class _FakeDevice:
     def __init__(self, cc):
-        self.compute_capability = cc
+        self._cc, self.asked = cc, 0
+
+    @property
+    def compute_capability(self):
+        self.asked += 1
+        return self._cc
 
     @property
     def arch(self):
@@ -85,7 +90,9 @@ def test_pdl_before_hopper_is_one_clear_error(cc):
 
 @pytest.mark.parametrize("cc", [(9, 0), (10, 0), (12, 0)])
 def test_pdl_on_hopper_and_newer_passes(cc):
-    require_pdl(_FakeDevice(cc))
+    device = _FakeDevice(cc)
+    assert require_pdl(device) is None
+    assert device.asked > 0  # the device's own compute capability was read, and it passed
 
 
 def test_launch_config_carries_the_programmatic_attribute():

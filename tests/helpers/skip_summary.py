@@ -9,7 +9,17 @@ from __future__ import annotations
 
 from collections import Counter
 
-__all__ = ["pytest_terminal_summary", "skip_reasons"]
+__all__ = ["pytest_terminal_summary", "skip_reasons", "cut_at_word"]
+
+
+def cut_at_word(text: str, limit: int) -> str:
+    """``text`` whole when it fits ``limit`` characters, else cut at the last space before the limit with an
+    ellipsis (never mid-word; a single word longer than the limit is cut where it must be, with the ellipsis)."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit - 1]
+    space = head.rfind(" ")
+    return (head[:space].rstrip(" ,;:") if space > 0 else head) + "…"
 
 
 def skip_reasons(reports) -> Counter:

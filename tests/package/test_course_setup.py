@@ -8,17 +8,21 @@ every solutions notebook runs there, each in its own process, its code cells thr
 them (tests/package/notebook_runner.py: no Jupyter kernel, so it stays fast): without a GPU no cell fails, every GPU
 cell prints its one "needs a GPU: ..." line, every record cell prints what the committed notebook shows (the record
 travels in the wheel) and displays nothing more, every check says "not answered yet" (course) or "passed"
-(solutions), and no cell's output floods the page. Runs once in CI (the CUDA 13 step; it needs the package index).
+(solutions), and no cell's output floods the page. In the solutions notebooks every check that runs without a GPU
+must also reject a plausible wrong answer (tests/package/exercise_wrong_answers.py). Runs once in CI (the CUDA 13 step; it needs the package index).
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import venv
 from pathlib import Path
 
 import pytest
+
+from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
@@ -73,8 +77,10 @@ def runtime(tmp_path_factory, built_wheel):
 def _run(runtime, paths):
     python, content, _, env = runtime
     out = content.parent / f"cells_{len(paths)}.json"
-    r = subprocess.run([str(python), str(RUNNER), str(out), *map(str, paths)], cwd=content, env=env,
-                       capture_output=True, text=True, timeout=1200)
+    wrong = content.parent / "wrong_answers.json"
+    wrong.write_text(json.dumps(WRONG))
+    r = subprocess.run([str(python), str(RUNNER), str(out), *map(str, paths)], cwd=content,
+                       env={**env, "WRONG_ANSWERS": str(wrong)}, capture_output=True, text=True, timeout=1200)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     return json.loads(out.read_text())
 
@@ -143,6 +149,12 @@ def _problems(nb) -> list[str]:
         elif "check" in tags:
             if ("passed" if solved else "not answered yet") not in text or c["outputs"]:
                 out.append(f"{where}: {text!r}, displays {kinds}")
+            n = re.search(r"^exercise (\d+): passed", text, re.M)
+            if solved and n:  # a check that ran (no GPU needed): it must reject the wrong answer
+                wrong = c.get("wrong") or {}
+                if not (wrong.get("error") or "").startswith(f"AssertionError: exercise {n[1]}: not right yet"):
+                    out.append(f"{where}: the check of exercise {n[1]} did not reject {WRONG.get(path.stem[:2] + '-' + n[1])!r}: "
+                               f"{wrong}")
         lines = text.count("\n")
         size = len(text.encode()) + sum(len(v.encode()) for o in c["outputs"] for v in o["data"].values())
         if lines > 80 or size > 512 * 1024:
@@ -157,3 +169,6 @@ def test_every_notebook_and_solution_runs_clean_from_the_wheel_outside_the_check
     assert len(everything) == len(NOTEBOOKS) == 32
     problems = [p for nb in everything for p in _problems(nb)]
     assert not problems, "\n\n".join(problems)
+    rejected = [c for nb in everything for c in nb["cells"] if (c.get("wrong") or {}).get("error")]
+    assert len(rejected) == 11  # the exercises whose checks need no GPU: 01-1, 01-2, 04-1, 07-1, 08-1, 09-1, 10-1,
+    #                             11-1, 12-1, 13-1, 16-1 (tests/package/test_exercise_checks_gpu.py runs all 34)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ for _name in ("cugraphlab.cli", "cugraphlab.bench.measure.run", "cugraphlab.benc
               "cugraphlab.testing.store", "cugraphlab.report.measure", "cugraphlab.report.files",
               "cugraphlab.experiment.runners", "cugraphlab.graphs.doctor", "cugraphlab.bench.records.environment",
               "multiprocessing.connection", "multiprocessing.popen_spawn_posix", "multiprocessing.spawn",
-              "multiprocessing.synchronize", "multiprocessing.queues"):
+              "multiprocessing.synchronize", "multiprocessing.queues", "virtual_clock"):
     importlib.import_module(_name)
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"
@@ -92,8 +93,9 @@ def test_the_fixture_measures_in_the_test_and_budgets_fail_a_test_over_them(suit
     r = suite.runpytest("--cgl-processes", "1", *FLAGS)
     r.assert_outcomes(passed=2, failed=1)
     r.stdout.fnmatch_lines(["*cgl_budget: eager host * us per call exceeds the budget of 1e-09 us*",
-                            "*= cugraphlab measure =*", "*3 measurement(s), 1 process per measurement*",
-                            "*test_suite.py::test_step: host us/call eager *, graph *"])
+                            "*= cugraphlab measure =*", "*held: how long the work runs on the GPU*",
+                            "*3 measurement(s), 1 process per measurement*",
+                            "*test_suite.py::test_step: host us/call eager *, graph *; held (GPU) us/call eager *"])
 
 
 def test_save_then_compare_fails_only_the_test_that_got_slower(suite, tmp_path):
@@ -152,8 +154,11 @@ def test_the_help_and_the_docs_name_saved_records_the_same_way(suite):
 
 
 def test_processes_measure_in_workers_of_the_session_with_the_process_as_the_unit(suite, tmp_path):
+    """The workers' start-up is not charged to --cgl-budget (the pool waits for each to be up), and the budget is
+    roomy: on a busy two-core machine a worker's request alone can take seconds; max-samples keeps it short."""
     saved = tmp_path / "saved"
-    r = suite.runpytest("--cgl-processes", "2", "--cgl-save", str(saved), "-k", "test_step", *FLAGS)
+    r = suite.runpytest("--cgl-processes", "2", "--cgl-save", str(saved), "-k", "test_step", *FLAGS,
+                        "--cgl-budget", "120")
     r.assert_outcomes(passed=1)
     r.stdout.fnmatch_lines(["*1 measurement(s), 2 processes per measurement; saved to *"])
     record = _records(saved)["test_suite.py__test_step.json"]
@@ -188,3 +193,35 @@ def test_the_repeatable_rows_decide_and_a_gpu_paced_way_adds_its_device_row():
     assert set(c.verdicts) == set(record(20.0)["samples"])
     assert set(compare(record(3.0), record(3.0), "t").judged) == {"eager: host / reference"}
     assert set(compare(record(3.0), record(3.0), "t", judge="all").judged) == set(c.verdicts)
+
+
+VIRTUAL_CONFTEST = CONFTEST.replace("""def _fake(monkeypatch):
+    install_measure_driver(monkeypatch)""", """def _fake(monkeypatch):
+    import os
+    from virtual_clock import install_virtual_clock
+    fake = install_measure_driver(monkeypatch)
+    install_virtual_clock(monkeypatch, fake, int(os.environ["CGL_TEST_CLOCK_SEED"]))""")
+
+
+def test_an_unchanged_rerun_passes_through_the_plugin(pytester, tmp_path, monkeypatch):
+    """Save, then compare the same fake-timed work (a virtual host clock charged per driver call, so that this
+    machine's load does not time it; another seed for the rerun) with --cgl-fail-on slower: the judged rows read
+    SAME, the test passes, pytest exits 0."""
+    assert VIRTUAL_CONFTEST != CONFTEST
+    pytester.makeconftest(VIRTUAL_CONFTEST)
+    pytester.makepyfile(test_suite=TESTS)
+    saved = tmp_path / "saved"
+    monkeypatch.setenv("CGL_TEST_CLOCK_SEED", "1")
+    first = pytester.runpytest("--cgl-processes", "1", "--cgl-save", str(saved), "-k", "test_step", *FLAGS)
+    first.assert_outcomes(passed=1)
+    monkeypatch.setenv("CGL_TEST_CLOCK_SEED", "2")
+    again = pytester.runpytest("--cgl-processes", "1", "--cgl-compare", str(saved), "--cgl-fail-on", "slower",
+                               "-k", "test_step", *FLAGS)
+    again.assert_outcomes(passed=1)
+    assert again.ret == pytest.ExitCode.OK
+    line = next(x for x in again.outlines if x.startswith("test_suite.py::test_step: host us/call"))
+    judged = line.split(" | ", 1)[1]
+    assert re.match(r"SAME \d+ \((\d+) rows judged", judged) and not re.search("SLOWER|FASTER|AMBIGUOUS", judged), line
+    record = _records(saved)["test_suite.py__test_step.json"]
+    eager = next(w for w in record["ways"] if w["way"] == "eager")  # the virtual clock timed it: a memset, 5.2 µs
+    assert eager["host"]["median"] == pytest.approx(5.2, rel=0.05), eager["host"]

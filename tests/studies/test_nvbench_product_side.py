@@ -61,6 +61,11 @@ def test_figures_divide_the_graph_by_its_calls():
     assert f["add 2^20"]["held"]["mean"] == 2.5 and f["add 2^20"]["held"]["median"] is None
     assert f["add 2^20"]["held_cold"]["median"] == statistics.median([3.0, 3.2])
     assert f["long 2^20"]["cold"]["n"] == 0 and "held" not in f["long 2^20"]
+    # a graph workload that could not be captured 50 times: its own batch is GPU-bound already
+    nv["samples"]["graph50 add 2^20 [Device=0]: cold GPU"] = {"values": [120.0]}
+    nv["nvbench"]["graph50 add 2^20 [Device=0]: cold GPU"] = {"batch_gpu_mean_us": 124.0}
+    g = nvbench_figures(nv, ["graph50 add 2^20"], gpu_bound=["graph50 add 2^20"])["graph50 add 2^20"]
+    assert g["held"]["mean"] == 124.0 and "one call" in g["held"]["source"] and "held_cold" not in g
 
 
 def test_an_unknown_workload_is_one_line_and_exit_2(capsys):

@@ -39,6 +39,7 @@ def test_the_pairs_are_counted_and_written(tmp_path, monkeypatch, capsys):
         return 0, 0.1, ""
 
     monkeypatch.setattr(bench, "_session", session)
+    monkeypatch.setattr(bench, "require_gpu", lambda *a, **k: None)  # the sessions are stood in for: no GPU used
     assert bench.main([str(tmp_path), "--pairs", "2"]) == 0
     d = json.loads((tmp_path / "plugin_false_alarms.json").read_text())
     assert d["false_alarms"]["with_a_changed_row"] == 0 and d["false_alarms"]["test_comparisons"] == 4

@@ -106,10 +106,12 @@ def _stats(values) -> dict:
     return {"n": len(v), "median": statistics.median(v), "mean": statistics.fmean(v)}
 
 
-def nvbench_figures(nv: dict, names, calls: int = W.GRAPH_LAUNCHES) -> dict:
+def nvbench_figures(nv: dict, names, calls: int = W.GRAPH_LAUNCHES, gpu_bound=()) -> dict:
     """Per workload, from nvbench's record (as ``cugraphlab diff`` reads its JSON): ``cold`` (its cold GPU samples,
     µs: median, mean, n), ``held`` (batch GPU mean of the graph of ``calls`` / ``calls``; a mean only, nvbench
-    keeps no batch samples) and ``held_cold`` (the graph's cold GPU samples / ``calls``)."""
+    keeps no batch samples) and ``held_cold`` (the graph's cold GPU samples / ``calls``). A workload of
+    ``gpu_bound`` (a graph of launches already) without a graph of its own calls: ``held`` is the batch GPU mean of
+    one call."""
     out = {}
     samples = nv.get("samples") or {}
     summaries = nv.get("nvbench") or {}
@@ -126,6 +128,10 @@ def nvbench_figures(nv: dict, names, calls: int = W.GRAPH_LAUNCHES) -> dict:
             cold = [v / calls for v in (samples.get(g) or {}).get("values") or [] if v is not None]
             entry["held_cold"] = {**_stats(cold), "source": f"nvbench cold GPU time of the graph of {calls} / "
                                                             f"{calls}"}
+        elif name in gpu_bound and label:
+            batch = (summaries.get(label) or {}).get("batch_gpu_mean_us")
+            entry["held"] = {"n": None, "median": None, "mean": batch,
+                             "source": "nvbench batch GPU mean of one call (a graph of launches: GPU-bound already)"}
         out[name] = entry
     return out
 
@@ -193,7 +199,8 @@ def run_side(dev, out: Path, bench, *, quick: bool = False, names=None) -> dict:
                         "nvbench's blocking kernel",
                 "held": f"nvbench batch GPU time of a graph of {W.GRAPH_LAUNCHES} calls / {W.GRAPH_LAUNCHES}: "
                         "CUDA events around many graph launches back to back"},
-            "figures": nvbench_figures(nv, list(built)), "skipped": skipped, "no_graph": no_graph,
+            "figures": nvbench_figures(nv, list(built), gpu_bound=[n for n, b in built.items() if b.kind == "graph"]),
+            "skipped": skipped, "no_graph": no_graph,
             "checks": checks, "facts": facts, "verified": bool(checks) and all(c["ok"] for c in checks)}
 
 

@@ -16,7 +16,8 @@ values, negative ones too; outputs poisoned), and the work in the form ``cgl.mea
 ``Built.call_on(stream)`` gives a function of no arguments that enqueues one call of the work on any cugraphlab
 Stream (cuda-bench's wrapped with ``cugraphlab.Stream.wrap``): the Launch bound there, a cuGraphLaunch there, or the
 callable given that stream in its library's view (``bench.measure.streams.view_for``). ``Built.check()`` compares the
-output bit for bit with NumPy float32 (``compare_bits``); ``Built.poison()`` overwrites it first. Kernels are
+output bit for bit with NumPy float32 (``compare_bits``); ``Built.poison()`` overwrites it first and waits (the work
+may run on another stream). Kernels are
 compiled with the package's options (``--fmad=false``), so each float32 operation rounds once, as NumPy's does.
 
 Also the command line's targets: ``cugraphlab measure workloads.py:cli_call --setup setup_<slug> --prepare
@@ -146,11 +147,20 @@ def _arrays(dev, stream, host: list[np.ndarray], outs: int, n_out: int, owned: l
     return made
 
 
+def _poisoner(out, stream) -> Callable[[], None]:
+    """Poison ``out`` and wait for it: the work may run on another stream (measure's, cuda-bench's)."""
+    def poison() -> None:
+        out.poison(stream)
+        stream.synchronize()
+
+    return poison
+
+
 def _launch_built(name, dev, stream, kernel, signature, args, config, out, expected, nbytes, owned) -> Built:
     packed = PackedArgs(signature, args)
     launch = Launch(kernel, packed, config, stream)
     return Built(name, "launch", launch, lambda s: Launch(kernel, packed, config, s),
-                 lambda: out.poison(stream), expected, lambda: out.to_numpy(stream=stream), nbytes, owned=owned)
+                 _poisoner(out, stream), expected, lambda: out.to_numpy(stream=stream), nbytes, owned=owned)
 
 
 def saxpy(dev, stream, kernels, rng=None) -> Built:
@@ -293,6 +303,7 @@ def _callable_built(lib: str, dev, stream, rng) -> Built:
         def poison():
             with view_for("cupy", stream):
                 out.fill(np.float32(np.nan))
+            stream.synchronize()
 
         def read():
             stream.synchronize()
@@ -315,6 +326,7 @@ def _callable_built(lib: str, dev, stream, rng) -> Built:
         def poison():
             with torch.cuda.stream(view_for("torch", stream)):
                 out.fill_(float("nan"))
+            stream.synchronize()
 
         def read():
             stream.synchronize()

@@ -14,7 +14,7 @@ from typing import Callable
 
 from .way import CAPTURE_COST_REPEATS, WAYS, StreamIgnoredError, Way, repeat_calls, unavailable
 
-__all__ = ["explained_capture", "capture_way", "ready_exec_timed", "graph_way", "native_graph_way",
+__all__ = ["explained_capture", "stack_hint", "capture_way", "ready_exec_timed", "graph_way", "native_graph_way",
            "floor_graph_way"]
 
 
@@ -39,6 +39,35 @@ def graph_way(exe, stream, costs: dict, what: str = WAYS["graph"]) -> Way:
     return Way("graph", what, graph_bindings_loop(exe, stream), costs=costs, close=exe.close)
 
 
+def stack_hint(exc: BaseException) -> tuple[str, str, str, str] | None:
+    """For an exception a library raised inside the user's work during the capture (CuPy's ``.get()`` or
+    ``cupy.asnumpy``, PyTorch's ``.item()``, ...): (the call, the class of mistake, the fix in that library's
+    terms, where: "file:line in function"), read from the user's line that raised (``graphs.doctor_stacks``:
+    the same table the doctor uses for the captures those libraries make); None when no line of the user's is
+    in the traceback or the line names nothing known."""
+    import linecache
+
+    from ...graphs.doctor_stacks import _stack_of_exception, _text, classify_line, code_of, is_user_file
+
+    tb, site = exc.__traceback__, None
+    while tb is not None:
+        if is_user_file(tb.tb_frame.f_code.co_filename):
+            site = tb
+        tb = tb.tb_next
+    if site is None:
+        return None
+    filename, lineno = site.tb_frame.f_code.co_filename, site.tb_lineno
+    source = linecache.getline(filename, lineno).strip()
+    if not source:
+        return None
+    text = _text(exc)
+    call, kind, fix = classify_line(source, code_of(text, exc), _stack_of_exception(exc, source), text)
+    if not fix:
+        return None
+    where = f"{filename.rsplit('/', 1)[-1]}:{lineno} in {site.tb_frame.f_code.co_name}"
+    return call, kind, fix, where
+
+
 def explained_capture(stream, call_once: Callable[[], None], *, mode: str = "thread_local",
                       callable_work: bool = False) -> Way | None:
     """One call captured through the capture doctor: None when it captured, or a graph Way without ``run``
@@ -52,8 +81,17 @@ def explained_capture(stream, call_once: Callable[[], None], *, mode: str = "thr
     except Exception as e:
         diagnosis = getattr(e, "diagnosis", None) or cap.diagnosis
         first = diagnosis.first if diagnosis is not None else None
+        hint = stack_hint(e)
+        if first is not None and hint is not None and not first.fix_hint and (not first.seen or first.kind in
+                                                                               ("foreign", "other")):
+            first.fix_hint = hint[2]  # the library's call on the user's line: its own fix
+            first.detail = (first.detail + "; " if first.detail else "") + f"{hint[0]} at {hint[3]} raised it"
         if first is not None:
-            note = f"capture failed: {first.line()}. Fix: {first.mistake.fix}"
+            note = f"capture failed: {first.line()}. Fix: {first.fix_hint or first.mistake.fix}"
+        elif hint is not None:
+            call, _, fix, where = hint
+            note = (f"capture failed: {call} at {where} raised {type(e).__name__}: "
+                    f"{str(e).splitlines()[0] if str(e) else ''}. Fix: {fix}")
         else:
             note = f"capture failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         return Way("graph", WAYS["graph"], None, note=note,

@@ -11,12 +11,19 @@ order:
 - a number (``2.0``, ``-3``, ``1e-3``, ``2^10``): that value, of the parameter's type;
 - ``KIND:VALUE`` (``f32:2.0``, ``u64:n``, ``ptr:x``) says the kind where the source does not (a macro, a typedef).
 
+Kinds: ``ptr``, ``u64``, ``i64``, ``u32``, ``i32``, ``u16``, ``i16``, ``u8``, ``i8``, ``f32``, ``f64``, ``f16``
+(``__half``), ``bf16`` (``__nv_bfloat16``): the Python API's scalar kinds (``core.args``) but structs. A buffer of
+``__half`` is float16; of ``__nv_bfloat16``, raw bits (uint16: NumPy has no bfloat16), filled with small integers.
+A kernel using ``__half`` includes ``<cuda_fp16.h>``: ``compile_source`` finds that header beside NVRTC.
+
 The grid is ``ceil(size / block)`` blocks of ``--block`` threads (256) unless ``--grid`` says otherwise: one thread
 per element, which a grid-stride kernel accepts as well. The kernel must be ``extern "C"`` (its name unmangled).
 Struct parameters are refused here (use the Python API: ``Kernel.prepare`` with a NumPy structured scalar).
 """
 from __future__ import annotations
 
+import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,12 +44,20 @@ KINDS_OF_TYPES = {
     "unsigned long": ("u64", "uint64"), "unsigned long int": ("u64", "uint64"),
     "unsigned long long": ("u64", "uint64"), "unsigned long long int": ("u64", "uint64"),
     "uint64_t": ("u64", "uint64"), "size_t": ("u64", "uint64"),
-    "char": (None, "int8"), "signed char": (None, "int8"), "unsigned char": (None, "uint8"),
-    "short": (None, "int16"), "unsigned short": (None, "uint16"), "__half": (None, "float16"),
-    "half": (None, "float16"),
+    "char": ("i8", "int8"), "signed char": ("i8", "int8"), "int8_t": ("i8", "int8"),
+    "unsigned char": ("u8", "uint8"), "uint8_t": ("u8", "uint8"),
+    "short": ("i16", "int16"), "short int": ("i16", "int16"), "int16_t": ("i16", "int16"),
+    "unsigned short": ("u16", "uint16"), "unsigned short int": ("u16", "uint16"), "uint16_t": ("u16", "uint16"),
+    "__half": ("f16", "float16"), "half": ("f16", "float16"),
+    # NumPy has no bfloat16: a buffer of them is raw bits (uint16, filled with small integers: finite values)
+    "__nv_bfloat16": ("bf16", "uint16"), "nv_bfloat16": ("bf16", "uint16"),
 }
 _QUALIFIERS = {"const", "volatile", "__restrict__", "__restrict", "restrict", "__grid_constant__"}
-_EXPLICIT = ("ptr", "u64", "i64", "u32", "i32", "f32", "f64")
+_EXPLICIT = ("ptr", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8", "f32", "f64", "f16", "bf16")
+_FLOATS = ("f32", "f64", "f16", "bf16")
+#: the largest finite value of each float kind (a scalar beyond it is refused)
+_FLOAT_MAX = {"f32": float(np.finfo(np.float32).max), "f16": float(np.finfo(np.float16).max),
+              "bf16": 3.3895313892515355e38, "f64": float(np.finfo(np.float64).max)}
 
 
 @dataclass(frozen=True)
@@ -96,6 +111,36 @@ def _number(text: str):
         return None
 
 
+#: kind -> (smallest, largest) value an integer parameter of that kind holds
+INT_RANGES = {"i32": (-(1 << 31), (1 << 31) - 1), "u32": (0, (1 << 32) - 1), "i64": (-(1 << 63), (1 << 63) - 1),
+              "u64": (0, (1 << 64) - 1), "i16": (-(1 << 15), (1 << 15) - 1), "u16": (0, (1 << 16) - 1),
+              "i8": (-128, 127), "u8": (0, 255)}
+
+
+def _range_text(kind: str) -> str:
+    lo, hi = INT_RANGES[kind]
+    return f"{lo:,} to {hi:,}"
+
+
+def available_host_bytes() -> int | None:
+    """The host memory free for new allocations (MemAvailable), or None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
 def parse_args(items: list[str], params: list[Param], size: int, kernel: str) -> list[tuple[str, str, object]]:
     """``--args`` against the kernel's parameters: one (kind, role, value) per parameter, where role is "buffer"
     (value: its name), "size" or "scalar". InvalidArgumentError naming the parameter for anything that does not fit."""
@@ -119,17 +164,39 @@ def parse_args(items: list[str], params: list[Param], size: int, kernel: str) ->
                 raise InvalidArgumentError(f"{label}: a pointer takes a buffer name (like x or out)")
             out.append((kind, "buffer", value))
         elif value in ("n", "size"):
-            if kind in ("f32", "f64"):
+            if kind in _FLOATS:
                 raise InvalidArgumentError(f"{label}: {value} is the element count, and '{p.text}' is not an integer")
+            if not INT_RANGES[kind][0] <= size <= INT_RANGES[kind][1]:
+                raise InvalidArgumentError(f"--size {size:,} does not fit {p.text} ({kind}: {_range_text(kind)}): "
+                                           f"give a smaller --size, or declare it as size_t")
             out.append((kind, "size", size))
         else:
             number = _number(value)
             if number is None:
                 raise InvalidArgumentError(f"{label}: expected a number, n, or a buffer name for a pointer")
-            if kind not in ("f32", "f64") and not isinstance(number, int):
+            if isinstance(number, float) and not math.isfinite(number):
+                raise InvalidArgumentError(f"{label}: expected a finite number, got {value}")
+            if kind not in _FLOATS and not isinstance(number, int):
                 raise InvalidArgumentError(f"{label}: '{p.text}' is an integer, got {value}")
+            if kind in INT_RANGES and not INT_RANGES[kind][0] <= number <= INT_RANGES[kind][1]:
+                raise InvalidArgumentError(f"{label}: does not fit {kind} ({_range_text(kind)})")
+            if kind in _FLOAT_MAX and abs(number) > _FLOAT_MAX[kind]:
+                raise InvalidArgumentError(f"{label}: {value} does not fit a {kind}")
             out.append((kind, "scalar", number))
     return out
+
+
+def _check_host_memory(size: int, parsed, params) -> None:
+    """The random inputs are drawn on the host (float64, then cast) and kept, and the outputs read back: refuse a
+    --size whose buffers this machine's free memory cannot hold, before anything is allocated."""
+    itemsizes = {value: np.dtype(q.dtype or "float32").itemsize
+                 for (k, role, value), q in zip(parsed, params) if role == "buffer"}
+    need = size * (8 + 2 * sum(itemsizes.values()))
+    free = available_host_bytes()
+    if free is not None and need > free:
+        raise InvalidArgumentError(f"--size {size:,}: its {len(itemsizes)} buffer(s) need about {_gib(need)} of host "
+                                   f"memory (random inputs drawn and kept, outputs read back), and {_gib(free)} is "
+                                   f"free: give a smaller --size")
 
 
 def first_error_line(e: CompileError, path: str) -> str:
@@ -180,8 +247,8 @@ class CuKernel:
             raise InvalidArgumentError(f"{path} has no kernel {kernel!r}; its kernels: {', '.join(kernels)}")
         params = kernels[kernel]
         if args is None:
-            example = ",".join("n" if q.kind in ("u64", "i64", "u32", "i32") and q.name in ("n", "size", "count")
-                               else q.name if q.kind == "ptr" else "1.0" if q.kind in ("f32", "f64") else "?"
+            example = ",".join("n" if q.kind in INT_RANGES and q.name in ("n", "size", "count")
+                               else q.name if q.kind == "ptr" else "1.0" if q.kind in _FLOATS else "?"
                                for q in params)
             raise InvalidArgumentError(f"{kernel}({', '.join(q.text for q in params)}): give one --args item per "
                                        f"parameter, e.g. --args {example}")
@@ -191,6 +258,7 @@ class CuKernel:
         grid = grid or -(-size // block)
         if grid > 2**31 - 1:
             raise InvalidArgumentError(f"--size {size:,} needs {grid:,} blocks of {block}: more than a grid holds")
+        _check_host_memory(size, parsed, params)
         return cls(path, kernel, size, params, parsed, block, grid, rng=np.random.default_rng(seed), source=source)
 
     @classmethod
@@ -200,6 +268,17 @@ class CuKernel:
         once on ``stream``."""
         return cls.plan(path, kernel=kernel, size=size, args=args, block=block, grid=grid, seed=seed).load(
             device, stream)
+
+    def check_compiles(self) -> None:
+        """Compile the kernel for the newest arch NVRTC knows (as PTX), with no device: a source that does not
+        compile says so (InvalidArgumentError, its first error) before anything looks for a GPU."""
+        from ...core.program import compile_source, resolve_arch
+
+        arch, kind = resolve_arch(None, None, ptx=True)
+        try:
+            compile_source(self.source, self.name, arch=arch, kind=kind)
+        except CompileError as e:
+            raise InvalidArgumentError(first_error_line(e, self.path)) from None
 
     def load(self, device, stream) -> "CuKernel":
         from ...core.program import compile_source, resolve_arch

@@ -20,11 +20,12 @@ measurement reads). Neither holds the host's cost of a call: that is the ``host`
 K fits the driver's queue. Launches queued behind a kernel that does not end fill the stream's launch queue (the
 driver's pushbuffer); once it is full the host blocks inside the next launch, which with a spin-wait hold would be a
 deadlock, so the hold lets go by itself after ``HOLD_TIMEOUT_MS`` and says so (``ctl[4]``, ``release()``'s
-``timed_out``). NVIDIA's nvbench keeps at most a couple of launches behind its blocking kernel for the same reason,
-and its blocking kernel has the same kind of timeout ("deadlock detected"). Here K starts at ``HELD_CALLS`` calls
-and at most ``MAX_QUEUED_LAUNCHES`` kernel launches (a list of L launches: K = MAX_QUEUED_LAUNCHES // L at most), far
-below the queue depth (about 1,024 launches per stream, ``bench.probes.hold``). A sample whose hold timed out is
-refused, and K is halved for the next one.
+``timed_out``). How much fits "depends on device and driver": NVIDIA's nvbench, whose blocking kernel has the same
+kind of timeout ("Deadlock detected"), advises scheduling conservatively, about 32 kernel launches at most
+(nvbench/blocking_kernel.cuh). Here K is at most ``HELD_CALLS`` calls and ``MAX_QUEUED_LAUNCHES`` kernel launches
+(a list of L launches: K = 32 // L; a graph launch counts as one); a callable, whose launches per call are
+unknown, starts at 8 calls. A sample whose hold timed out is refused, and K is halved for the next one (a
+callable's drops to 1).
 
 A work that synchronises (a callable calling ``stream.synchronize()``, ``cupy.asnumpy``, ``.item()``, anything that
 waits for the held stream) cannot be held: its call does not return until the hold gives up. One call timing out
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 __all__ = ["GpuClocks", "HELD_CALLS", "MAX_QUEUED_LAUNCHES", "HOLD_TIMEOUT_MS", "SYNCHRONISES", "L2Flush"]
 
 HELD_CALLS = 32  # calls per held sample at most
-MAX_QUEUED_LAUNCHES = 256  # kernel launches behind one hold at most: a quarter of the queue depth
+MAX_QUEUED_LAUNCHES = 32  # kernel launches behind one hold at most: what nvbench's blocking_kernel advises
 HOLD_TIMEOUT_MS = 100.0  # the longest the hold spins: hundreds of times what queuing K calls takes
 SYNCHRONISES = ("n/a: the work synchronises (or waits for the held stream): one call did not return while the stream "
                 "was held, so the GPU's own time cannot be isolated from the host's")

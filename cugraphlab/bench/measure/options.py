@@ -107,5 +107,6 @@ class MeasureOptions:
 
     @property
     def sampling(self) -> dict:
-        """The sampling settings (kept in a record's ``sampling``, not its config)."""
-        return {k: getattr(self, k) for k in SAMPLING_KEYS}
+        """The sampling settings (kept in a record's ``sampling``, not its config: they change how many samples a
+        row has, or which rows there are, not what a row measures), with ``gpu_clocks``."""
+        return {**{k: getattr(self, k) for k in SAMPLING_KEYS}, "gpu_clocks": self.gpu_clocks}

@@ -11,8 +11,10 @@ processes, and two sessions sample different ones, which is what a comparison be
     replies = pool.run(spec, options, 60)       # worker 0, then 1, ... each runs target(spec, options, device)
     pool.close()
 
-A worker that does not answer within the timeout is killed and replaced (its reply says so); one that died is
-replaced too. Replies are plain dicts (``run.measure_spec``'s: ``{"part", "env", "config"}`` or ``{"error"}``).
+A worker's start-up (an interpreter, imports, ``cuInit``, its context) is not charged to a request: each worker
+says when it is ready, and ``run`` waits for that (``start_timeout_s``, 120 s by default: six workers starting on
+a busy two-core machine take many seconds) before the request's own ``timeout_s`` begins. A worker that does not
+answer within the timeout is killed and replaced (its reply says so); one that died is replaced too. Replies are plain dicts (``run.measure_spec``'s: ``{"part", "env", "config"}`` or ``{"error"}``).
 """
 from __future__ import annotations
 
@@ -21,7 +23,10 @@ from typing import Callable
 
 from ...core.errors import positive_int
 
-__all__ = ["WorkerPool"]
+__all__ = ["WorkerPool", "READY", "START_TIMEOUT_S"]
+
+READY = {"ready": True}  # a worker's first message: it is up, its device open (or its reason why not at hand)
+START_TIMEOUT_S = 120.0
 
 
 def _serve(conn, target: Callable, device_ordinal: int | None) -> None:
@@ -37,9 +42,11 @@ def _serve(conn, target: Callable, device_ordinal: int | None) -> None:
                 from ...core.errors import NoDeviceError
 
                 reason = {"error": f"{e}", "class": "NoDeviceError" if isinstance(e, NoDeviceError) else ""}
+                conn.send(READY)
                 while conn.recv() is not None:
                     conn.send(reason)
                 return
+        conn.send(READY)  # started: what follows is the requests' time
         while True:
             request = conn.recv()
             if request is None:
@@ -60,13 +67,16 @@ class WorkerPool:
     """``n`` spawned workers running ``target(spec, options[, device])`` on request (module docstring).
     ``device``: the ordinal each worker opens once (None: the target opens what it needs)."""
 
-    def __init__(self, n: int, target: Callable | None = None, device: int | None = 0):
+    def __init__(self, n: int, target: Callable | None = None, device: int | None = 0,
+                 start_timeout_s: float = START_TIMEOUT_S):
         from .processes import measure_spec
 
         self.n = positive_int("processes", n)
         self.target = target or measure_spec
         self.device = device
+        self.start_timeout_s = float(start_timeout_s)
         self._ctx = multiprocessing.get_context("spawn")
+        self.ready = [False] * self.n
         self.workers: list = [self._start(i) for i in range(self.n)]
         self.replaced = 0
 
@@ -86,7 +96,26 @@ class WorkerPool:
                 p.join(2.0)
         conn.close()
         self.workers[i] = self._start(i)
+        self.ready[i] = False
         self.replaced += 1
+
+    def _wait_ready(self, i: int) -> dict | None:
+        """Wait for worker ``i`` to be up (not counted in any request's timeout); None, or the reply saying why
+        it never came up (the worker is replaced)."""
+        if self.ready[i]:
+            return None
+        p, conn = self.workers[i]
+        try:
+            if conn.poll(self.start_timeout_s):
+                conn.recv()
+                self.ready[i] = True
+                return None
+            reply = {"error": f"process {i + 1} did not start within {self.start_timeout_s:g} s", "class": ""}
+        except (EOFError, BrokenPipeError, OSError):
+            p.join(1.0)
+            reply = {"error": f"process {i + 1} exited (code {p.exitcode}) while starting", "class": ""}
+        self._replace(i)
+        return reply
 
     def run(self, spec: dict, options, timeout_s: float) -> list[dict]:
         """One reply per worker, asked one after the other; the first worker's calibrated calls per sample are
@@ -96,6 +125,10 @@ class WorkerPool:
         options = MeasureOptions.coerce(options).to_dict()
         replies = []
         for i in range(self.n):
+            failed = self._wait_ready(i)
+            if failed is not None:
+                replies.append(failed)
+                break
             p, conn = self.workers[i]
             try:
                 conn.send((spec, options))

@@ -168,7 +168,8 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                 "sm_note": samples.sm_note, "stop_reason": samples.stop_reason, "calls": samples.calls,
                 "rounds": samples.rounds, "seconds": samples.seconds, "checks": checks,
                 "gpu_notes": dict(samples.notes), "held_calls": dict(samples.held_calls)}
-        config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "gpu_clocks": options.gpu_clocks,
+        # "l2": the host/wall/device loop's L2 (warm); the held and cold rows are extra rows, not another config
+        config = {"work": part["work"], "kind": w.kind, "ways": list(chosen), "l2": "warm",
                   "capture_mode": mode, "stream": kind, "calls": options.calls or "auto",
                   "reference": options.reference,
                   # what each x ref divides by (records whose graph way divided by another reference differ)

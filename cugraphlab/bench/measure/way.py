@@ -9,6 +9,7 @@ loops that cost next to nothing, so that what is timed is the call:
   (benchmarks/results/2026-12-01_H200_round7/*_measure_overhead_parts_*.log)."""
 from __future__ import annotations
 
+import os
 import types
 from collections import deque
 from dataclasses import dataclass, field
@@ -53,10 +54,14 @@ class StreamIgnoredError(InvalidArgumentError):
 
 
 def _where(exc: BaseException) -> str:
+    """`` (at file.py:LINE in function)``: the deepest frame of the user's code, never the import machinery's
+    (``<frozen importlib._bootstrap>``) nor the interpreter's own."""
     tb = exc.__traceback__
     last = None
     while tb is not None:
-        last = tb
+        name = tb.tb_frame.f_code.co_filename
+        if not (name.startswith("<") or f"{os.sep}importlib{os.sep}" in name):
+            last = tb
         tb = tb.tb_next
     if last is None:
         return ""
@@ -67,6 +72,8 @@ def _where(exc: BaseException) -> str:
 def user_error(what: str, e: BaseException) -> WorkRaised:
     """The one-line WorkRaised for exception ``e`` of the user's ``what`` (raise it ``from e``)."""
     text = f": {str(e).splitlines()[0]}" if str(e) else ""
+    if isinstance(e, ImportError):  # a module it imports is missing: say that, not the exception's class
+        return WorkRaised(f"{what} failed: {str(e).splitlines()[0] if str(e) else 'an import failed'}{_where(e)}")
     return WorkRaised(f"{what} raised {type(e).__name__}{text}{_where(e)}")
 
 

@@ -20,6 +20,21 @@ def _dist_version(name: str) -> str | None:
         return None
 
 
+def why_unavailable(e: BaseException) -> str:
+    """Why a library could not be used, in words rather than the exception's class name."""
+    from ...core.errors import CugraphlabError
+
+    if isinstance(e, ImportError):
+        return "cuda-bindings is not installed"
+    if type(e).__name__.endswith("NotFoundError") or "not found" in str(e).lower():
+        return "its library was not found"
+    if isinstance(e, CugraphlabError) and str(e):
+        import re
+
+        return re.sub(r"\s*\([^)]*\)", "", str(e).splitlines()[0].split(":")[0])
+    return "its library could not be loaded"
+
+
 def package_versions() -> dict[str, str | None]:
     """Versions of the packages that matter here (None: not installed). torch is looked up, never imported."""
     out = {"cugraphlab": __version__, "python": platform.python_version()}
@@ -30,7 +45,7 @@ def package_versions() -> dict[str, str | None]:
 
         out["nvrtc"] = "%d.%d" % nvrtc_version()
     except Exception as e:  # no NVRTC library: say so rather than fail a report
-        out["nvrtc"] = f"unavailable ({type(e).__name__})"
+        out["nvrtc"] = f"unavailable ({why_unavailable(e)})"
     return out
 
 
@@ -113,17 +128,21 @@ def system_info(ordinal: int | None = None) -> dict:
     from ...core._calls import versions_fit
     from ...core.cache import default_cache
     from ...core.device import Device, device_count, driver_version
-    from ...core.errors import NoDeviceError
+    from ...core.errors import MissingPackageError, NoDeviceError
     from ...core.program import nvrtc_version, supported_archs
 
     cache = default_cache()
+    try:
+        fit = versions_fit()
+    except MissingPackageError:  # no cuda-bindings: nothing to judge; the rest still shown
+        fit = None
     info = {"devices": [], "device_count": 0, "driver": {"release": None, "cuda": None},
             "packages": package_versions(), "cache": cache.describe() if cache.enabled else None,
-            "cuda": versions_fit(), "driver_error": None}
+            "cuda": fit, "driver_error": None, "missing_package": None}
     try:
         info["nvrtc"], info["archs"] = "%d.%d" % nvrtc_version(), supported_archs()
     except Exception as e:  # no NVRTC library: say so, keep the rest
-        info["nvrtc"], info["archs"] = f"unavailable ({type(e).__name__})", []
+        info["nvrtc"], info["archs"] = f"unavailable ({why_unavailable(e)})", []
     try:
         count = device_count()
         info["device_count"] = count
@@ -135,6 +154,8 @@ def system_info(ordinal: int | None = None) -> dict:
                                         "memory_bytes": total, "free_bytes": free,
                                         "clock_khz": d.attribute("CLOCK_RATE"),
                                         "l2_bytes": d.attribute("L2_CACHE_SIZE")})
+    except MissingPackageError as e:
+        info["missing_package"] = str(e)
     except NoDeviceError as e:
         info["driver_error"] = str(e)
     return info

@@ -25,6 +25,7 @@ import importlib
 import json
 import os
 import pkgutil
+import re
 import types
 import typing
 from typing import Any, Mapping
@@ -87,6 +88,8 @@ def read_json(path: str | os.PathLike) -> Any:
         raise RecordError(f"{name} is not JSON ({exc.msg}: line {exc.lineno} column {exc.colno})") from None
     except RecursionError:
         raise RecordError(f"{name} is not a record (JSON nested too deeply)") from None
+    except ValueError:  # Python's limit on the digits of one integer (4300): no record holds such a number
+        raise RecordError(f"{name} is not a record: it holds an integer of thousands of digits") from None
 
 
 def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
@@ -118,8 +121,23 @@ def record_from_dict(d: Any, source: str = "record") -> Record:
     own = cls.__dict__.get("from_dict")
     try:
         return cls.from_dict(dict(d)) if own is not None else rebuild_dataclass(cls, d)
-    except (TypeError, KeyError, ValueError) as exc:  # a field missing or of another shape (an older record)
-        raise RecordError(f"{source} ({d['kind']}) cannot be rebuilt: {exc}") from exc
+    except (TypeError, KeyError, ValueError, AttributeError, IndexError) as exc:  # a field missing or reshaped
+        raise RecordError(f"{source} ({d['kind']}) cannot be rebuilt: {shape_words(exc)}") from exc
+
+
+def shape_words(exc: BaseException) -> str:
+    """Why a record's fields could not be read, in words rather than Python's (``StackRow.__init__() missing 3
+    required positional arguments: 'a', 'b' and 'c'`` -> ``its rows lack the fields 'a', 'b' and 'c'``)."""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    m = re.search(r"(\w+)\.__init__\(\) missing \d+ required (?:positional |keyword-only )?arguments?: (.+)$", text)
+    if m:
+        return f"the field(s) {m.group(2)} are missing (written by another version?)"
+    m = re.search(r"(\w+)\.__init__\(\) got an unexpected keyword argument (.+)$", text)
+    if m:
+        return f"a part of it has a field {m.group(2)} this version does not know"
+    if isinstance(exc, KeyError):
+        return f"it lacks the field {text}"
+    return "a field holds another shape than this version reads (a list, an object, a number or text)"
 
 
 def rebuild_dataclass(cls: type, d: Mapping[str, Any]) -> Any:

@@ -12,6 +12,7 @@ the schema of a dict read back and says in one line what is wrong (``RecordError
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
@@ -138,6 +139,15 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def schema_words(got: Any) -> str:
+    """A record's ``schema`` field in words: ``schema 1``, ``no schema``, ``a schema written as "1" (not a number)``."""
+    if got is None:
+        return "no schema"
+    if isinstance(got, int) and not isinstance(got, bool):
+        return f"schema {got}"
+    return f"a schema written as {json.dumps(got)[:40]} (not a whole number)"
+
+
 def check_record(d: Any, source: str = "record", *, kind: str | None = None,
                 schema: int | None = None) -> Mapping[str, Any]:
     """Check that ``d`` (a JSON object read back) is a cugraphlab record, of ``kind`` and ``schema`` if given."""
@@ -149,5 +159,5 @@ def check_record(d: Any, source: str = "record", *, kind: str | None = None,
         raise RecordError(f"{source} is a {d['kind']} record, not {kind}")
     got = d.get("schema")
     if schema is not None and got != schema:
-        raise RecordError(f"{source} has schema {got!r} of {d['kind']}; this cugraphlab reads schema {schema}")
+        raise RecordError(f"{source} has {schema_words(got)} of {d['kind']}; this cugraphlab reads schema {schema}")
     return d

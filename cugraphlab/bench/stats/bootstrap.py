@@ -18,17 +18,22 @@ each value in that order, 16-bit integers up to 32,766 values), with an empty po
 the median of a row of ``L`` values is the mean of the values of ranks at positions ``(L-1)//2`` and ``L//2``:
 exactly what ``np.median`` returns for the same draws (the same two order statistics, added and halved).
 
+Rows measured in the same processes hold the same numbers of samples per process, so one set of two-level draws
+(``two_level_draws``: the groups and positions of every replicate) serves them all (``two_level_medians(...,
+draws=...)``, as ``cugraphlab diff`` does for the rows of one record): each row's interval is still its own
+bootstrap, and the draws are paid once.
+
 Memory stays bounded and in cache: replicates are drawn in blocks of about ``CHUNK_VALUES`` positions. Drawing in blocks takes
 the same numbers from the generator as one call would, so the result does not depend on the block size, and the
 same seed gives the same medians.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
-__all__ = ["plain_medians", "two_level_medians", "CHUNK_VALUES"]
+__all__ = ["plain_medians", "two_level_medians", "two_level_draws", "TwoLevelDraws", "CHUNK_VALUES"]
 
 #: Positions drawn per block of replicates: a block's arrays (2 MB of uniforms) stay in the CPU's cache, which
 #: makes a bootstrap about twice as fast as blocks of millions.
@@ -69,32 +74,74 @@ def plain_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np
     return out
 
 
-def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """``resamples`` medians of two-level resamples of ``groups`` (arrays of finite floats, none empty): the groups
-    drawn with replacement, then each drawn group's values with replacement, pooled."""
-    gs = [np.asarray(g, dtype=float) for g in groups]
-    c = len(gs)
-    counts = np.array([g.size for g in gs], dtype=np.int64)
-    sizes = counts.astype(float)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+class TwoLevelDraws(NamedTuple):
+    """The draws of a two-level bootstrap for groups of ``counts`` values: each replicate's groups (``drawn``,
+    ``(resamples, c)``), the positions of its values in the pooled groups (``index``, ``(resamples, c, width)``),
+    how many values each replicate holds (``lengths``) and which positions are spare (``spare``, ``(c, width)``,
+    None where every group holds ``width``). Made once, they serve every row of a record whose groups have these
+    sizes (``two_level_medians(groups, draws=...)``)."""
+
+    counts: tuple
+    drawn: np.ndarray
+    index: np.ndarray
+    lengths: np.ndarray
+    spare: np.ndarray | None
+
+
+def _draw_index(counts: np.ndarray, drawn: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Positions in the pooled groups of every value of the replicates ``drawn`` (one block): ``floor(u * size)``
+    in each drawn group, plus the group's offset."""
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
     width = int(counts.max())
-    pooled = np.concatenate(gs)
-    n = pooled.size
-    xs, rank = _ranks(pooled)
-    drawn = rng.integers(0, c, size=(resamples, c))                       # the groups of every replicate
-    lengths = counts[drawn].sum(axis=1)
-    even = bool(np.all(counts == width))
+    u = rng.random((drawn.shape[0], counts.size, width))
+    u *= counts.astype(float)[drawn][..., None]
+    idx = u.astype(np.intp)                                                     # (np.take converts other types)
+    idx += offsets[drawn][..., None]
+    return idx
+
+
+def two_level_draws(counts, resamples: int, rng: np.random.Generator) -> TwoLevelDraws:
+    """The draws (``TwoLevelDraws``) of ``resamples`` two-level replicates of groups of ``counts`` values: the same
+    numbers from ``rng``, in the same order, as ``two_level_medians`` draws."""
+    counts = np.asarray(counts, dtype=np.int64)
+    c, width = counts.size, int(counts.max())
+    drawn = rng.integers(0, c, size=(resamples, c))
+    index = np.empty((resamples, c, width), dtype=np.intp)
+    rows = max(1, CHUNK_VALUES // (c * width))
+    for start in range(0, resamples, rows):
+        stop = min(resamples, start + rows)
+        index[start:stop] = _draw_index(counts, drawn[start:stop], rng)
+    spare = None if np.all(counts == width) else np.arange(width) >= counts[:, None]
+    return TwoLevelDraws(tuple(int(n) for n in counts), drawn, index, counts[drawn].sum(axis=1), spare)
+
+
+def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.random.Generator | None = None, *,
+                      draws: TwoLevelDraws | None = None) -> np.ndarray:
+    """``resamples`` medians of two-level resamples of ``groups`` (arrays of finite floats, none empty): the groups
+    drawn with replacement, then each drawn group's values with replacement, pooled. ``draws`` (from
+    ``two_level_draws`` for these groups' sizes) instead of ``rng``: those draws, made once for several rows."""
+    gs = [np.asarray(g, dtype=float) for g in groups]
+    counts = np.array([g.size for g in gs], dtype=np.int64)
+    c, width = len(gs), int(counts.max())
+    n = int(counts.sum())
+    xs, rank = _ranks(np.concatenate(gs))
+    if draws is not None:
+        if draws.counts != tuple(int(k) for k in counts):
+            raise ValueError(f"draws made for groups of {draws.counts} values, given groups of {tuple(counts)}")
+        resamples = draws.drawn.shape[0]
+        drawn, lengths, spare = draws.drawn, draws.lengths, draws.spare
+    else:
+        drawn = rng.integers(0, c, size=(resamples, c))                       # the groups of every replicate
+        lengths = counts[drawn].sum(axis=1)
+        spare = None if np.all(counts == width) else np.arange(width) >= counts[:, None]  # past a group's end
     out = np.empty(resamples)
     rows = max(1, CHUNK_VALUES // (c * width))
-    positions = np.arange(width)
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
         d = drawn[start:stop]
-        n_in = sizes[d][..., None]                                           # (rows, c, 1): the drawn groups' sizes
-        picks = (rng.random((stop - start, c, width)) * n_in).astype(np.int32)  # values within them
-        idx = offsets[d][..., None] + picks
-        if not even:                                                         # a smaller group's spare positions
-            np.putmask(idx, positions >= n_in, n)
-        out[start:stop] = _row_medians(xs, np.take(rank, idx).reshape(stop - start, c * width),
-                                       lengths[start:stop])
+        idx = draws.index[start:stop] if draws is not None else _draw_index(counts, d, rng)
+        ranks = np.take(rank, idx)
+        if spare is not None:                                                   # a smaller group's spare positions
+            np.putmask(ranks, spare[d], n)
+        out[start:stop] = _row_medians(xs, ranks.reshape(stop - start, c * width), lengths[start:stop])
     return out

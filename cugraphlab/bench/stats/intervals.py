@@ -139,9 +139,14 @@ class RatioInterval:
 
 def _split_groups(x: np.ndarray, groups) -> list[np.ndarray]:
     """The values of each group (one label per value), groups in first-seen order, empty ones left out."""
-    index: dict = {}
-    codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
-    parts = [x[codes == k] for k in range(len(index))]
+    labels = groups if isinstance(groups, np.ndarray) else np.asarray(groups) if groups else np.empty(0)
+    if labels.ndim == 1 and labels.dtype.kind in "iuU":  # process numbers, names: numpy finds them
+        _keys, first, codes = np.unique(labels, return_index=True, return_inverse=True)
+        parts = [x[codes == k] for k in np.argsort(first, kind="stable")]
+    else:
+        index: dict = {}
+        codes = np.fromiter((index.setdefault(g, len(index)) for g in groups), dtype=np.int64, count=len(groups))
+        parts = [x[codes == k] for k in range(len(index))]
     return [p for p in parts if p.size]
 
 
@@ -159,13 +164,16 @@ def _grouped_bootstrap_medians(x: np.ndarray, groups, resamples: int, rng: np.ra
 
 def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int = RESAMPLES,
                      confidence: float = CONFIDENCE, seed: int | np.random.Generator | None = 0,
-                     groups_a=None, groups_b=None) -> RatioInterval:
+                     groups_a=None, groups_b=None, draws=None) -> RatioInterval:
     """The ratio of medians B/A with a percentile-bootstrap interval.
 
     Parameters: ``a``, ``b`` the two sample sets (non-finite values dropped); ``resamples`` bootstrap draws per
     side; ``confidence`` the interval's level (0.95: the 2.5% and 97.5% quantiles); ``seed`` an int (or a numpy
     Generator) so that the interval repeats; ``groups_a``/``groups_b`` (one label per value, e.g. the process or
-    context it came from): a side with two groups or more is resampled in two levels, groups then values.
+    context it came from): a side with two groups or more is resampled in two levels, groups then values;
+    ``draws``: a function ``(side, counts) -> bootstrap.TwoLevelDraws or None`` giving the draws of a two-level
+    side ("a" or "b") whose groups hold ``counts`` values, made once for all rows of a record (``diff``), in
+    place of draws from ``seed``.
     Returns a RatioInterval (NaN where a side is empty or a median of A is 0).
     """
     if not 0 < confidence < 1:
@@ -181,13 +189,18 @@ def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int =
     if na >= 2 and nb >= 2:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
-        def medians(x, groups):
+        def medians(x, groups, side):
             if groups is not None and len(groups) == x.size and len(set(groups)) >= 2:
-                return _grouped_bootstrap_medians(x, list(groups), int(resamples), rng)
+                if draws is not None:
+                    parts = _split_groups(x, groups)
+                    shared = draws(side, tuple(p.size for p in parts))
+                    if shared is not None and shared.drawn.shape[0] == int(resamples):
+                        return bootstrap.two_level_medians(parts, int(resamples), draws=shared)
+                return _grouped_bootstrap_medians(x, groups, int(resamples), rng)
             return _bootstrap_medians(x, int(resamples), rng)
 
-        ma = medians(xa, groups_a)
-        mb = medians(xb, groups_b)
+        ma = medians(xa, groups_a, "a")
+        mb = medians(xb, groups_b, "b")
         if np.all(ma != 0):
             r = mb / ma
             q = (1.0 - confidence) / 2.0
@@ -294,7 +307,8 @@ class Verdict(NamedTuple):
 
 
 def _r(x: float) -> str:
-    return f"{x:.3f}"
+    """A ratio in bounded width: 3 decimals, in scientific notation from 10,000 up (a 1e300 sample's ratio)."""
+    return f"{x:.3f}" if not abs(x) >= 1e4 else f"{x:.3e}"
 
 
 def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direction: str | None = "time",
@@ -381,26 +395,37 @@ def group_medians(x: np.ndarray, groups) -> np.ndarray:
     return np.array([float(np.median(part)) for part in _split_groups(np.asarray(x, dtype=float), groups)])
 
 
-def _kept_groups(values: list, groups):
+def _floats(values) -> np.ndarray:
+    """``values`` as a float array, None as NaN (``_clean`` then drops the non-finite ones)."""
+    if isinstance(values, np.ndarray):
+        return values.astype(float, copy=False).ravel()
+    return np.array([math.nan if v is None else v for v in values], dtype=float)
+
+
+def _kept_groups(values: np.ndarray, groups):
     """The group labels of the values ``_clean`` keeps (the finite ones), or None."""
     if groups is None or len(groups) != len(values):
         return None
-    return [g for v, g in zip(values, groups) if v is not None and math.isfinite(float(v))]
+    keep = np.isfinite(values)
+    if keep.all():
+        return groups
+    return [g for g, k in zip(groups, keep.tolist()) if k]
 
 
 def compare_samples(a: Iterable[float], b: Iterable[float], *, unit: str = "us", threshold: float = 0.05,
                     seed: int | np.random.Generator | None = 0, resamples: int = RESAMPLES,
                     confidence: float = CONFIDENCE, alpha: float = ALPHA,
-                    min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None) -> Comparison:
+                    min_samples: int = MIN_SAMPLES, groups_a=None, groups_b=None, draws=None) -> Comparison:
     """Ratio and interval, rank test, modes and verdict of one row's samples (both in ``unit``). With
     ``groups_a``/``groups_b`` (the process or context of each value, on both sides) the interval is a two-level
-    bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats)."""
-    a, b = list(a), list(b)
+    bootstrap and the rank test runs on the groups' medians (the group is the unit that repeats); ``draws`` as
+    ``ratio_of_medians`` takes it."""
+    a, b = _floats(a), _floats(b)
     ga = _kept_groups(a, groups_a)
     gb = _kept_groups(b, groups_b)
     xa, xb = _clean(a), _clean(b)
     interval = ratio_of_medians(xa, xb, resamples=resamples, confidence=confidence, seed=seed, groups_a=ga,
-                                groups_b=gb)
+                                groups_b=gb, draws=draws)
     grouped = _grouped(ga) and _grouped(gb)
     # Samples of one process or context are not independent of each other (launch cost has per-context modes:
     # docs/studies/launch-cost-modes.md): where both sides say which group each value came from, the rank test is

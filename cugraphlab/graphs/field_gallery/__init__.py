@@ -99,8 +99,50 @@ CASES: tuple[FieldCase, ...] = (
 )
 
 
+#: Replay hazards (the replay watch, ``cugraphlab doctor --replay``): every capture succeeds; the watch must flag
+#: the broken script's capture site and not its fixed twin's.
+REPLAY_CASES: tuple[FieldCase, ...] = (
+    FieldCase("replay_recapture", "pytorch/pytorch#171672", "torch", "recapture", "", ""),
+)
+
+#: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.
+CLEAN: tuple[str, ...] = ("clean_torch_mlp", "clean_torch_train", "clean_torch_graphed_callables",
+                          "clean_cupy_capture", "clean_triton_in_torch", "clean_core_builder")
+
+
 def case(key: str) -> FieldCase:
-    for c in CASES:
+    for c in CASES + REPLAY_CASES:
         if c.key == key:
             return c
     raise KeyError(f"no field case {key!r}; known: {', '.join(c.key for c in CASES)}")
+
+
+def recorded(c: FieldCase) -> list:
+    """What the stack watch records when case ``c`` runs on a GPU, as its metadata says (graphs.doctor_stacks'
+    StackEvents: the capture's begin and end, the error its stack raises at the marked line): fed to
+    ``doctor_stacks.explain_events``, the doctor's diagnosis of the case without a GPU."""
+    from ..doctor_stacks import StackEvent, code_of
+
+    invalidated = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+    file, here = str(c.script), c.line("here")
+    stack = {"triton": "torch"}.get(c.stack, c.stack)  # Triton's refusal is raised by torch.cuda.synchronize
+    if c.event == "call":
+        return [StackEvent("call", "cugraphlab", file, here, "log_free_memory", call=c.call, code=c.text,
+                           thread="host callback", in_callback=True)]
+    raised = StackEvent("raise", stack, file, here, "main", text=c.text, code=code_of(c.text),
+                        thread="MainThread" if c.capture_thread else "worker", capture_thread=c.capture_thread)
+    if c.stack == "cugraphlab":  # capture_into and the door's own captures: no stack capture to patch
+        return [raised]
+    mismatch = "device mismatch: the capture stream is on cuda:1, the current device is cuda:0"
+    begin = StackEvent("begin", c.stack, file, c.line("capture"), "main", stream="0x1", mode="global", capture=1,
+                       call="7", text=mismatch if c.kind == "multi_device" else "")
+    raised.capture = 1
+    events = [begin, raised]
+    if not c.left_open:
+        rng = c.kind == "rng"  # PyTorch refuses the generator before any CUDA call: the capture itself ends well
+        events.append(StackEvent("end", c.stack, file, c.line("capture"), "main", capture=1, ok=rng,
+                                 code="" if rng else invalidated, text="" if rng else f"RuntimeError: {invalidated}"))
+    return events
+
+
+field_case, recorded_events = case, recorded  # the names graphs exports

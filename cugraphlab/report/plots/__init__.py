@@ -44,7 +44,7 @@ def pyplot() -> Any:
 def save(fig: Any, out: str | Path) -> list[Path]:
     """Write ``fig`` to ``out``.png and ``out``.svg (appended, so stems with dots work), close it, return the paths.
     A stem that names a folder (``plots/``) is refused (``report.files.stem_path``: InvalidArgumentError)."""
-    from ..files import stem_path
+    from ..files import make_parents, stem_path
 
     plt = pyplot()
     try:
@@ -52,8 +52,9 @@ def save(fig: Any, out: str | Path) -> list[Path]:
     except InvalidArgumentError:
         plt.close(fig)
         raise
-    out.parent.mkdir(parents=True, exist_ok=True)
     paths = [out.with_name(out.name + ".png"), out.with_name(out.name + ".svg")]
+    for path in paths:
+        make_parents(path)
     try:
         fig.savefig(paths[0], dpi=DPI, bbox_inches="tight")
         fig.savefig(paths[1], bbox_inches="tight")

@@ -14,8 +14,9 @@ extern "C" __global__ void axpy(float* out, const float* x, const float* y, floa
         out[i] = __fadd_rn(__fmul_rn(a, x[i]), y[i]);
 }
 '''
-compiled_axpy = cgl.compile_source(AXPY, "axpy", arch="sm_75", kind="ptx")
-print(bytes(compiled_axpy.image).decode()[:400])
+axpy_source = AXPY
+ptx = bytes(cgl.compile_source(AXPY, "axpy", arch="sm_75", kind="ptx").image).decode()
+print("\n".join(line for line in ptx.splitlines() if any(k in line for k in (".entry", "mul.rn", "add.rn", "nctaid"))))
 
 # %% [solution 3 gpu] compiles axpy for this GPU, launches it and reads the output
 m3 = dev.load_module(cgl.compile_source(AXPY, "axpy", arch=dev.arch, kind="cubin").image)

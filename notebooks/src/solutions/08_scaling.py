@@ -1,7 +1,9 @@
 # %% [solution 1]
 def fit_line(nodes, us):
-    A = np.column_stack([np.ones(len(nodes)), np.asarray(nodes, dtype=float)])
-    (a, b), *_ = np.linalg.lstsq(A, np.asarray(us, dtype=float), rcond=None)
+    nodes, us = np.asarray(nodes, dtype=float), np.asarray(us, dtype=float)
+    keep = nodes >= 64  # where the cost is a straight line
+    A = np.column_stack([np.ones(keep.sum()), nodes[keep]])
+    (a, b), *_ = np.linalg.lstsq(A, us[keep], rcond=None)
     return a, b
 
 # %% [solution 2 gpu] a fork/join of 4 branches of 16 adds, each into its own buffer

@@ -25,5 +25,6 @@ def scale_prepare():
 def scale_check():
     return compare_bits("scale", out.to_numpy(stream=stream), np.float32(3.0) * scale_in["x"])
 
-mine = cgl.measure(scale_launch, ways=("eager",), check=scale_check, prepare=scale_prepare)
-print(render_measure(mine))
+result = cgl.measure(scale_launch, ways=("eager",), check=scale_check, prepare=scale_prepare)
+print(render_measure(result))
+mine = (result, scale_launch)

@@ -18,9 +18,9 @@ for L in pdl.launches:
     attr.value.programmaticStreamSerializationAllowed = 1
     cfg.attrs, cfg.numAttrs = [attr], 1
     configs.append((cfg, L))
-pdl.chain.randomize(); pdl.chain.poison()
-for _ in range(100):
-    for cfg, L in configs:
-        cu("cuLaunchKernelEx", cfg, L.kernel.handle, L.args.address, 0)
-cu("cuStreamSynchronize", s)
-pdl_many = pdl.chain.out.to_numpy()
+def pdl_many(iterations):
+    for _ in range(iterations):
+        for cfg, L in configs:
+            cu("cuLaunchKernelEx", cfg, L.kernel.handle, L.args.address, 0)
+    cu("cuStreamSynchronize", s)
+    return pdl.chain.out.to_numpy()
