@@ -53,8 +53,7 @@ from typing import Any, ClassVar, Iterable, Mapping
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
-from .diff_inputs import (as_record, check_measurement, config_changes, is_foreign, read_record_file,
-                          refuse_config)
+from .diff_inputs import as_record, check_measurement, config_changes, is_foreign, read_record_file, refuse_config
 from .records.nvbench import nvbench_compare_status
 from .records.record import Record, RecordError, bounded
 from .stats import intervals as iv

@@ -64,9 +64,8 @@ def plan_from_args(args):
 
 def cmd_scaling(args) -> int:
     from ..bench.scaling.sweep import measure_scaling
-    from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
-
     from ..core.device import device_count
+    from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
     plan = plan_from_args(args)
     device_count()  # no driver or no GPU: its one line now, before the plan's line promises a sweep

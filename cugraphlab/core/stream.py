@@ -18,8 +18,8 @@ import numbers
 import warnings
 
 from ._calls import cu, driver_module
-from .current import current_device
 from ._resource import Resource
+from .current import current_device
 from .interop import stream_handle, type_name
 
 __all__ = ["Stream", "Event", "as_stream"]

@@ -27,8 +27,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..core._calls import cu, driver_fn, driver_module, stream_capture_info, stream_set_capture_dependencies
-from ..core._calls import require_bindings
+from ..core._calls import (
+    cu,
+    driver_fn,
+    driver_module,
+    require_bindings,
+    stream_capture_info,
+    stream_set_capture_dependencies,
+)
 from ..core.errors import CugraphlabError, InvalidArgumentError, check
 from .capture import CAPTURE_MODES
 from .conditional import add_conditional_bodies, create_handle

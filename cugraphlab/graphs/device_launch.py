@@ -39,7 +39,7 @@ No workload and no timer here (experiment.device_loop runs the chain this way; b
 from __future__ import annotations
 
 from ..core._calls import cu, driver_module, require_bindings, require_driver
-from ..core.errors import CugraphlabError, CudaError, UnsupportedError
+from ..core.errors import CudaError, CugraphlabError, UnsupportedError
 from .exec import Graph, GraphExec
 from .inspect import graph_nodes, node_kind
 

@@ -35,11 +35,11 @@ import ctypes
 import threading
 from typing import Callable
 
-from ..core.native import load_c_library
 from ..core._calls import cu, driver_module, host_fn
 from ..core._calls import launch_host_func as _launch_host_func
 from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError
+from ..core.native import load_c_library
 
 __all__ = ["HOST_FN", "HostCallback", "Trampoline", "add_host_node", "launch_host_func", "C_COUNTER_SOURCE",
            "host_node_params"]

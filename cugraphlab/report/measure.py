@@ -1,7 +1,6 @@
 """What ``measure`` (your own work: ``measure_work``), ``latency``, ``timeline`` and ``sweep`` print and draw."""
 from __future__ import annotations
 
-
 from .env import versions_line
 from .measure_work import render_measure
 from .tables import fmt_count, format_table

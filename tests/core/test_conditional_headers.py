@@ -2,7 +2,6 @@
 import os
 from pathlib import Path
 
-
 from cugraphlab.core import cuda_headers as ch
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.program import compile_source, nvrtc_version, resolve_arch

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 import statistics
-
 from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar
 
-from ..records.record import Record, clocks, check_record
+from ..records.record import Record, check_record, clocks
 
 __all__ = ["StackRow", "CompareResult", "STATUSES"]
 # ok: measured; unsupported: the stack has no such mode (the note says why); unavailable: the stack could not be

@@ -89,8 +89,8 @@ def stack_job(stack: str, variant: str, sizes, iters: int, launches: int, repeat
 def _one_size(st, n, iters, launches, repeats, warmup, ops, scalar, seed, row, version_text) -> None:
     from ..stats.summary import summarize
     from ..timing import DEVICE_CLOCK, WALL_CLOCK
-    from .way import MODES, StackUnavailable, measure_mode, short_error
     from .shared import expected_for, make_inputs
+    from .way import MODES, StackUnavailable, measure_mode, short_error
 
     inputs = make_inputs(seed, n, repeats)
     expected = {m: expected_for(m, ops, inputs, scalar) for m in ("launch", "eager")}

@@ -49,9 +49,9 @@ from ...experiment.chain import Chain
 from ...experiment.conditional import CAPTURE_WAYS, conditional_graphs
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ...graphs.conditional import require_conditional_branches
+from ..records.record import Record, clocks
 from ..stats.paired_diff import goal_verdict, paired_difference
 from ..stats.paired_stats import round_order
-from ..records.record import Record, clocks
 from ..stats.summary import Summary, summarize
 from .switch_sweep import DEFAULT_SWEEP, Plan, sweep_checks, sweep_contrasts, sweep_ks, sweep_plans
 

@@ -23,12 +23,20 @@ from ...core.memory import validate_size
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ..records.environment import collect
-from .latency_native import (C_ROWS, NATIVE_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
-                             open_native_launch, paired_excess)
 from ..records.record import CLOCKS, Record, clocks
 from ..stats.summary import Summary, sample_adaptively, summarize
-from .timeline import record_timeline
 from ..timing import DEVICE_CLOCK, time_mode
+from .latency_native import (
+    C_ROWS,
+    NATIVE_ROWS,
+    PAIRED_ROWS,
+    c_per_call,
+    native_summary,
+    open_native_floor,
+    open_native_launch,
+    paired_excess,
+)
+from .timeline import record_timeline
 
 _CLOCK_KEYS = {v: k for k, v in CLOCKS.items()}
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Iterable
 
 from ...core.errors import CugraphlabError, InvalidArgumentError, positive_int
-from ..stats.paired_stats import Interval, hierarchical_bootstrap, paired, relative_noise, round_order, stop_reason
-from ..records.record import Record, clocks
 from ..probes.sm_clock import LOW_CLOCK_FRACTION, clock_low
+from ..records.record import Record, clocks
+from ..stats.paired_stats import Interval, hierarchical_bootstrap, paired, relative_noise, round_order, stop_reason
 
 __all__ = ["PairedResult", "PairedRow", "Sample", "PairedRun", "run_paired", "sample_way", "summarize_run",
            "result_from_run", "measure_paired",
@@ -368,8 +368,8 @@ def measure_paired(device_index: int = 0, size: int = 1024, contexts: int = 3, r
     call of this project's own ways.
     """
     from ...core.memory import validate_size
-    from ..records.environment import collect
     from ..probes.hold import RELEASES
+    from ..records.environment import collect
     from .ways import MODES, REFERENCE, build_ways, validate_ways
 
     if context_kind not in CONTEXT_KINDS:
