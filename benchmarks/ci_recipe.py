@@ -140,27 +140,33 @@ def _slower(j: dict | None) -> list[str]:
     return [] if j is None else [k for k, v in j["judged"].items() if v == "SLOWER"]
 
 
+def _made(code: int | None, path: Path, args) -> bool:
+    """Whether a command wrote its record (exit 0 or 1: measured, compared); a dry run makes none but goes on."""
+    return args.dry_run or (code in (0, 1) and path.is_file())
+
+
 def callable_experiments(run: Runner, out: Path, args) -> tuple[list, list]:
     d = out / "callable"
     d.mkdir(parents=True, exist_ok=True)
     unchanged, delayed = [], []
+    prev = None  # the last U record made (a failed command starts the chain again)
     for k in range(args.pairs + 1):
         u = d / f"u_{k}.json"
-        prev = d / f"u_{k - 1}.json" if k else None
         code = run(f"u_{k}", callable_command(u, prev, "slower", args))
         if code is None:
             break
         if prev is not None:
-            j = None if args.dry_run or code not in (0, 1) else judge(prev, u, args.threshold)
+            j = judge(prev, u, args.threshold) if _made(code, u, args) and not args.dry_run else None
             unchanged.append({"a": prev.name, "b": u.name, "exit": code, "judging": j,
                               "false_slower": code == 1 and bool(_slower(j))})
-        if k == args.pairs:
-            break
+        prev = u if _made(code, u, args) else None
+        if k == args.pairs or prev is None:
+            continue
         dk = d / f"d_{k}.json"
         code = run(f"d_{k}", callable_command(dk, u, "slower", args), delay_us=1.0)
         if code is None:
             break
-        j = None if args.dry_run or code not in (0, 1) else judge(u, dk, args.threshold)
+        j = judge(u, dk, args.threshold) if _made(code, dk, args) and not args.dry_run else None
         delayed.append({"a": u.name, "b": dk.name, "exit": code, "judging": j,
                         "flagged_slower": code == 1 and bool(_slower(j))})
     return unchanged, delayed
@@ -180,24 +186,24 @@ def _read_by(j: dict | None) -> tuple[str | None, str | None]:
 def kernel_experiment(run: Runner, out: Path, args) -> list:
     base, longer = write_kernels(out)
     d = out / "kernel"
-    pairs, paths = [], []
+    pairs = []
+    prev = None  # (path, is_longer) of the last record made
     for k in range(args.pairs + 1):
         is_longer = k % 2 == 1
         path = d / f"{'l' if is_longer else 'k'}_{k}.json"
-        prev = paths[-1] if paths else None
-        code = run(f"kernel_{k}", kernel_command(longer if is_longer else base, path, prev, "any-change", args))
+        code = run(f"kernel_{k}", kernel_command(longer if is_longer else base, path, prev and prev[0],
+                                                 "any-change", args))
         if code is None:
             break
-        paths.append(path)
-        if prev is None:
-            continue
-        a, b = (prev, path) if is_longer else (path, prev)  # A: the base kernel, B: the one 10% longer
-        j = None if args.dry_run or code not in (0, 1) else judge(a, b, args.threshold)
-        label, verdict = _read_by(j)
-        pairs.append({"a": a.name, "b": b.name, "cli_exit": code, "cli_direction": "longer after base" if
-                      is_longer else "base after longer", "judging": j, "read_by": label, "verdict": verdict,
-                      "by_held": bool(label) and j["clocks"][label] == "held",
-                      "slower": verdict == "SLOWER"})
+        made = _made(code, path, args)
+        if prev is not None and prev[1] != is_longer:
+            a, b = (prev[0], path) if is_longer else (path, prev[0])  # A: the base kernel, B: the one 10% longer
+            j = judge(a, b, args.threshold) if made and not args.dry_run else None
+            label, verdict = _read_by(j)
+            pairs.append({"a": a.name, "b": b.name, "cli_exit": code, "cli_direction": "longer after base" if
+                          is_longer else "base after longer", "judging": j, "read_by": label, "verdict": verdict,
+                          "by_held": bool(label) and j["clocks"][label] == "held", "slower": verdict == "SLOWER"})
+        prev = (path, is_longer) if made else None
     return pairs
 
 
@@ -206,7 +212,8 @@ def summary_rows(unchanged: list, delayed: list, kernel: list, pairs: int) -> li
     blind = sum(p["exit"] == 1 and not p["false_slower"] for p in unchanged)
     flagged = sum(p["flagged_slower"] for p in delayed)
     slower = sum(p["slower"] for p in kernel)
-    held = all(p["by_held"] for p in kernel) if kernel else False
+    read = [p for p in kernel if p["judging"]]  # a pair whose command failed has no verdict (and counts as missed)
+    held = bool(read) and all(p["by_held"] for p in read)
     need = pairs - 1
     how = "its held row" if held else "its eager: device row (no held row in these records)"
     return [
@@ -260,6 +267,9 @@ def main(argv=None) -> int:
     if args.dry_run:
         return 0
     rows = summary_rows(unchanged, delayed, kernel, args.pairs)
+    failed = [c["name"] for c in run.log if c["exit"] not in (0, 1)]
+    if failed:
+        print(f"commands that failed (exit 2 or a timeout; see logs/): {', '.join(failed)}")
     record = {"kind": "cugraphlab.study.ci_recipe", "pairs": args.pairs, "processes": args.processes,
               "time_budget_s": args.time_budget, "threshold": args.threshold, "spin_iters": SPIN_ITERS,
               "longer": LONGER, "seconds": round(time.perf_counter() - run.start, 1), "commands": run.log,

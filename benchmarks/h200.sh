@@ -90,9 +90,25 @@ phase_examples() {  # every examples/NN_*.py (each output is its docstring's las
 }
 
 phase_notebooks() {  # every course notebook under cu13, outputs written in place and copied out (notebooks_h200.sh)
+  install_carried nb  # nbclient, nbformat, ipykernel and their dependencies (.carry/nb/, cp312)
   opt 420 notebooks_cu13 benchmarks/notebooks_h200.sh "$r" || true
-  mkdir -p "$r/nb"
-  [ "$dry" = 1 ] || cp notebooks/*.ipynb "$r/nb/"
+  mkdir -p "$r/nb" "$r/nb/solutions"
+  [ "$dry" = 1 ] || { cp notebooks/*.ipynb "$r/nb/"; cp notebooks/solutions/*.ipynb "$r/nb/solutions/"; }
+}
+
+phase_notebooks_cu12() {  # every notebook and solution under cuda-bindings 12.9 + NVRTC 12.9 (.carry/cu12): log only
+  install_carried nb
+  (  # a subshell: the cu12 environment ends with it; the notebooks stay as committed (--no-write)
+    cu12_env || exit 0
+    opt 420 notebooks_cu12 benchmarks/notebooks_h200.sh "$r" --no-write || true
+    exit "$failed"
+  ) || failed=1
+}
+
+phase_exercises() {  # every exercise's check: passes on its solution, rejects a plausible wrong answer (all 34, GPU)
+  install_carried nb; install_carried cupti  # IPython (notebook_runner.py runs the cells, no Jupyter kernel); 06 CUPTI
+  t 400 exercise_checks env REQUIRE_GPU=1 $PY -m pytest -q -p no:cacheprovider -s -m gpu \
+    tests/package/test_exercise_checks_gpu.py > "$r/exercise_checks.log" 2>&1
 }
 
 phase_measure() {  # a user's saxpy.cu and CuPy callable measured and checked from the command line; measure_overhead.py

@@ -71,8 +71,11 @@ def _use_old_loop() -> None:
     sys.path.insert(0, str(ROOT / "tests"))
     from helpers.old_bootstrap import grouped_medians, plain_medians
 
+    from cugraphlab.bench import diff
     from cugraphlab.bench.stats import intervals
 
+    diff.SHARED_DRAWS = 0  # every row its own draws, on one thread, through the old loop: as before
+    diff.THREADS = 1
     intervals._grouped_bootstrap_medians = grouped_medians
     intervals._bootstrap_medians = plain_medians
 

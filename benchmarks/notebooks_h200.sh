@@ -10,7 +10,8 @@
 # Offline wheels, installed with pip --no-index --no-deps --target "$SITE" (SITE: $NB_SITE, default /tmp/site), put
 # on PYTHONPATH after whatever PYTHONPATH already holds (so that cuda-bindings 12 placed there for a cu12 run wins;
 # give libnvrtc.so.12 on LD_LIBRARY_PATH yourself):
-#   .whl/*.whl          nbclient, nbformat, ipykernel and their dependencies for Python 3.12
+#   .carry/nb/*.whl or .whl/*.whl: nbclient, nbformat, ipykernel and their dependencies for Python 3.12 (debugpy
+#                       left out: ipykernel runs without its debugger)
 #                       (benchmarks/notebook_wheels_py312.txt lists them:
 #                       pip download --only-binary=:all: --python-version 3.12 --platform manylinux_2_28_x86_64
 #                       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any
@@ -31,8 +32,9 @@ mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 SITE="${NB_SITE:-/tmp/site}"
 if ! PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$SITE" "$PY" -c "import nbclient, nbformat, ipykernel" 2>/dev/null; then
-  ls .whl/*.whl >/dev/null 2>&1 || { echo "no wheels in .whl/ and nbclient is not importable" >&2; exit 2; }
-  "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/*.whl || exit 2
+  wheels=$(ls .carry/nb/*.whl .whl/*.whl 2>/dev/null)
+  [ -n "$wheels" ] || { echo "no wheels in .carry/nb/ or .whl/ and nbclient is not importable" >&2; exit 2; }
+  "$PY" -m pip install -q --no-index --no-deps --target "$SITE" $wheels || exit 2
 fi
 if ls .carry/cupti/*.whl >/dev/null 2>&1 && \
    ! PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$SITE" "$PY" -c "import cupti, elftools" 2>/dev/null; then

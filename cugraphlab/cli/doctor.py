@@ -112,10 +112,10 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
     sys.stdout.flush()
     print(render_session(diagnoses))
     if replay:
-        from cugraphlab.graphs import doctor_stacks
+        from cugraphlab.graphs import doctor_stacks, doctor_watch
         from cugraphlab.report.doctor import render_sites
 
-        events = doctor_stacks.LAST.events if doctor_stacks.LAST is not None else []
+        events = doctor_watch.LAST.events if doctor_watch.LAST is not None else []
         print(render_sites(doctor_stacks.site_stats(events)))
     if code == 0 and any(not d.ok for d in diagnoses):
         return EXIT_FAILED

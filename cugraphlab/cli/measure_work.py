@@ -92,7 +92,7 @@ def add_measure(sub, common) -> None:
     out.add_argument("--threshold", default=None, help="for --compare-to: smallest change that counts (default 5%%)")
     out.add_argument("--fail-on", choices=("slower", "faster", "any-change"), default=None,
                      help="for --compare-to: exit 1 when a judged row gets this verdict")
-    out.add_argument("--judge", choices=("repeatable", "all"), default="repeatable",
+    out.add_argument("--judge", choices=("repeatable", "all"), default=None,
                      help="for --compare-to: which rows' verdicts count: repeatable (default: x ref, held, cold and "
                           "device-bound rows, which repeat between processes; host rows move 30-40%%) or all")
     p.set_defaults(handler=cmd_measure)
@@ -155,7 +155,8 @@ def _old_record(args):
     from ..bench.records.record import RecordError
 
     if not args.compare_to:
-        for option, given in (("--fail-on", args.fail_on is not None), ("--threshold", args.threshold is not None)):
+        for option, given in (("--fail-on", args.fail_on is not None), ("--threshold", args.threshold is not None),
+                              ("--judge", getattr(args, "judge", None) is not None)):
             if given:
                 raise InvalidArgumentError(f"{option} judges a comparison: give --compare-to OLD.json with it")
         return None, None
@@ -177,7 +178,7 @@ def _compare(args, old, threshold, result) -> tuple[str, bool]:
     from ..report.diff import render_diff
 
     d = diff_records(old, result.to_dict(), threshold, a_name=args.compare_to, b_name="this run",
-                     judge=getattr(args, "judge", "repeatable"))
+                     judge=getattr(args, "judge", None) or "repeatable")
     return render_diff(d), d.fails(args.fail_on)
 
 

@@ -164,13 +164,16 @@ def run_field_gallery(keys=None, *, timeout: float = TIMEOUT, workers: int = 4, 
 
 @dataclass
 class ReplayResult:
-    """A replay hazard: the broken script's capture site must be flagged by the replay watch, the fixed one's not."""
+    """A replay hazard: the broken script's capture site must be flagged by the replay watch (``recapture``: the
+    site table; ``stale_input``: a finding naming the tensor at the capture's line), the fixed one's not."""
 
     key: str
     thread: str
     line: int
     broken: Run
     fixed: Run
+    kind: str = "recapture"
+    call: str = ""
 
     def _flagged(self, run: Run) -> bool:
         return any(s.get("recaptures_every_replay") and str(s.get("site", "")).split(",", 1)[0].endswith(
@@ -182,6 +185,9 @@ class ReplayResult:
 
     @property
     def caught(self) -> bool:
+        if self.kind != "recapture":
+            f = self.broken.first
+            return f is not None and judge(f, self.kind, self.call, self.line, f"{self.key}.py")
         return self.broken.code == 0 and self._flagged(self.broken)
 
     @property
@@ -235,7 +241,7 @@ def run_replay(*, timeout: float = TIMEOUT, workers: int = 2) -> list[ReplayResu
     def one(c: FieldCase) -> ReplayResult:
         broken = run_case(c, "broken", timeout)
         fixed = run_case(c, "fixed", timeout) if broken.code != SKIP else Run("fixed", SKIP, tail=broken.tail)
-        return ReplayResult(c.key, c.thread, c.line("capture"), broken, fixed)
+        return ReplayResult(c.key, c.thread, c.line("capture"), broken, fixed, c.kind, c.call)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         return list(pool.map(one, REPLAY_CASES))
@@ -251,7 +257,7 @@ def child_main(key: str, variant: str, out: str) -> int:
     """In the child: the case under the doctor; writes {"code", "diagnoses"} to ``out`` before the interpreter
     tears down (a crash at exit still leaves the diagnoses)."""
     from ..core.errors import NoDeviceError
-    from ..graphs import doctor_stacks
+    from ..graphs import doctor_stacks, doctor_watch
     from ..graphs.doctor import run_explained
     from ..graphs.doctor_calls import treat_as_user_code
     from ..report.doctor import render_session
@@ -269,7 +275,7 @@ def child_main(key: str, variant: str, out: str) -> int:
         code, diagnoses = SKIP, []
     sys.stdout.flush()
     print(render_session(diagnoses), flush=True)
-    sites = doctor_stacks.site_stats(doctor_stacks.LAST.events) if doctor_stacks.LAST is not None else []
+    sites = doctor_stacks.site_stats(doctor_watch.LAST.events) if doctor_watch.LAST is not None else []
     Path(out).write_text(json.dumps({"code": code, "diagnoses": [d.to_dict() for d in diagnoses], "sites": sites},
                                     default=str))
     return code

@@ -454,7 +454,7 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
     if not module:
         where = Path(target).resolve()
         sys.path.insert(0, str(where if where.is_dir() else where.parent))
-    from .doctor_stacks import watching_stacks
+    from .doctor_watch import watching_stacks
 
     code = 0
     with explain_all(cupti) as diagnoses, watching_stacks() as stacks:

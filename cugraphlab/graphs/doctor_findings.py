@@ -138,6 +138,13 @@ MISTAKES: dict[str, Mistake] = {m.key: m for m in (
             "and their synchronizing or allocating calls are refused while the capture runs.",
             "Make the capture's device the current one for the whole capture (torch.cuda.set_device / "
             "with torch.cuda.device(dev)) and create the side stream and warm up on that device."),
+    Mistake("stale_input", "a replay reads a tensor freed after the capture",
+            "A graph replays the kernels of its capture with the same arguments: the same addresses. A tensor the "
+            "capture read or wrote that was freed afterwards (its name bound to a new tensor, say) leaves the graph "
+            "pointing at memory the caching allocator may hand to another tensor: the replay reads stale or foreign "
+            "data, and nothing fails.",
+            "Allocate the graph's inputs and outputs once (static tensors), keep them alive as long as the graph, "
+            "and fill them in place before each replay (static_x.copy_(x))."),
     Mistake("other", "a call refused during capture",
             "The driver refused this call while the stream was capturing.",
             "Move the call out of the capture, or read the driver's text for the code named."),

@@ -106,7 +106,9 @@ if stacks is not None:
 # ## What it means
 # The capture ran nothing: it only recorded four kernel nodes joined by three edges. One `cuGraphLaunch` then
 # submits all four, so the host's cost per iteration falls, and with it the time the GPU spends waiting between
-# kernels: the interval the events measure. The kernels' own work is the same in both (notebook 01's record); what
+# kernels: the interval the events measure. The kernels' own work is the same in both: the same kernels on the same
+# buffers (notebook 01's record has one kernel's busy time, measured inside a graph, so it shows that work, not an
+# eager-against-graph comparison of it); what
 # the graph cannot remove is the GPU's own gap between dependent kernels (notebooks 07 and 12).
 #
 # ## Exercises

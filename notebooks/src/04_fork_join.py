@@ -104,8 +104,9 @@ show_record("scaling_default", "fits: cost", "device per graph             ", li
 # ## What it means
 # The events recorded during capture became edges, not waits: chain b's four nodes have no edge to chain a's, so
 # the GPU may run them side by side. For small kernels that do not fill the GPU, branches finish sooner than one
-# line (the record's slope per node falls as branches are added); for large kernels that each fill the GPU the
-# gain shrinks. Ending a capture while B still has unjoined work fails with `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`
+# line: the record's device slope per node falls from one branch to eight (about four times lower), and no
+# further from eight to sixteen, where the two slopes read the same within their intervals: past some width the
+# GPU runs no more of these tiny kernels side by side. For large kernels that each fill the GPU the gain shrinks. Ending a capture while B still has unjoined work fails with `CUDA_ERROR_STREAM_CAPTURE_UNJOINED`
 # (notebook 06 makes that mistake on purpose).
 #
 # ## Exercises

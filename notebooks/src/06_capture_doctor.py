@@ -2,8 +2,10 @@
 # # 06 · The capture doctor: which call broke my capture, and why
 #
 # *Programming Guide, "Prohibited and Unhandled Operations" (CUDA Graphs); Driver API, "Stream Management".*
-# While a stream captures, nothing runs: work is recorded. A call that needs work to have run (a synchronize, a
-# synchronous copy, an allocation in a strict mode) is refused, and the driver **invalidates** the capture. The
+# While a stream captures, nothing runs: work is recorded. A call that needs work to have run (a synchronize, an
+# allocation in a strict mode) is refused, and the driver **invalidates** the capture. A synchronous copy is
+# another case: the gallery below shows it running, not captured, in every mode (the copy happens now and never
+# becomes a node); it is refused only through the legacy-stream rule, when it would wait on a blocking stream. The
 # error you see often comes later and names no culprit: `cuStreamEndCapture` says only
 # `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`. The doctor watches the capture through cugraphlab's one door to the
 # driver and asks the driver after every call:

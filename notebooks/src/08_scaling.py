@@ -1,8 +1,9 @@
 # %% [markdown]
 # # 08 · Scaling: what a graph costs as it grows, and when it pays off
 #
-# *Programming Guide, "CUDA Graphs" (a graph is defined once, instantiated once, launched many times); CUDA 12.6
-# release notes: "constant-time launch" for straight-line graphs.* A graph of L nodes costs something to make
+# *Programming Guide, "CUDA Graphs" (a graph is defined once, instantiated once, launched many times); NVIDIA's
+# developer blog on the graph improvements of CUDA 12.6 (not its release notes): "constant-time launch" for
+# straight-line graphs, which the blog's own figures show as a fixed cost plus about a nanosecond per node.* A graph of L nodes costs something to make
 # (capture, instantiate, upload) and something per launch. Which costs grow with L, which stay flat, and after how
 # many replays has a graph paid for itself against launching the L kernels one by one?
 #
@@ -169,8 +170,9 @@ if scaling is not None:
 # before 12.6, so even the model's line rises by 4,096 nodes. The path lines say where this driver stands: a few
 # nanoseconds per node for the held launch, about ten for a launch into an idle stream, far nearer the 12.6+ figure
 # than the old one; and a launch stays one call of a few µs against thousands of µs of instantiate: that is the
-# point of a graph. So the pay-off is fast wherever a
-# launch costs the host more than the kernel costs the device: a few replays at every length here. Where the
+# point of a graph. So the pay-off is fast wherever a launch costs the host more than the kernel costs the
+# device: within a few replays from four nodes up in the live sweep above, and later for a graph of one node,
+# where a replay saves least (the sweep's first line and the record's break-even give that count). Where the
 # kernels are long (large inputs), eager launches hide behind the device and the graph saves little per round.
 #
 # ## Exercises

@@ -63,8 +63,9 @@ print(compiled.arch, compiled.kind, f"{len(compiled.image):,} bytes")
 # %% [markdown]
 # ## Run 1: your kernel, four ways
 # `cgl.measure(launch, check=check, prepare=prepare)`: the ways run in turn, round after round (drift hits all of
-# them alike), each sample about a millisecond of calls, until every median is known within one percent; the SM clock is read after each
-# round; after the timed rounds each way runs once more on fresh inputs and `check` must pass.
+# them alike), each sample about a millisecond of calls, until every median is known within one percent or a cap
+# on samples stops them first (the output says which: "stopped by max_samples" is the cap, and the spread then
+# says how well the median is known); the SM clock is read after each round; after the timed rounds each way runs once more on fresh inputs and `check` must pass.
 
 # %% [gpu] measures the saxpy launch eager, as a graph, natively and in a C loop
 r = cgl.measure(launch, check=check, prepare=prepare)
@@ -138,9 +139,13 @@ print()
 print(render_diff(changed))
 
 # %% [markdown]
-# One process measured twice is not the whole story: the host cost of a launch has a *mode* that is set per
-# process (docs/studies/launch-cost-modes.md), so two runs of a program can differ by more than two samples of one
-# run. `measure(..., processes=6)` (and `cugraphlab measure --processes 6`) measures in six fresh processes, one
+# Read the two diffs for what they print, not for what you expected. The same work measured twice in one process
+# need not read SAME row by row: its raw host µs drift between the two records (clocks, caches, whatever else the
+# machine did meanwhile), and that drift can be as large as a microsecond's slowdown, which can then read SAME on
+# the raw rows. The rows to trust first are the ones read against the reference (*x ref*): the reference was
+# measured in the same rounds as each way, so what drifts for both cancels in the ratio. Between processes there
+# is more: the host cost of a launch has a *mode* that is set per process (docs/studies/launch-cost-modes.md), so
+# two runs of a program can differ by more than two records of one process. `measure(..., processes=6)` (and `cugraphlab measure --processes 6`) measures in six fresh processes, one
 # after the other, and keeps which process each sample came from; `diff` then takes the process, not the sample,
 # as the unit.
 #
@@ -237,11 +242,13 @@ grade(2, mine, _check2)
 
 # %% [markdown]
 # ## What it means
-# Compare Run 1 with its 1,024-float version. Where the device µs per call exceeds the host µs, the GPU sets the
-# pace: eager, graph and native read about the same wall time, and a graph saves little. Where the host µs is the
-# larger, the launch is everything: eager pays Python, the binding and the driver, native the driver and a builtin
-# call, the floor the driver alone, and one graph replay costs about what one launch does but carries any number of
-# kernels. What a graph saves grows with the launches in one call: measure your real step, not one kernel. And a
+# Compare Run 1 with its 1,024-float version. Which clock sets the pace is read from wall against host, not from
+# device against host: in a launch-bound loop the events follow the host's calls (the GPU waits between kernels),
+# so the device µs can exceed the host µs while the host still sets the pace. Where every way's wall time is about
+# the kernel's own time, the GPU sets it and a graph saves little; where the ways' wall times differ by what their
+# host paths cost, as the printed wall times and the graph's saving per call show at 1,024 floats, the launch is
+# everything: eager pays Python, the binding and the driver, native the driver and a builtin call, the floor the
+# driver alone, and one graph replay costs about what one launch does but carries any number of kernels. What a graph saves grows with the launches in one call: measure your real step, not one kernel. And a
 # capture that fails is not a timing: it is a diagnosis.
 #
 # The command line does the same without a notebook:

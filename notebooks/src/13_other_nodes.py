@@ -48,7 +48,8 @@ assert cb.calls == 3 and v.ok, f"host node: {cb.calls} calls, {v}"
 # ## A child graph and an empty join
 # Parent: 4 memset nodes (poison every output) -> one EMPTY node -> CHILD(chain). Here the empty node adds an edge:
 # 4 memsets -> empty -> child is 5 edges, where 4 memsets -> child would be 4. An empty node pays in an M-to-N
-# join: M producers that all feed N consumers need M·N edges directly, M + N through one empty node (exercise 1).
+# join: M producers that all feed N consumers need M·N edges directly, M + N through one empty node (exercise 1
+# asks when that is fewer).
 
 # %% [gpu] builds memsets -> empty -> child graph, destroys the original chain graph, runs the parent
 inner = chain.capture()
@@ -114,18 +115,23 @@ show_record("nodes", r"re:^graph, (no host node|host node \((python|c)\)) +\d", 
 # ## Exercises
 
 # %% [markdown exercise 1]
-# ### Exercise 1 · Edges of a join (no GPU needed)
-# Write `join_edges(M, N)`: `(direct, via_empty)`, the number of edges when each of M producer nodes must come
-# before each of N consumer nodes, first with an edge for every pair, then through one empty node.
+# ### Exercise 1 · When an empty node pays (no GPU needed)
+# A graph in stages: `stages = [s0, s1, ...]` nodes, every node of a stage after every node of the stage before.
+# Between two stages you may put one empty node (a join), or draw an edge for every pair. Write
+# `fewest_edges(stages)`: the fewest edges such a graph needs, choosing for each pair of stages whichever is
+# smaller (an empty node is not always worth it).
 
 # %% [exercise 1]
-join_edges = None  # def join_edges(M, N): return direct, via_empty
+fewest_edges = None  # def fewest_edges(stages): ...
 
-# %% [check 1] the edge counts for M, N from 1 to 6
+# %% [check 1] the fewest edges for stages of 1 to 6 nodes
 def _check1(f):
-    wrong = [(m, n) for m in range(1, 7) for n in range(1, 7) if tuple(f(m, n)) != (m * n, m + n)]
-    return not wrong, "all 36 right" if not wrong else f"wrong for (M, N) in {wrong[:4]}"
-grade(1, join_edges, _check1)
+    cases = [[1, 1], [1, 4], [4, 1], [2, 2], [3, 3], [2, 5, 1, 6], [1, 6, 6, 1], [4, 4, 4, 4], [2, 3, 1, 1, 5]]
+    want = {tuple(c): sum(min(a * b, a + b) for a, b in zip(c, c[1:])) for c in cases}
+    wrong = [(c, f(list(c)), w) for c, w in want.items() if f(list(c)) != w]
+    return not wrong, (f"all {len(cases)} right" if not wrong else
+                       f"e.g. fewest_edges({list(wrong[0][0])}) = {wrong[0][1]}, want {wrong[0][2]}")
+grade(1, fewest_edges, _check1)
 
 # %% [markdown exercise 2]
 # ### Exercise 2 · One child graph, used twice (GPU)

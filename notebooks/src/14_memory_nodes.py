@@ -108,6 +108,13 @@ if memnodes is not None:
 # in the record they add 0.81-0.93 µs per launch whatever the shape), and nothing more: the memory stays mapped
 # to the executable, and virtual addresses are reused inside the graph once freed. The first launch of a fresh
 # executable is the expensive one (the record: mapping the pool), which `cuGraphUpload` can move ahead of time.
+# The two first launches differ in kind: the live one above is a single launch, the first of its kind in this
+# process, on this GPU; the record's is a median with its p5-p95 over many fresh executables, each after a trim,
+# on the H200 (its header line). Read one against the other as an order of magnitude, not as a match.
+#
+# The footprint lines say where the memory goes: destroying the executable did not lower "used" or "reserved"
+# (the lines after `exe.close()` above); only `cuDeviceGraphMemTrim` handed it back (both fall to 0, while "high"
+# remembers the peak). The driver keeps graph memory in its pool for the next graph until it is trimmed.
 # `experiment.MemChain` and `cugraphlab memnodes` go further (capture of `cuMemAllocAsync`, graphs that leave
 # memory unfreed).
 #

@@ -4,8 +4,8 @@
 # Everything the course built, on a small real workload: a two-layer perceptron's inference step,
 # `out = relu(x W1 + b1) W2 + b2`, for a batch of 32 inputs of 256 features, 512 hidden units and 128 outputs.
 # Three kernels of our own (a tiled matmul, a bias add, a relu), compiled by NVRTC; the five launches of one step
-# captured **once**; every step a new input batch, pointed at with `cuGraphExecKernelNodeSetParams` (an exec update
-# of one node, notebook 05); measured eagerly, as a graph, and against `torch.cuda.graph` on the same math; checked
+# captured **once**; every step a new input batch, pointed at with `cuGraphExecKernelNodeSetParams` (setting one
+# kernel node's parameters in the executable, one of notebook 05's paths, not a whole-graph `cuGraphExecUpdate`); measured eagerly, as a graph, and against `torch.cuda.graph` on the same math; checked
 # against NumPy bit for bit (the kernels sum in the order NumPy is told to), and against float64 within a stated
 # tolerance.
 #
@@ -246,27 +246,33 @@ print(f"fastest here: {fastest}; eager / graph + set params = "
 # ## What it means
 # Five small kernels per step: eagerly, five host calls per step, which set the pace where the kernels are shorter
 # than the calls (the measurement says how it went here); one `cuGraphLaunch` replaces them, and pointing the graph
-# at the next batch costs one `cuGraphExecKernelNodeSetParams` call, not a new capture. Copying each batch into a static buffer (PyTorch's way) adds a copy on the GPU and a call on the
-# host; pointing at the batch avoids both, which only a graph built from your own launches can do. The bits say the
+# at the next batch costs one `cuGraphExecKernelNodeSetParams` call, not a new capture. Copying each batch into a
+# static buffer (what a `torch.cuda.graph` user does) adds a copy on the GPU and a call on the host; pointing the
+# node at the batch avoids both. That needs the kernel node's parameters, which you have for any executable whose
+# launches you can rebuild (your own kernels here; a captured library kernel's you do not know). The bits say the
 # graph computes exactly what the eager launches compute, and exactly what NumPy computes in the same order;
 # float64 says how far either float32 result is from the exact one.
 #
 # ## Exercises
 
 # %% [markdown exercise 1]
-# ### Exercise 1 · The tiles (no GPU needed)
-# Write `grid_of(rows, cols)`: the `(grid_x, grid_y)` of `matmul_tiled` for a `rows x cols` output with 16 x 16
-# blocks, one thread per output element (the kernel's `row = blockIdx.y * 16 + threadIdx.y`).
+# ### Exercise 1 · The threads that write nothing (no GPU needed)
+# `tiles` (above) gives `matmul_tiled` one thread per output element in 16 x 16 blocks, rounding the grid up in
+# each dimension. Write `idle_threads(rows, cols)`: how many threads of that grid fall outside a `rows x cols`
+# output (they still help load the shared tiles, bounds-checked, but write nothing). The capstone's two matmuls
+# have none; a batch of 17 has many.
 
 # %% [exercise 1]
-grid_of = None  # def grid_of(rows, cols): return grid_x, grid_y
+idle_threads = None  # def idle_threads(rows, cols): ...
 
-# %% [check 1] every output element covered once, by the smallest grid
+# %% [check 1] the threads outside the output, for outputs that fit the tiles and outputs that do not
 def _check1(f):
-    cases = [(32, 512), (32, 128), (1, 1), (17, 16), (16, 17), (100, 3)]
-    wrong = [(r, c, f(r, c)) for r, c in cases if tuple(f(r, c)) != ((c + 15) // 16, (r + 15) // 16)]
-    return not wrong, "all 6 right" if not wrong else f"e.g. grid_of{wrong[0][:2]} = {wrong[0][2]}"
-grade(1, grid_of, _check1)
+    cases = [(32, 512), (32, 128), (1, 1), (17, 16), (16, 17), (100, 3), (33, 130)]
+    want = {(r, c): ((c + 15) // 16) * ((r + 15) // 16) * 256 - r * c for r, c in cases}
+    wrong = [(r, c, f(r, c), want[r, c]) for r, c in cases if f(r, c) != want[r, c]]
+    return not wrong, (f"all {len(cases)} right" if not wrong else
+                       f"e.g. idle_threads({wrong[0][0]}, {wrong[0][1]}) = {wrong[0][2]}, want {wrong[0][3]}")
+grade(1, idle_threads, _check1)
 
 # %% [markdown exercise 2]
 # ### Exercise 2 · New weights, same graph (GPU)

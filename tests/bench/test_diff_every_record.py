@@ -156,3 +156,14 @@ def test_every_record_kind_is_judged_with_samples_and_refused_without():
         how, out = _judge(old, old)
         assert how == "refused" and "made before schema 1" in out, (kind, out)
         _one_line(out)
+
+
+def test_the_homes_of_the_common_kinds_define_them():
+    import importlib
+
+    from cugraphlab.bench.diff_inputs import _HOMES
+    from cugraphlab.bench.records.record import _KINDS
+
+    for kind, module in _HOMES.items():
+        importlib.import_module(module)
+        assert kind in _KINDS and _KINDS[kind].__module__ == module, kind

@@ -128,3 +128,27 @@ def test_gpu_clocks_false_leaves_the_held_and_cold_rows_out(dev):
     fn, buf = memset_work(dev)
     r = cgl.measure(fn, device=dev, ways=("eager",), gpu_clocks=False, **QUICK)
     assert r["eager"].held is None and r["eager"].cold is None and r.sampling["gpu_clocks"] is False
+
+
+def test_k_halves_after_a_timeout_until_the_calls_fit_the_queue(dev, fake):
+    from cugraphlab.bench.measure.held import HELD_CALLS, GpuClocks
+    from cugraphlab.bench.measure.way import Way
+
+    with dev.create_stream() as s:
+        launch = fake_kernel(dev, s)
+
+        def run(n):  # a queue that holds 4 calls: a fifth blocks the host (here: a wait for the held stream)
+            for i in range(n):
+                if i == 4:
+                    s.synchronize()
+                launch()
+
+        way = Way("eager", "test", run, per_call=1)
+        clocks = GpuClocks(dev, s)
+        try:
+            got = [clocks.held(way) for _ in range(5)]
+            k = clocks.calls(way)
+        finally:
+            clocks.close()
+    assert got[:3] == [None, None, None] and got[3] is not None and got[4] is not None  # 32, 16, 8 refused; 4 fits
+    assert k == HELD_CALLS // 8 == 4 and fake.timeouts == 3 and clocks.note("eager") == ""

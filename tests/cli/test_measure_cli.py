@@ -247,3 +247,8 @@ def test_a_half_kernel_with_small_integer_scalars_is_measured(files, capsys):
                          "--ways", "eager")
     assert code == 0, err
     assert "mix from mix.cu on 1,024 elements" in out
+
+
+def test_judge_without_compare_to_is_refused_in_one_line(files, capsys):
+    code, out, err = run(capsys, f"{files}/step.py:step", "--setup", "make", "--judge", "all")
+    assert code == 2 and "--judge judges a comparison: give --compare-to OLD.json with it" in one_line(err)

@@ -119,7 +119,7 @@ def test_a_clean_capture_has_no_finding_and_the_site_table_counts_replays():
 
 # --- the stack watch on a fake PyTorch --------------------------------------------------------------------------
 FAKE_TORCH = {
-    "torch/__init__.py": "from . import cuda\n",
+    "torch/__init__.py": "from . import cuda\nfrom .cuda import Tensor\n",
     "torch/cuda/__init__.py": textwrap.dedent('''
         from .graphs import CUDAGraph, graph, state
         class _Device:
@@ -136,9 +136,14 @@ FAKE_TORCH = {
                 state["bad"] = True
                 raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
         class Tensor:
+            is_cuda = True
+            shape = (4,)
+            dtype = "torch.float32"
             def item(self):
                 synchronize()
                 return 1.0
+            def data_ptr(self):
+                return id(self)
     '''),
     "torch/cuda/graphs.py": textwrap.dedent('''
         state = {"capturing": False, "bad": False}
@@ -262,9 +267,9 @@ def test_a_clean_fake_capture_has_no_finding_and_the_patches_are_undone(fake_tor
     import torch
 
     assert torch.cuda.graphs.CUDAGraph.capture_begin.__module__ == "torch.cuda.graphs"  # restored
-    from cugraphlab.graphs import doctor_stacks
+    from cugraphlab.graphs import doctor_watch
 
-    (site,) = site_stats(doctor_stacks.LAST.events)
+    (site,) = site_stats(doctor_watch.LAST.events)
     assert (site["captures"], site["replays"]) == (1, 3)
 
 
@@ -410,7 +415,7 @@ def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
 
 
 def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
-    from cugraphlab.graphs.doctor_stacks import StackWatch
+    from cugraphlab.graphs.doctor_watch import StackWatch
 
     def broken(*a, **k):
         raise RuntimeError("the watch's own bug")
@@ -424,3 +429,37 @@ def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch)
         g.replay()
     ''')
     assert code == 0 and diagnoses == []  # nothing recorded, nothing broken
+
+
+def test_a_replay_after_the_captured_tensor_was_freed_is_named(fake_torch):
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        x, out = torch.Tensor(), torch.Tensor()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        g.replay()
+        x = torch.Tensor()
+        g.replay()
+        g.replay()
+    ''')
+    assert code == 0
+    (d,) = diagnoses
+    assert d.ok and len(d.findings) == 1
+    f = d.first
+    assert (f.kind, f.call) == ("stale_input", "x") and f.where.startswith(f"{script}:{line_of(script, 'with torch')}")
+    assert f"replay at {script}:{line_of(script, 'x = torch.Tensor()') + 1}" in f.detail and "x.copy_(new)" in f.fix_hint
+
+
+def test_tensors_kept_alive_and_filled_in_place_are_not_named(fake_torch):
+    _script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        x = torch.Tensor()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        for _ in range(3):
+            y = torch.Tensor()
+            g.replay()
+    ''')
+    assert code == 0 and [d.findings for d in diagnoses] == [[]]

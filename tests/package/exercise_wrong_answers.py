@@ -75,8 +75,8 @@ mine = (cgl.measure(_bad_launch, ways=("eager",), check=lambda: compare_bits("sc
            for arch in ("sm_90", "sm_80")}''',
     # 12: the output read without launching anything
     "12-2": "pdl_many = lambda iterations: pdl.chain.out.to_numpy()",
-    # 13: one edge too many through the empty node
-    "13-1": "join_edges = lambda M, N: (M * N, M + N + 1)",
+    # 13: an empty node between every two stages, also where it adds edges (1 to N)
+    "13-1": "fewest_edges = lambda stages: sum(a + b for a, b in zip(stages, stages[1:]))",
     # 13: the chain's own graph (kernel nodes), not two child-graph nodes
     "13-2": "twice_parent = chain.capture()",
     # 14: "a second launch just works"
@@ -87,8 +87,8 @@ mine = (cgl.measure(_bad_launch, ways=("eager",), check=lambda: compare_bits("sc
     "15-1": "updated_out = cgl.reference(chain.ops, chain.x_host, chain.y_host, 2.0)",
     # 15: the two outputs swapped
     "15-2": "side_by_side = (side_by_side[1], side_by_side[0])",
-    # 16: x and y swapped (x over the rows)
-    "16-1": "grid_of = lambda rows, cols: ((rows + 15) // 16, (cols + 15) // 16)",
+    # 16: the elements rounded up to whole blocks of 256, not each dimension to whole tiles
+    "16-1": "idle_threads = lambda rows, cols: -(rows * cols) % 256",
     # 16: the step with the original weights (the node never pointed at the halved ones)
     "16-2": "halved_out = mlp_ref(xs_host[0])",
 }

@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
-PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "measure", "diff", "nvbench",
+PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "notebooks-cu12", "exercises", "measure", "diff", "nvbench",
           "nvbench-product", "launch-scaling", "plugin", "ci-recipe", "sanitize", "compare", "floor", "exec-update",
           "launch-modes", "graph-api", "host", "doctor-field", "ratios"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line

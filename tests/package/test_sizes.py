@@ -26,10 +26,6 @@ KNOWN: dict[str, tuple[str, int]] = {
     "bench/graphs/memnodes.py::_measure_size": ("function", 99),
     "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
     "bench/measure/timeline.py::record_timeline": ("function", 82),
-    # landed in parallel while the limits were set: the stack watch of the capture doctor, measure's worker part
-    "graphs/doctor_stacks.py": ("module", 1036),
-    "graphs/doctor_stacks.py::StackWatch": ("class", 395),
-    "bench/measure/run.py::measure_part": ("function", 83),
     # issue 32 §2: ConditionalGraphs -> one small object per conditional kind over one shared state
     "experiment/conditional.py::ConditionalGraphs": ("class", 417),
     "experiment/branches.py::BranchGraphs": ("class", 377),

@@ -117,3 +117,24 @@ def test_the_time_left_stops_new_commands_and_the_table_says_how_many_pairs(tmp_
     assert 8 <= len(d["unchanged"]) <= 10 and 8 <= len(d["delay_1us"]) <= 10 and 8 <= len(d["kernel_10pct"]) <= 10
     out = capsys.readouterr().out
     assert "NOT met" in out and d["seconds"] <= 600
+
+
+def test_a_command_that_fails_starts_the_chain_again(tmp_path, monkeypatch, capsys):
+    def flaky(cmd, env, timeout):
+        if cmd[cmd.index("--json") + 1].endswith(("u_2.json", "k_2.json")):
+            return 2, "cugraphlab measure: a capture failed"
+        return _fake_measure(cmd, env, timeout)
+
+    monkeypatch.setattr(bench.Runner, "run", staticmethod(flaky))
+    assert bench.main([str(tmp_path), "--pairs", "4"]) == 1
+    d = json.loads((tmp_path / "ci_recipe.json").read_text())
+    assert [p["b"] for p in d["unchanged"]] == ["u_1.json", "u_2.json", "u_4.json"]
+    assert d["unchanged"][1]["judging"] is None and "d_2.json" not in [p["b"] for p in d["delay_1us"]]
+    assert "u_3.json" not in [p["b"] for p in d["unchanged"]]  # u_3 had no record to compare with
+    # a failed command is a pair without a verdict: it counts against the goal
+    assert [(p["a"], p["b"]) for p in d["kernel_10pct"]] == [("k_0.json", "l_1.json"), ("k_2.json", "l_1.json"),
+                                                             ("k_4.json", "l_3.json")]
+    assert [p["slower"] for p in d["kernel_10pct"]] == [True, False, True]
+    out = capsys.readouterr().out
+    assert "by its held row" in out and "2 SLOWER" in out
+    assert "commands that failed (exit 2 or a timeout; see logs/): u_2, kernel_2" in out

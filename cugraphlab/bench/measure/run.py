@@ -109,6 +109,22 @@ def _choose(work, ways) -> tuple[str, ...]:
     return tuple(ways)
 
 
+def _checks(runnable, check, prepare, args, kwargs, stream) -> dict:
+    """Per way (not the references): prepare, one call of that way, synchronize, check."""
+    checks: dict = {}
+    if check is None:
+        return checks
+    for b in runnable:
+        if b.name in REFERENCES:
+            continue
+        if prepare is not None:
+            call_user("prepare", prepare, *args, **kwargs)
+        b.run(1)
+        stream.synchronize()
+        checks[b.name] = run_check(check, args, kwargs)
+    return checks
+
+
 def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, device=None, options,
                  progress: Callable[[str], None] | None = None,
                  describe: str | None = None) -> tuple[dict, Any, dict]:
@@ -151,16 +167,7 @@ def measure_part(work, *, setup=None, check=None, prepare=None, stream=None, dev
                             max_samples=options.max_samples, target_spread=options.target_spread,
                             time_budget_s=options.time_budget_s, sm_clock=options.sm_clock,
                             gpu_clocks=options.gpu_clocks, progress=progress)
-        checks = {}
-        if check is not None:
-            for b in runnable:
-                if b.name in REFERENCES:
-                    continue
-                if prepare is not None:
-                    call_user("prepare", prepare, *args, **kwargs)
-                b.run(1)
-                timing_stream.synchronize()
-                checks[b.name] = run_check(check, args, kwargs)
+        checks = _checks(runnable, check, prepare, args, kwargs, timing_stream)
         costs = next((b.costs for b in built if b.name == "graph" and b.costs), {})
         part = {"work": describe or w.describe(), "kind": w.kind,
                 "ways": [{"name": b.name, "what": b.what, "note": b.note, "diagnosis": b.diagnosis} for b in built],

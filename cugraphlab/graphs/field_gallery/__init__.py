@@ -103,6 +103,7 @@ CASES: tuple[FieldCase, ...] = (
 #: the broken script's capture site and not its fixed twin's.
 REPLAY_CASES: tuple[FieldCase, ...] = (
     FieldCase("replay_recapture", "pytorch/pytorch#171672", "torch", "recapture", "", ""),
+    FieldCase("replay_stale_input", "triton-lang/triton#3166", "torch", "stale_input", "x", ""),
 )
 
 #: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.

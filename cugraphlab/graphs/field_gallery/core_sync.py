@@ -1,7 +1,7 @@
 """cuda.core: Device.sync() while a graph builder captures.
 
 Thread: NVIDIA/cuda-python PR #1235, "Implements GraphMemoryResource" (review: once an error is raised during
-capturing "we cannot successfully end capturing"). A context synchronize is refused in every capture mode.
+capturing "we cannot successfully end capturing"). A context synchronize is refused by a strict capture.
 Fix: synchronize after graph.launch(stream).
 """
 from cugraphlab.graphs.field_gallery._core import core, to_device, to_host
@@ -18,7 +18,7 @@ def main() -> None:
     dst = dev.allocate(xh.nbytes, stream=stream)
     stream.sync()
     gb = dev.create_graph_builder()
-    gb.begin_building()  # doctor: capture
+    gb.begin_building("thread_local")  # doctor: capture
     dst.copy_from(src, stream=gb)
     if not fixed():
         dev.sync()  # doctor: here

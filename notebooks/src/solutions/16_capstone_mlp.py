@@ -1,6 +1,7 @@
 # %% [solution 1]
-def grid_of(rows, cols):
-    return (cols + 15) // 16, (rows + 15) // 16  # x covers the columns, y the rows
+def idle_threads(rows, cols):
+    gx, gy = (cols + 15) // 16, (rows + 15) // 16  # as `tiles` does: each dimension rounded up separately
+    return gx * gy * 16 * 16 - rows * cols
 
 # %% [solution 2 gpu] points the second matmul at halved weights, runs a step, points it back
 W2half = dev.to_device((W2h * np.float32(0.5)).ravel())

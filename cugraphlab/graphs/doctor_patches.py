@@ -1,0 +1,222 @@
+"""The stack watch's patches (graphs.doctor_watch): PyTorch's CUDAGraph capture_begin / capture_end / replay,
+CuPy's Stream.begin_capture / end_capture, cuda.core's GraphBuilder.begin_building / end_building, and cugraphlab's
+Python host callbacks (a driver call made from one is recorded). A class it cannot patch (a Cython type) is left
+alone: the exceptions of its captures still reach the doctor, through the script's own traceback."""
+from __future__ import annotations
+
+import sys
+import threading
+
+from .doctor_frames import _quiet, _user_site, is_user_file
+from .doctor_stacks import StackEvent
+
+__all__ = ["StackPatches"]
+
+
+class StackPatches:
+    """The patching half of StackWatch (a mixin: ``self`` is the watch)."""
+
+    def _set(self, owner, name: str, value) -> bool:
+        old = owner.__dict__.get(name, None) if hasattr(owner, "__dict__") else None
+        try:
+            setattr(owner, name, value)
+        except (AttributeError, TypeError):
+            return False
+        self.restore.append((owner, name, old))
+        return True
+
+    def patch_torch(self, torch) -> None:
+        graphs = getattr(getattr(torch, "cuda", None), "graphs", None)
+        cls = getattr(graphs, "CUDAGraph", None)
+        if cls is None or "torch" in self.patched:
+            return
+        watch, begin0, end0, replay0 = self, cls.capture_begin, cls.capture_end, getattr(cls, "replay", None)
+
+        def capture_begin(g, *args, **kwargs):
+            mode = kwargs.get("capture_error_mode", args[1] if len(args) > 1 else "global")
+            begin0(g, *args, **kwargs)
+            note = ""
+            try:
+                current = torch.cuda.current_stream()
+                stream = current.cuda_stream
+                if current.device.index != torch.cuda.current_device():
+                    note = (f"device mismatch: the capture stream is on cuda:{current.device.index}, the current "
+                            f"device is cuda:{torch.cuda.current_device()}")
+            except Exception:
+                stream = None
+            watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
+            watch.remember_inputs(torch, id(g), sys._getframe(1))
+
+        def capture_end(g, *args, **kwargs):
+            try:
+                out = end0(g, *args, **kwargs)
+            except BaseException as e:
+                watch.end("torch", id(g), sys._getframe(1), e)
+                raise
+            watch.end("torch", id(g), sys._getframe(1))
+            return out
+
+        def replay(g, *args, **kwargs):
+            watch.replayed("torch", id(g), sys._getframe(1))
+            watch.check_inputs(id(g), sys._getframe(1))
+            return replay0(g, *args, **kwargs)
+
+        if self._set(cls, "capture_begin", capture_begin) and self._set(cls, "capture_end", capture_end):
+            if replay0 is not None:
+                self._set(cls, "replay", replay)
+            self.patched.append("torch")
+
+    def patch_cupy(self, cupy) -> None:
+        cls = getattr(getattr(cupy, "cuda", None), "Stream", None)
+        if cls is None or "cupy" in self.patched:
+            return
+        watch, begin0, end0 = self, getattr(cls, "begin_capture", None), getattr(cls, "end_capture", None)
+        if begin0 is None or end0 is None:
+            return
+        names = {0: "global", 1: "thread_local", 2: "relaxed", None: "relaxed"}
+
+        def begin_capture(s, *args, **kwargs):
+            mode = kwargs.get("mode", args[0] if args else None)
+            begin0(s, *args, **kwargs)
+            watch.begin("cupy", id(s), getattr(s, "ptr", None), names.get(mode, str(mode)), sys._getframe(1))
+
+        def end_capture(s, *args, **kwargs):
+            try:
+                out = end0(s, *args, **kwargs)
+            except BaseException as e:
+                watch.end("cupy", id(s), sys._getframe(1), e)
+                raise
+            watch.end("cupy", id(s), sys._getframe(1))
+            return out
+
+        if self._set(cls, "begin_capture", begin_capture) and self._set(cls, "end_capture", end_capture):
+            self.patched.append("cupy")
+
+    def patch_cuda_core(self, module) -> None:
+        cls = getattr(module, "GraphBuilder", None)
+        if cls is None or "cuda.core" in self.patched:
+            return
+        watch, begin0, end0 = self, getattr(cls, "begin_building", None), getattr(cls, "end_building", None)
+        if begin0 is None or end0 is None:
+            return
+
+        def begin_building(b, *args, **kwargs):
+            mode = kwargs.get("mode", args[0] if args else "relaxed")
+            out = begin0(b, *args, **kwargs)
+            stream = None
+            try:
+                stream = int(b.stream.handle) if hasattr(b, "stream") else None  # never the graph's handle
+            except Exception:
+                pass
+            watch.begin("cuda.core", id(b), stream, str(mode), sys._getframe(1))
+            return out
+
+        def end_building(b, *args, **kwargs):
+            try:
+                out = end0(b, *args, **kwargs)
+            except BaseException as e:
+                watch.end("cuda.core", id(b), sys._getframe(1), e)
+                raise
+            watch.end("cuda.core", id(b), sys._getframe(1))
+            return out
+
+        if self._set(cls, "begin_building", begin_building) and self._set(cls, "end_building", end_building):
+            self.patched.append("cuda.core")
+
+    def patch_host_callbacks(self) -> None:
+        from . import host
+
+        watch, make0 = self, host._python_trampoline
+
+        def trampoline(fn):
+            def watched():
+                ident = threading.get_ident()
+
+                @_quiet()
+                def observer(name, args, result, frame):
+                    if threading.get_ident() != ident:
+                        return
+                    status = result[0] if isinstance(result, tuple) and result else result
+                    code = getattr(status, "name", "") if not isinstance(result, BaseException) else \
+                        getattr(result, "name", type(result).__name__)
+                    file, line, func = _user_site(frame) if frame is not None else ("", 0, "")
+                    watch._add(StackEvent("call", "cugraphlab", file, line, func, call=name, code=str(code),
+                                          thread="host callback", in_callback=True,
+                                          capture=watch.current_capture()))
+
+                from ..core._calls import add_observer, remove_observer
+
+                add_observer(observer)
+                try:
+                    fn()
+                except BaseException as e:
+                    watch.raised(e, thread="host callback", in_callback=True)
+                    raise
+                finally:
+                    remove_observer(observer)
+
+            return make0(watched)
+
+        if self._set(host, "_python_trampoline", trampoline):
+            self.patched.append("cugraphlab.host")
+
+    @_quiet()
+    def remember_inputs(self, torch, key: int, frame) -> None:
+        """The CUDA tensors bound to names in the frame that began the capture, by weak reference: a replay after
+        one of them was freed reads memory PyTorch's cache may have given to another tensor (triton #3166)."""
+        import weakref
+
+        f = frame
+        while f is not None and not is_user_file(f.f_code.co_filename):
+            f = f.f_back
+        if f is None:
+            return
+        tensor = getattr(torch, "Tensor", None)
+        held = []
+        for name, value in list(f.f_locals.items())[:4096]:
+            if tensor is not None and isinstance(value, tensor) and getattr(value, "is_cuda", False):
+                try:
+                    held.append((name, weakref.ref(value), tuple(getattr(value, "shape", ())),
+                                 str(getattr(value, "dtype", "")), int(value.data_ptr())))
+                except (TypeError, RuntimeError):
+                    continue
+        with self.lock:
+            self.inputs[key] = (self.by_key.get(key, 0), held)
+
+    @_quiet()
+    def check_inputs(self, key: int, frame) -> None:
+        """Before a replay: a tensor remembered at the capture that has been freed since (reported once)."""
+        with self.lock:
+            cid, held = self.inputs.get(key, (0, []))
+            dead = [h for h in held if h[1]() is None]
+            if not dead:
+                return
+            self.inputs.pop(key, None)
+        file, line, fn = _user_site(frame)
+        name, _, shape, dtype, ptr = dead[0]
+        begin = next((e for e in self.events if e.kind == "begin" and e.capture == cid), None)
+        self._add(StackEvent(
+            "stale", "torch", begin.file if begin else file, begin.line if begin else line,
+            begin.function if begin else fn, call=name, capture=cid, source=f"replayed at {file}:{line}",
+            text=f"the tensor {name!r} ({'x'.join(map(str, shape)) or 'scalar'} {dtype} at {hex(ptr)}) was bound "
+                 f"when the graph was captured and has been freed since; the replay at {file}:{line} reads the memory "
+                 f"it left" + (f" (and {len(dead) - 1} more: {', '.join(h[0] for h in dead[1:4])})"
+                               if len(dead) > 1 else "")))
+
+    @_quiet()
+    def replayed(self, stack: str, key: int, frame) -> None:
+        """Counted per graph (one event each at the end: a training loop's replays never fill the log)."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is None:
+                file, line, fn = _user_site(frame)
+                self.replays[key] = [stack, file, line, fn, 1]
+            else:
+                n[4] += 1
+
+    @_quiet()
+    def _flush_replays(self) -> None:
+        with self.lock:
+            done, self.replays = self.replays, {}
+        for key, (stack, file, line, fn, count) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
