@@ -4,9 +4,9 @@ report.diff).
     from . import diff        # in the parser: diff.add_commands(sub, common)
 
 Every option is taken as text and checked in the handler, so that each bad input is one line on stderr and exit 2
-(InvalidArgumentError; RecordError is one): the threshold, --fail-on, --judge, --seed, then the output paths (--json, --plot:
-writable, not an input file), then matplotlib where --plot asks for it, all before a file is read; then the two
-files (readable, JSON, cugraphlab records of one kind, schema and configuration that keep raw samples, or
+(InvalidArgumentError; RecordError is one): the threshold, --fail-on, --judge, --seed, then the output paths
+(--json, --plot: writable, not an input file), then matplotlib where --plot asks for it, all before a file is read;
+then the two files (readable, JSON, cugraphlab records of one kind, schema and configuration that keep raw samples, or
 nvbench / cuda-bench JSON). Exit 0 when compared, 1 when --fail-on matches a judged row's verdict or when no row
 could be judged at all (for CI). Which rows are judged (--judge) is ``bench.diff.judged_rows``.
 """

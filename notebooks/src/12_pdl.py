@@ -110,8 +110,11 @@ show_record("floor", "rows:", r"re:^ *(1048576|1024)  (graph_iter|pdl_graph_iter
 # ## What it means
 # The results are those of serialized launches: each kernel waits before reading its predecessor's output. Only
 # the launch work overlaps, so the saving is bounded by the gap between kernels: about half a microsecond per
-# programmatic edge in the graphs of the record, more where eager launches leave bigger gaps (the cell above
-# prints both here). It shows when kernels are short; for long kernels it is a small part of the time.
+# programmatic edge in the graphs of the record (the cell above prints this GPU's). In an eager loop the host's
+# calls set the pace: the GPU waits for each launch, and PDL cannot shorten those waits, so a difference between
+# plain and PDL eager launches is the calls' (`cuLaunchKernel` against `cuLaunchKernelEx`), not PDL's; the cell
+# above says whether its eager loop was host-bound. PDL shows when kernels are short and come from a graph; for
+# long kernels it is a small part of the time.
 #
 # ## Exercises
 

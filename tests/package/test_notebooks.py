@@ -454,3 +454,41 @@ error: subprocess-exited-with-error
     assert not any("See above" in line for line in lines)
     assert ns["_pip_error"]("ERROR: No matching distribution found for cuda-bindings>=99") == \
         ["ERROR: No matching distribution found for cuda-bindings>=99"]
+
+
+def _setup_one(build):
+    code = "\n".join(build.setup_cells(build.PLACEHOLDER, None)[0]["lines"])
+    ns = {"__name__": "course_setup_1"}
+    exec(compile(code.split("if setup_cugraphlab() is not None:")[0], "<setup 1/2>", "exec"), ns)
+    return ns
+
+
+def test_an_uploaded_wheel_whose_dependencies_cannot_be_fetched_is_not_told_to_upload_a_wheel(capsys):
+    ns = _setup_one(_build())
+    ns["_import_cugraphlab"] = lambda: (None, "ModuleNotFoundError: No module named 'cugraphlab'")
+    ns["_checkout"] = lambda: None
+    ns["_uploaded_wheel"] = lambda: "/content/cugraphlab-0.1.0-py3-none-any.whl"
+    ns["_cuda_extra"] = lambda: ("cu12", "nvidia-smi: a driver for CUDA 12")
+    ns["_pip"] = lambda args, what: False  # pip could not reach the package index
+    ns["_torch_pins"] = lambda: []
+    assert ns["setup_cugraphlab"]() is None
+    out = capsys.readouterr().out
+    assert "4. the uploaded wheel /content/cugraphlab-0.1.0-py3-none-any.whl" in out
+    assert "could not install it with its dependencies" in out and "network" in out
+    assert "upload a wheel" not in out
+    ns["_uploaded_wheel"] = lambda: None  # nothing uploaded: then uploading one is the advice
+    ns["setup_cugraphlab"]()
+    assert "upload a wheel" in capsys.readouterr().out
+
+
+def test_the_setup_says_what_the_install_did_to_torchs_cuda_wheels(capsys):
+    """Colab's torch pins its CUDA wheels; the cu12 extra may move them: the cell names each that moved, and checks
+    torch in a fresh process (here: the versions before and after are faked, torch's check fails)."""
+    ns = _setup_one(_build())
+    before = {"nvidia-cuda-nvrtc-cu12": "12.6.77", "nvidia-cuda-runtime-cu12": "12.6.77"}
+    ns["_versions"] = lambda names: {"nvidia-cuda-nvrtc-cu12": "12.9.86", "nvidia-cuda-runtime-cu12": "12.6.77"}
+    ns["sys"] = type("S", (), {"executable": "/nonexistent/python"})
+    ns["_torch_after"](before)
+    out = capsys.readouterr().out
+    assert "nvidia-cuda-nvrtc-cu12 12.6.77 -> 12.9.86" in out and "nvidia-cuda-runtime-cu12" not in out.split("\n")[0]
+    assert "torch after the install does NOT work" in out and "pip install nvidia-cuda-nvrtc-cu12==12.6.77" in out

@@ -23,9 +23,9 @@ Rows measured in the same processes hold the same numbers of samples per process
 draws=...)``, as ``cugraphlab diff`` does for the rows of one record): each row's interval is still its own
 bootstrap, and the draws are paid once.
 
-Memory stays bounded and in cache: replicates are drawn in blocks of about ``CHUNK_VALUES`` positions. Drawing in blocks takes
-the same numbers from the generator as one call would, so the result does not depend on the block size, and the
-same seed gives the same medians.
+Memory stays bounded and in cache: replicates are drawn in blocks of about ``CHUNK_VALUES`` positions. Drawing in
+blocks takes the same numbers from the generator as one call would, so the result does not depend on the block
+size, and the same seed gives the same medians.
 """
 from __future__ import annotations
 
@@ -76,14 +76,15 @@ def plain_medians(x: np.ndarray, resamples: int, rng: np.random.Generator) -> np
 
 class TwoLevelDraws(NamedTuple):
     """The draws of a two-level bootstrap for groups of ``counts`` values: each replicate's groups (``drawn``,
-    ``(resamples, c)``), the positions of its values in the pooled groups (``index``, ``(resamples, c, width)``),
+    ``(resamples, c)``), the positions of its values in the pooled groups (``positions``, ``(resamples, c,
+    width)``),
     how many values each replicate holds (``lengths``) and which positions are spare (``spare``, ``(c, width)``,
     None where every group holds ``width``). Made once, they serve every row of a record whose groups have these
     sizes (``two_level_medians(groups, draws=...)``)."""
 
     counts: tuple
     drawn: np.ndarray
-    index: np.ndarray
+    positions: np.ndarray
     lengths: np.ndarray
     spare: np.ndarray | None
 
@@ -106,13 +107,13 @@ def two_level_draws(counts, resamples: int, rng: np.random.Generator) -> TwoLeve
     counts = np.asarray(counts, dtype=np.int64)
     c, width = counts.size, int(counts.max())
     drawn = rng.integers(0, c, size=(resamples, c))
-    index = np.empty((resamples, c, width), dtype=np.intp)
+    positions = np.empty((resamples, c, width), dtype=np.intp)
     rows = max(1, CHUNK_VALUES // (c * width))
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
-        index[start:stop] = _draw_index(counts, drawn[start:stop], rng)
+        positions[start:stop] = _draw_index(counts, drawn[start:stop], rng)
     spare = None if np.all(counts == width) else np.arange(width) >= counts[:, None]
-    return TwoLevelDraws(tuple(int(n) for n in counts), drawn, index, counts[drawn].sum(axis=1), spare)
+    return TwoLevelDraws(tuple(int(n) for n in counts), drawn, positions, counts[drawn].sum(axis=1), spare)
 
 
 def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.random.Generator | None = None, *,
@@ -130,6 +131,8 @@ def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.rand
             raise ValueError(f"draws made for groups of {draws.counts} values, given groups of {tuple(counts)}")
         resamples = draws.drawn.shape[0]
         drawn, lengths, spare = draws.drawn, draws.lengths, draws.spare
+    elif rng is None:
+        raise ValueError("two_level_medians needs rng or draws")
     else:
         drawn = rng.integers(0, c, size=(resamples, c))                       # the groups of every replicate
         lengths = counts[drawn].sum(axis=1)
@@ -139,7 +142,11 @@ def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.rand
     for start in range(0, resamples, rows):
         stop = min(resamples, start + rows)
         d = drawn[start:stop]
-        idx = draws.index[start:stop] if draws is not None else _draw_index(counts, d, rng)
+        if draws is not None:
+            idx = draws.positions[start:stop]
+        else:
+            assert rng is not None
+            idx = _draw_index(counts, d, rng)
         ranks = np.take(rank, idx)
         if spare is not None:                                                   # a smaller group's spare positions
             np.putmask(ranks, spare[d], n)

@@ -6,8 +6,9 @@ Two records of the same command keep raw samples per row (``Record.samples``). F
 
 1. ``ratio_of_medians(a, b)``: the point estimate ``median(b) / median(a)`` and a 95% percentile-bootstrap interval
    for it. Each side is resampled with replacement on its own (the records are independent runs), ``resamples``
-   times, all at once with numpy (``bench.stats.bootstrap``, the package's one bootstrap core); the interval is the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so
-   the same files give the same interval every time.
+   times, all at once with numpy (``bench.stats.bootstrap``, the package's one bootstrap core); the interval is
+   the 2.5% and 97.5% quantiles of the resampled ratios. Seeded, so the same files give the same interval every
+   time.
 2. ``mann_whitney(a, b)``: the Mann-Whitney U test (two-sided), by the normal approximation with the tie correction
    and a continuity correction of 1/2: does a value of B tend to be larger than a value of A? It needs no shape
    assumption, which suits heavy-tailed launch timings.
