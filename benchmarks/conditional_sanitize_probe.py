@@ -15,8 +15,8 @@ import sys
 from cuda.bindings import driver as d
 
 from cugraphlab import Chain, Device
-from cugraphlab.experiment.conditional import conditional_graphs
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.experiment.conditional import conditional_graphs
 
 STEPS = ("while", "fold", "until", "if1", "if0", "host", "nodecision", "unrolled", "captured", "built", "measure")
 

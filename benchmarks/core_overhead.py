@@ -25,13 +25,13 @@ from pathlib import Path
 from cuda.bindings import driver
 
 from cugraphlab import Chain, Device, NoDeviceError
+from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.run import run_experiment
 from cugraphlab.bench.stats.summary import summarize
-from cugraphlab.bench.records.environment import collect
 from cugraphlab.report.env import versions_line
-from cugraphlab.report.tables import format_table
 from cugraphlab.report.files import write_json
 from cugraphlab.report.run import render_run
+from cugraphlab.report.tables import format_table
 
 CLOCK = "perf_counter_ns around a loop of N calls / N (host)"
 

@@ -34,11 +34,11 @@ from cugraphlab import Device
 from cugraphlab.bench.diff import diff_records, parse_threshold, read_record_file
 from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.records.record import Record, clocks
+from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.core.errors import check
 from cugraphlab.report.diff import render_diff
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
-from cugraphlab.bench.scripts import require_gpu, run_main
 
 ROLES = ("base", "delayed", "repeat")
 HOST_ROW = "cuLaunchKernel empty: host per launch"

@@ -36,8 +36,8 @@ import sys
 import time
 from pathlib import Path
 
-from cugraphlab.report.tables import format_table
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.report.tables import format_table
 
 DELAY_NS = 1000
 DEVICE_BOUND = ("graph: wall", "graph: device", "fused: wall", "fused: device")

@@ -20,10 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from cugraphlab.bench.doctor import run_doctor
+from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.report.doctor import render_doctor
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
-from cugraphlab.bench.scripts import require_gpu, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNER = (

@@ -22,8 +22,8 @@ import time
 from contextlib import redirect_stdout
 from pathlib import Path
 
-from cugraphlab.report.files import Tee
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.report.files import Tee
 
 
 def cupy_rows(device: int) -> list[dict]:

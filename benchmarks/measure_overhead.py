@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from cugraphlab.bench.scripts import require_gpu, run_main
 
 SAXPY = Path(__file__).resolve().parent / "measure_demo" / "saxpy.cu"

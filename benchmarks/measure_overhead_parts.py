@@ -36,8 +36,9 @@ from itertools import repeat, starmap
 from pathlib import Path
 
 import numpy as np
-from measure_overhead import QUIET, SAMPLES, c_median, perf_median, saxpy_launch
+
 from cugraphlab.bench.scripts import require_gpu, run_main
+from measure_overhead import QUIET, SAMPLES, c_median, perf_median, saxpy_launch
 
 PARTS = {
     "floor_measured - c_loop": ("floor_measured", "c_loop"),

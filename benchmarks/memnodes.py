@@ -22,12 +22,12 @@ import time
 
 from cugraphlab import Device
 from cugraphlab.bench.graphs.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, measure_memnodes
+from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.experiment.memchain import MemChain
 from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
 from cugraphlab.report.files import write_json
 from cugraphlab.report.memnodes import fmt_bytes, render_memnodes
 from cugraphlab.report.tables import format_table
-from cugraphlab.bench.scripts import require_gpu, run_main
 
 LIFETIME_BUILDS = (("line", "explicit"), ("line", "capture"), ("block", "explicit"), ("block", "capture"))
 

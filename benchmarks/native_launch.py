@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+
 from cugraphlab.bench.scripts import require_gpu, run_main
 
 TARGET_US = 0.4

@@ -41,6 +41,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
 from cugraphlab.bench.scripts import require_gpu, run_main
 
 HERE = Path(__file__).resolve().parent

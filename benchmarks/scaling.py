@@ -23,10 +23,10 @@ import time
 import cugraphlab as cgl
 from cugraphlab.bench.probes.hold import DeviceHold
 from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
+from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
 from cugraphlab.report.files import write_csv
 from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
-from cugraphlab.bench.scripts import require_gpu, run_main
 
 
 def checks(dev) -> list[str]:

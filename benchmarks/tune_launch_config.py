@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 from cugraphlab import Chain, Device, NoDeviceError
-from cugraphlab.bench.timing import time_mode
-from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.bench.records.environment import collect
-from cugraphlab.report.tables import format_table
+from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.bench.timing import time_mode
 from cugraphlab.report.files import write_json
+from cugraphlab.report.tables import format_table
 
 ITERS, REPEATS = 2000, 5
 SIZES = (1024, 1 << 20, 1 << 22)

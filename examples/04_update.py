@@ -33,9 +33,9 @@ runs, the checks do not):
 import sys
 
 import cugraphlab as cgl
+from cugraphlab.bench import measure_update_costs
 from cugraphlab.experiment import build_chain_graph_nodes, demonstrate_refused_update
 from cugraphlab.graphs import kernel_node_params
-from cugraphlab.bench import measure_update_costs
 
 
 def launch_and_check(exe, chain, runs_on, label):

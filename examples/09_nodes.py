@@ -78,8 +78,17 @@ import sys
 
 import cugraphlab as cgl
 from cugraphlab import Chain, compare_bits
-from cugraphlab.experiment import check_clone, check_events, check_host, check_join, check_nested, check_priority, check_toggle, refused_instantiate
-from cugraphlab.graphs import Graph, HostCallback, add_host_node, add_launch_sequence, render_text, graph_view
+from cugraphlab.experiment import (
+    check_clone,
+    check_events,
+    check_host,
+    check_join,
+    check_nested,
+    check_priority,
+    check_toggle,
+    refused_instantiate,
+)
+from cugraphlab.graphs import Graph, HostCallback, add_host_node, add_launch_sequence, graph_view, render_text
 
 
 def host_node_by_hand(chain, kind: str) -> bool:

@@ -13,7 +13,7 @@ family, named as its ``cli/`` and ``report/`` modules: ``run``, ``measure/`` (la
 ``compare/`` and ``scale/``, which never import each other. Every measurement returns a Record that serializes to
 JSON with its environment.
 
-Nothing is imported until it is used: ``bench.X`` loads the one module that defines ``X`` (so that importing
+Nothing is imported until it is used: ``bench.<name>`` loads the one module that defines the name (so that importing
 ``bench.compare.worker`` in a fresh process loads neither NumPy nor the rest of the package).
 """
 from __future__ import annotations

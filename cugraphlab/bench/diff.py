@@ -53,8 +53,7 @@ from typing import Any, ClassVar, Iterable, Mapping
 import numpy as np
 
 from ..core.errors import InvalidArgumentError
-from .diff_inputs import (as_record, check_measurement, config_changes, is_foreign, read_record_file,
-                          refuse_config)
+from .diff_inputs import as_record, check_measurement, config_changes, is_foreign, read_record_file, refuse_config
 from .records.nvbench import nvbench_compare_status
 from .records.record import Record, RecordError, bounded
 from .stats import intervals as iv
@@ -91,7 +90,7 @@ def _get(env: Mapping, *path: str):
     return v
 
 
-#: The environment columns shown side by side: name -> path into ``Record.env`` (``bench.environment.collect``).
+#: The environment columns shown side by side: name -> path into ``Record.env`` (``bench.records.environment.collect``).
 ENV_COLUMNS: dict[str, tuple[str, ...]] = {
     "GPU": ("gpu", "name"),
     "compute capability": ("gpu", "compute_capability"),

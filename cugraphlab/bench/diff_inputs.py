@@ -17,8 +17,8 @@ import math
 import os
 from typing import Any, Iterable, Mapping
 
-from .records.nvbench import NVBENCH_KIND, is_nvbench, nvbench_record
 from .records.kinds import read_json
+from .records.nvbench import NVBENCH_KIND, is_nvbench, nvbench_record
 from .records.record import RecordError, check_record
 from .stats.intervals import unit_direction
 

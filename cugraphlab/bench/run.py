@@ -7,12 +7,12 @@ chain's stream around the loop). The mode's output is then compared bit for bit 
 
 With ``cold_l2=True`` one more mode, "fused (cold L2)", runs the fused kernel on input sets in rotation whose bytes
 exceed twice the L2 (``experiment.cold_l2``: the launch loop stays pure), and the record's ``roof`` gives the bytes
-each fused launch moves, both fused rows' bytes/s and the device copy bandwidth (``bench.copy_roof``), so that a warm
+each fused launch moves, both fused rows' bytes/s and the device copy bandwidth (``bench.probes.copy_roof``), so that a warm
 fused figure above the copy roof reads as L2, not as HBM beaten.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ..core.device import Device

@@ -155,7 +155,7 @@ class Timings:
         return self.mismatches == 0
 
     def keep(self, record, name: str) -> None:
-        """Keep both clocks' raw samples in ``record`` (a bench.records.Record) as rows "NAME: wall" and ": device":
+        """Keep both clocks' raw samples in ``record`` (a bench.records.record.Record) as rows "NAME: wall" and ": device":
         the chunk samples where the loops were cut into chunks, else one sample per timed loop."""
         chunked = bool(self.device_chunks)
         record.keep_samples(f"{name}: wall", self.wall_chunks if chunked else self.wall_us, clock="wall")

@@ -20,8 +20,15 @@ import importlib
 import sys
 
 from .._version import __version__
-from ..core.errors import (CompileError, CudaError, CugraphlabError, InvalidArgumentError, MissingPackageError,
-                           NoDeviceError, UnsupportedError)
+from ..core.errors import (
+    CompileError,
+    CudaError,
+    CugraphlabError,
+    InvalidArgumentError,
+    MissingPackageError,
+    NoDeviceError,
+    UnsupportedError,
+)
 from .args import check_output_paths, join_negative_values, record_to_stdout, single_value_options
 
 #: The commands that need no GPU, named by the "no usable GPU" line.

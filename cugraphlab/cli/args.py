@@ -15,7 +15,7 @@ import re
 
 from ..core.errors import InvalidArgumentError
 
-__all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg", "threshold_arg",
+__all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg",
            "iters_arg", "seed_arg", "seconds_arg", "seconds_or_zero_arg", "finite_arg", "name_list_arg", "MAX_ITERS",
            "add_size", "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv",
            "add_plot", "add_scalar", "check_output_paths", "save_json", "written", "record_to_stdout",
@@ -151,18 +151,6 @@ def device_index_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a device index (0, 1, ...), got {text!r}") from None
     if v < 0:
         raise argparse.ArgumentTypeError(f"device index must be >= 0, got {v}")
-    return v
-
-
-def threshold_arg(text: str) -> float:
-    """A relative threshold: ``5%`` or ``0.05`` (0 < t < 1)."""
-    t = text.strip()
-    try:
-        v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a threshold like 5% or 0.05, got {text!r}") from None
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"the threshold must be between 0 and 100%, got {text!r}")
     return v
 
 

@@ -2,9 +2,23 @@
 baselines ``run --compare`` prints under the run table."""
 from __future__ import annotations
 
-
-from .args import (add_csv, add_device, add_json, add_ops, add_plot, add_scalar, add_seed, count_arg, iters_arg,
-                   name_list_arg, nothing_measured, save_json, written, seconds_arg, size_list_arg)
+from .args import (
+    add_csv,
+    add_device,
+    add_json,
+    add_ops,
+    add_plot,
+    add_scalar,
+    add_seed,
+    count_arg,
+    iters_arg,
+    name_list_arg,
+    nothing_measured,
+    save_json,
+    seconds_arg,
+    size_list_arg,
+    written,
+)
 
 __all__ = ["add_commands", "run_baselines", "resolve_preset"]
 

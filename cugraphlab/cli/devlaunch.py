@@ -1,4 +1,4 @@
-"""``cugraphlab devlaunch``: device graph launch measured (argparse only; bench.devlaunch measures, report renders)."""
+"""``cugraphlab devlaunch``: device graph launch measured (argparse only; bench.graphs.devlaunch measures, report renders)."""
 from __future__ import annotations
 
 from .args import add_device, add_json, add_repeats, add_seed, count_arg, save_json, size_list_arg

@@ -96,10 +96,10 @@ def cmd_doctor(args) -> int:
 
 
 def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, replay: bool = False) -> int:
+    import os
+
     from cugraphlab.graphs.doctor import run_explained
     from cugraphlab.report.doctor import render_session
-
-    import os
 
     here = os.getcwd()
     if module:  # as `python -m` does: a module in the current folder is found

@@ -67,7 +67,6 @@ def cmd_graph(args) -> int:
     print(render_graph(report))
     if draw:
         from ..report.plots.graphs import draw_graph
-
         from .args import written as written_text
 
         drawn = draw_graph(report.view, draw, title=report.title)

@@ -3,8 +3,18 @@
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
-from .args import (add_device, add_json, add_ops, add_repeats, add_size, count_list_arg, iters_arg, save_json,
-                   seconds_arg, size_list_arg)
+from .args import (
+    add_device,
+    add_json,
+    add_ops,
+    add_repeats,
+    add_size,
+    count_list_arg,
+    iters_arg,
+    save_json,
+    seconds_arg,
+    size_list_arg,
+)
 
 __all__ = ["add_commands"]
 

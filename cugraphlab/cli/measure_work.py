@@ -183,8 +183,8 @@ def _compare(args, old, threshold, result) -> tuple[str, bool]:
 
 
 def cmd_measure(args) -> int:
-    from ..bench.measure.result import build_result
     from ..bench.measure.processes import measure_processes, run_spec
+    from ..bench.measure.result import build_result
     from ..report.measure_work import render_measure
 
     spec = spec_from_args(args)

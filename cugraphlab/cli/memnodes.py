@@ -1,5 +1,5 @@
 """The memnodes family: ``memnodes`` (graph memory nodes: the chain's intermediates allocated inside the graph,
-measured against the preallocated chain; the footprint attributes step by step). Argparse only: bench.memnodes
+measured against the preallocated chain; the footprint attributes step by step). Argparse only: bench.graphs.memnodes
 measures, report.memnodes renders."""
 from __future__ import annotations
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from .args import count_arg as positive_int_arg
 from .args import add_seed, device_index_arg, iters_arg
+from .args import count_arg as positive_int_arg
 
 __all__ = ["add_commands", "cmd_nodes", "LESSON_CHOICES"]
 

@@ -1,8 +1,18 @@
 """The run family: ``run`` (the classic experiment), ``info`` (devices, driver, versions, cache), ``compile``."""
 from __future__ import annotations
 
-from .args import (add_device, add_iters, add_json, add_ops, add_repeats, add_scalar, add_seed, add_size, count_arg,
-                   save_json)
+from .args import (
+    add_device,
+    add_iters,
+    add_json,
+    add_ops,
+    add_repeats,
+    add_scalar,
+    add_seed,
+    add_size,
+    count_arg,
+    save_json,
+)
 
 __all__ = ["add_commands"]
 

@@ -9,7 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .args import add_csv, add_json, add_plot, add_seed, count_arg, iters_arg, seconds_arg, seconds_or_zero_arg, size_arg
+from .args import (
+    add_csv,
+    add_json,
+    add_plot,
+    add_seed,
+    count_arg,
+    iters_arg,
+    seconds_arg,
+    seconds_or_zero_arg,
+    size_arg,
+)
 
 __all__ = ["add_commands"]
 

@@ -5,7 +5,7 @@
                        [--json PATH] [--csv PATH] [--plot STEM]
 
 Bad input (an unknown work or topology, a length out of range) raises InvalidArgumentError from
-``bench.scaling.make_plan`` before any GPU work: one line, exit 2. Exit 0 when every point had the expected graph,
+``bench.scaling.plan.make_plan`` before any GPU work: one line, exit 2. Exit 0 when every point had the expected graph,
 ran bit-exact (chain work) and released its hold; 1 otherwise.
 """
 from __future__ import annotations
@@ -64,9 +64,8 @@ def plan_from_args(args):
 
 def cmd_scaling(args) -> int:
     from ..bench.scaling.sweep import measure_scaling
-    from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
-
     from ..core.device import device_count
+    from ..report.scaling import csv_rows, plot_scaling, render_scaling, write_scaling_json
 
     plan = plan_from_args(args)
     device_count()  # no driver or no GPU: its one line now, before the plan's line promises a sweep

@@ -2,8 +2,8 @@
 only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
-from .args import count_arg as positive_int_arg
 from .args import add_seed, count_list_arg, device_index_arg, iters_arg
+from .args import count_arg as positive_int_arg
 
 __all__ = ["add_commands", "cmd_switch", "EXIT_CHECK_FAILED"]
 

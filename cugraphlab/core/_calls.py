@@ -367,6 +367,12 @@ def _fmt(v: tuple[int, int]) -> str:
     return "%d.%d" % tuple(v)
 
 
+def _pair(version) -> tuple[int, int]:
+    """(major, minor) of a version pair given as any sequence (a list from JSON, the bindings' tuple)."""
+    major, minor = version
+    return int(major), int(minor)
+
+
 def extra_for_driver(driver: tuple[int, int]) -> str | None:
     """The install extra that suits a driver: "cu13" for CUDA 13+, "cu12" for 12.x, None for older ones."""
     return "cu13" if driver[0] >= 13 else "cu12" if driver[0] == 12 else None
@@ -381,7 +387,7 @@ def check_driver_matches_bindings(driver: tuple[int, int] | None = None,
     CUDA majors. NVRTC is checked too: a venv switched from cu13 to cu12 keeps the nvidia-cuda-nvrtc 13 wheel, and
     cuda.pathfinder prefers it, so cu12 bindings end up with NVRTC 13, whose code a 12.x driver cannot load.
     """
-    driver = tuple(driver or driver_cuda_version())
+    driver = _pair(driver or driver_cuda_version())
     have = bindings_cuda_version()
     if driver[0] < 12:
         raise DriverMismatchError(
@@ -394,7 +400,7 @@ def check_driver_matches_bindings(driver: tuple[int, int] | None = None,
             f"(or update the driver)")
     if nvrtc is None:
         try:
-            nvrtc = tuple(nv("nvrtcVersion"))
+            nvrtc = _pair(nv("nvrtcVersion"))
         except Exception:  # no NVRTC at all: compiling will say so itself
             return
     if nvrtc[0] > driver[0]:
@@ -406,7 +412,7 @@ def check_driver_matches_bindings(driver: tuple[int, int] | None = None,
 
 # --- feature gates: UnsupportedError names the feature and what it needs -------------------------------------------
 def require_driver(feature: str, need: tuple[int, int], driver: tuple[int, int] | None = None) -> None:
-    driver = tuple(driver or driver_cuda_version())
+    driver = _pair(driver or driver_cuda_version())
     if driver < tuple(need):
         raise UnsupportedError(f"{feature}: needs a driver for CUDA {_fmt(need)} or newer; this one supports "
                                f"CUDA {_fmt(driver)}")
@@ -646,7 +652,7 @@ def versions_fit(driver: tuple[int, int] | None = None, nvrtc: tuple[int, int] |
     b = bindings_cuda_version()
     if nvrtc is None:
         try:
-            nvrtc = tuple(nv("nvrtcVersion"))
+            nvrtc = _pair(nv("nvrtcVersion"))
         except Exception:
             nvrtc = None
     if driver is None:

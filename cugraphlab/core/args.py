@@ -207,8 +207,9 @@ def struct_layout(dtype) -> tuple[int, int]:
 
 def _copy_fields(dst: np.ndarray, src) -> None:
     """Copy ``src``'s fields into the zeroed record ``dst`` one by one, so padding bytes stay zero."""
-    for name in dst.dtype.names:
-        if dst.dtype.fields[name][0].names:
+    fields = dst.dtype.fields
+    for name in dst.dtype.names or ():
+        if fields is not None and fields[name][0].names:
             _copy_fields(dst[name], src[name])
         else:
             dst[name] = src[name]
@@ -231,18 +232,19 @@ def _struct_scalar(value, dt: np.dtype | None):
         raise InvalidArgumentError("a 'struct' argument is a NumPy structured scalar or Struct(bytes, align), got "
                                    f"{type_name(value)}")
     rec = np.zeros((), dt)
+    names = dt.names or ()
     try:
         if isinstance(value, dict):
-            unknown = set(value) - set(dt.names)
+            unknown = set(value) - set(names)
             if unknown:
                 raise KeyError(f"no field {sorted(unknown)[0]!r} in {dt}")
             for k, v in value.items():
                 rec[k] = v
         else:
             fields = tuple(value)
-            if len(fields) != len(dt.names):
-                raise ValueError(f"{len(fields)} values for {len(dt.names)} fields")
-            for name, v in zip(dt.names, fields):
+            if len(fields) != len(names):
+                raise ValueError(f"{len(fields)} values for {len(names)} fields")
+            for name, v in zip(names, fields):
                 rec[name] = v
     except (TypeError, ValueError, KeyError) as e:
         raise InvalidArgumentError(f"cannot make a {dt} struct of {value!r}: {e}") from None
@@ -254,6 +256,7 @@ class _Param:
     """How one parameter is packed: its offset, size and alignment, and the function turning a value into bytes."""
 
     __slots__ = ("index", "kind", "label", "size", "align", "offset", "slot", "dtype")
+    offset: int  # set by the layout (PackedArgs), once every parameter's size and alignment is known
 
     def __init__(self, index: int, entry, value, label: str):
         self.index, self.label, self.dtype = index, label, None
@@ -449,7 +452,7 @@ class PackedArgs:
         n = len(signature)
         self.pointers = (ctypes.c_void_p * max(n, 1))(*[self.base + p.offset for p in self._params])
         self.address = ctypes.addressof(self.pointers) if n else 0
-        self._keep = [None] * n
+        self._keep: list[object] = [None] * n
         for i, v in enumerate(values):
             self.set(i, v)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import threading
 
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
-from .errors import InvalidArgumentError, NoDeviceError, check
 from ._resource import Resource
 from .current import current_compute_capability, current_device, register_device
+from .errors import InvalidArgumentError, NoDeviceError, check
 
 __all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
            "current_device", "Device"]

@@ -5,6 +5,8 @@ into a typed exception that names the status code, the driver's own text, the ca
 """
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "CugraphlabError",
     "CudaError",
@@ -96,6 +98,8 @@ class DeviceMemoryError(CudaError, InvalidArgumentError):
 
 class CaptureError(CudaError):
     """Stream capture failed or was invalidated by an operation not allowed while capturing."""
+
+    diagnosis: Any  # where the capture doctor watched (graphs.capture): its Diagnosis, attached to the error
 
 
 class CompileError(CugraphlabError):

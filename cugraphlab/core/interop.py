@@ -34,6 +34,7 @@ from __future__ import annotations
 import ctypes
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,7 +74,7 @@ class ForeignArray:
 
     ptr: int
     shape: tuple
-    dtype: object
+    dtype: Any
     itemsize: int
     contiguous: bool
     device: int | None
@@ -259,8 +260,8 @@ def _from_dlpack(obj, what: str) -> ForeignArray:
         tensor, readonly, label = managed.dl_tensor, bool(managed.flags & _DLPACK_READ_ONLY), (
             f"__dlpack__ {managed.version.major}.{managed.version.minor}")
     elif name == _NAME:
-        managed = _DLManagedTensor.from_address(api.get_pointer(capsule, name))
-        tensor, readonly, label = managed.dl_tensor, False, "__dlpack__ (legacy)"
+        legacy = _DLManagedTensor.from_address(api.get_pointer(capsule, name))
+        tensor, readonly, label = legacy.dl_tensor, False, "__dlpack__ (legacy)"
     else:
         raise InvalidArgumentError(f"{what}: __dlpack__ returned a capsule named {name!r} (already consumed?)")
     dev = (int(tensor.device.device_type), int(tensor.device.device_id))

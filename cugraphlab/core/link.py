@@ -92,13 +92,15 @@ def _own_search(*, wheels: bool = True) -> str | None:
                 f = root / sub / "libcudadevrt.a"
                 if f.is_file():
                     return str(f.resolve())
-    bases = [(os.environ.get(env), rels) for env, rels in (("CONDA_PREFIX", ("lib",)),
-                                                           ("CUDA_PATH", ("lib64", "lib")),
-                                                           ("CUDA_HOME", ("lib64", "lib")))]
+    bases: list[tuple[str | None, tuple[str, ...]]] = [
+        (os.environ.get(env), rels)
+        for env, rels in (("CONDA_PREFIX", ("lib",)), ("CUDA_PATH", ("lib64", "lib")), ("CUDA_HOME", ("lib64", "lib")))]
     bases += [(str(r), ("lib64", "lib", "targets/x86_64-linux/lib", "targets/sbsa-linux/lib"))
               for r in _toolkit_roots()]
     for base, rels in bases:
-        for rel in rels if base else ():
+        if not base:
+            continue
+        for rel in rels:
             f = Path(base) / rel / "libcudadevrt.a"
             if f.is_file():
                 return str(f.resolve())

@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ._calls import cu, driver_module
+from ._resource import Resource
 from .current import current_device
 from .errors import CudaError, DeviceMemoryError, InvalidArgumentError, positive_int
 from .interop import KDL_CUDA, foreign_array, pointer_device, to_dlpack, type_name
-from ._resource import Resource
 from .stream import as_stream
 
 __all__ = ["DeviceArray", "POISON_BITS", "validate_size"]
@@ -51,6 +51,8 @@ class DeviceArray(Resource):
     """
 
     owned = True
+    protocol: str  # a wrapped array's: the protocol that answered (DeviceArray.wrap)
+    _keep: list  # a wrapped array's: what keeps the memory alive until close()
 
     def __init__(self, device, n: int, dtype="float32"):
         self.n = validate_size(n)

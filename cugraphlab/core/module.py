@@ -17,10 +17,10 @@ import re
 import time
 
 from ._calls import cu, driver_module
-from .cache import Cache
-from .program import Compiled, compile_source, resolve_arch
-from .errors import InvalidArgumentError
 from ._resource import Resource
+from .cache import Cache
+from .errors import InvalidArgumentError
+from .program import Compiled, compile_source, resolve_arch
 from .sources import kernel_names, read_headers, read_source
 
 __all__ = ["Module", "Kernel", "KernelSet"]

@@ -185,7 +185,7 @@ def load_c_library(source: str, name: str, *, flags: tuple[str, ...] = DEFAULT_F
     key = _key(source, shown, version, flags)
     stem = f"{name}-{key[:32]}"
     cache = default_cache() if cache is None else cache
-    folder = Path(cache.folder) / "native" if cache.enabled else None
+    folder = Path(cache.folder) / "native" if cache.enabled and cache.folder is not None else None
     if folder is not None:
         hit = _cached(folder, stem)
         if hit is not None:

@@ -21,6 +21,7 @@ import ctypes
 import functools
 import platform
 import sys
+from typing import Any, Callable
 
 from ._resource import Resource
 from .errors import CugraphlabError, NoDeviceError, UnsupportedError, check
@@ -190,18 +191,19 @@ def libcuda_entry(name: str) -> int:
     NoDeviceError without the NVIDIA driver library (or without that export)."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
-        return int(ctypes.cast(getattr(lib, name), _VP).value)
+        return int(ctypes.cast(getattr(lib, name), _VP).value or 0)
     except (OSError, AttributeError) as e:
         raise NoDeviceError(f"native call: libcuda.so.1 has no usable {name} ({e}): it needs the NVIDIA "
                             "driver") from e
 
 
 class BuiltinCall(Resource):
-    """What every prepared native call shares (core.native_launch, the exec_update study's native update): ``fire``, the builtin
-    made by make_builtin, and the counters its C state keeps (``_state``: a ctypes struct with ``status`` and
-    ``failures``)."""
+    """What every prepared native call shares (core.native_launch, the exec_update study's native update):
+    ``fire``, the builtin made by make_builtin, and the counters its C state keeps (``_state``: a ctypes struct with
+    ``status`` and ``failures``)."""
 
-    _state = None
+    _state: Any = None
+    fire: Callable[[], None]  # set by each kind's constructor: the builtin
 
     @property
     def status(self) -> int:

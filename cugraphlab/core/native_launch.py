@@ -43,10 +43,20 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from typing import Any
 
 from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
-from .native_builtin import (CLOSED_STATUS, NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api,
-                             libcuda_entry, make_builtin, python_api, raise_native_status)
+from .native_builtin import (
+    CLOSED_STATUS,
+    NATIVE_C_PRELUDE,
+    BuiltinCall,
+    PyApi,
+    install_python_api,
+    libcuda_entry,
+    make_builtin,
+    python_api,
+    raise_native_status,
+)
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
            "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
@@ -268,7 +278,7 @@ class NativeLaunch(_NativeCall):
 
     def __init__(self, launch, *, release_gil: bool = False, launch_kernel: int | None = None, cache=None):
         # Checked by its parts, not by class: core.launch imports this module (Launch.native), never the reverse.
-        config = getattr(launch, "config", None)
+        config: Any = getattr(launch, "config", None)
         if not hasattr(config, "programmatic") or not hasattr(launch, "args"):
             raise InvalidArgumentError(f"NativeLaunch needs a core.launch.Launch, got {launch!r}")
         if config.programmatic:

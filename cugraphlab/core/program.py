@@ -40,8 +40,8 @@ from dataclasses import dataclass, field
 
 from .._version import __version__
 from ._calls import nv, nvrtc_fn
-from .current import current_compute_capability
 from .cache import Cache, default_cache
+from .current import current_compute_capability
 from .errors import CompileError, InvalidArgumentError, UnsupportedError, check_nvrtc
 
 __all__ = [

@@ -18,8 +18,8 @@ import numbers
 import warnings
 
 from ._calls import cu, driver_module
-from .current import current_device
 from ._resource import Resource
+from .current import current_device
 from .interop import stream_handle, type_name
 
 __all__ = ["Stream", "Event", "as_stream"]
@@ -33,6 +33,7 @@ class Stream(Resource):
     """
 
     owned = True
+    wrapped: str  # a borrowed stream's: the type it came as (Stream.wrap)
 
     def __init__(self, device, non_blocking: bool = True):
         d = driver_module()

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.launch import Launch, LaunchConfig, PackedArgs
 from ..core.memory import POISON_BITS
@@ -43,7 +44,6 @@ from ..graphs.conditional import (
 )
 from ..graphs.exec import ExecCache, Graph, GraphExec
 from ..graphs.inspect import topology
-from ..core._resource import Resource
 from .chain import Chain, chain_grid
 from .ops import FUSED_SIGNATURE, Verification, compare_bits, op_arguments, reference
 

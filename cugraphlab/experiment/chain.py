@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.launch import BLOCKS_PER_SM  # the one default shape: 8 blocks of 256 threads per SM
 from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError, positive_int
-from ..core.launch import Launch, LaunchConfig, PackedArgs, grid_for
+from ..core.launch import (
+    BLOCKS_PER_SM,  # the one default shape: 8 blocks of 256 threads per SM
+    Launch,
+    LaunchConfig,
+    PackedArgs,
+    grid_for,
+)
 from ..core.memory import validate_size
 from .ops import (
     DEFAULT_OPS,

@@ -40,8 +40,13 @@ from ..core.memory import POISON_BITS
 from ..graphs.build import add_kernel_node, add_launch_sequence, add_memset_node
 from ..graphs.capture import capture, capture_launches
 from ..graphs.capture_into import add_conditional_to_capture, capture_handle, capture_into, require_capture_into
-from ..graphs.conditional import add_conditional_node, conditional_options, create_handle, cuda_include_dir, \
-    require_conditional
+from ..graphs.conditional import (
+    add_conditional_node,
+    conditional_options,
+    create_handle,
+    cuda_include_dir,
+    require_conditional,
+)
 from ..graphs.exec import ExecCache, Graph, GraphExec
 from ..graphs.inspect import same_topology, topology
 from .chain import Chain

@@ -257,11 +257,10 @@ def child_main(key: str, variant: str, out: str) -> int:
     """In the child: the case under the doctor; writes {"code", "diagnoses"} to ``out`` before the interpreter
     tears down (a crash at exit still leaves the diagnoses)."""
     from ..core.errors import NoDeviceError
+    from ..graphs import doctor_stacks, doctor_watch
     from ..graphs.doctor import run_explained
     from ..graphs.doctor_calls import treat_as_user_code
     from ..report.doctor import render_session
-
-    from ..graphs import doctor_stacks, doctor_watch
 
     script = HERE / f"{key}.py"
     if not script.is_file():

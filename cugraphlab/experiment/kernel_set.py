@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core import link
 from ..core.cache import Cache, default_cache
 from ..core.device import compute_capability_of
-from ..core import link
 from ..core.errors import NoDeviceError, UnsupportedError
 from ..core.program import Compiled, compile_source, nvrtc_version, resolve_arch
 from ..core.sources import kernel_names, read_headers, read_source

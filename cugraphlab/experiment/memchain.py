@@ -31,7 +31,7 @@ longest path (alloc level, kernels, free level):
 * ``block``: 2 memory nodes in a straight line, no branches -> about +0.3 µs; the likeliest best.
   If the cost is per launch of a graph with memory nodes (not per node), all four cost the same +0.9-1.0 µs.
 Either way the 2% goal (0.2 µs at 2^20, 0.1 µs at 1,024) is out of reach unless a memory node on the path costs under
-0.05-0.1 µs and one off it nothing; the benchmark (bench.memnodes) measures all four and says which way it went.
+0.05-0.1 µs and one off it nothing; the benchmark (bench.graphs.memnodes) measures all four and says which way it went.
 What the other shapes give up: in ``line`` t3 reuses t1's memory (8 MiB live at 2^20 floats); ``parallel``,
 ``parallel_end`` and ``block`` keep all three live (12 MiB), which the pool's 32 MiB steps hide at these sizes.
 

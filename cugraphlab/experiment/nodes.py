@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core._calls import cu
+from ..core.errors import InvalidArgumentError
 from ..core.launch import Launch, PackedArgs
 from ..graphs.build import add_launch_sequence, add_memset_node, kernel_node_params
 from ..graphs.capture import capture
@@ -40,8 +42,6 @@ from ..graphs.events import add_event_record_node, add_event_wait_node, add_time
 from ..graphs.exec import Graph
 from ..graphs.host import HostCallback, add_host_node, launch_host_func
 from ..graphs.join import add_empty_node
-from ..core._calls import cu
-from ..core.errors import InvalidArgumentError
 from .ops import DEFAULT_OPS, OPS, Verification, compare_bits, reference
 
 __all__ = ["NodeCheck", "make_callback", "host_chain_graph", "check_host", "EventPair", "check_events",

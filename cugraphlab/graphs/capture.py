@@ -103,6 +103,7 @@ class capture:
     def _exit_explained(self, exc_type, exc) -> bool:
         """End the watched capture: the doctor looks at the forked streams before cuStreamEndCapture and at the
         result; a CaptureError carries the diagnosis in its message."""
+        assert self._doctor is not None  # __exit__ comes here only when a doctor watches
         result, self.diagnosis = self._doctor.end(exc)
         ok = result[0] == 0 and result[1] is not None and int(result[1])
         if exc_type is not None or not ok:
@@ -137,6 +138,7 @@ def capture_launches(stream, launches, repeat: int = 1) -> Graph:
         for _ in range(repeat):
             for launch in launches:
                 launch()
+    assert cap.graph is not None  # a capture that ended without an error owns its graph
     return cap.graph
 
 

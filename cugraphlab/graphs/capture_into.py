@@ -25,8 +25,16 @@ Graph object wraps either (CUDA Driver API, "Stream Management" and "Graph Manag
 """
 from __future__ import annotations
 
-from ..core._calls import cu, driver_fn, driver_module, stream_capture_info, stream_set_capture_dependencies
-from ..core._calls import require_bindings
+from typing import Literal
+
+from ..core._calls import (
+    cu,
+    driver_fn,
+    driver_module,
+    require_bindings,
+    stream_capture_info,
+    stream_set_capture_dependencies,
+)
 from ..core.errors import CugraphlabError, InvalidArgumentError, check
 from .capture import CAPTURE_MODES
 from .conditional import add_conditional_bodies, create_handle
@@ -70,7 +78,7 @@ class capture_into:
            self.mode)
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         result = driver_fn("cuStreamEndCapture")(self.stream.handle)
         if exc_type is not None:
             return False  # the block's error goes on; the graph is not ours to destroy

@@ -34,12 +34,12 @@ enforces them:
 - A launch that fails on the device returns a cudaError_t to the kernel, not to the host: kernels/devlaunch.cu keeps
   the first one in its state, and ``DeviceLaunchError`` names it.
 
-No workload and no timer here (experiment.device_loop runs the chain this way; bench.devlaunch measures it).
+No workload and no timer here (experiment.device_loop runs the chain this way; bench.graphs.devlaunch measures it).
 """
 from __future__ import annotations
 
 from ..core._calls import cu, driver_module, require_bindings, require_driver
-from ..core.errors import CugraphlabError, CudaError, UnsupportedError
+from ..core.errors import CudaError, CugraphlabError, UnsupportedError
 from .exec import Graph, GraphExec
 from .inspect import graph_nodes, node_kind
 

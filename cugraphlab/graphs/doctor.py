@@ -38,8 +38,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
-from .doctor_calls import (_HOST_COPY, _LEGACY, _SILENT_HOST_COPIES, CallSite, _as_int, _local, classify, stream_of,
-                           treat_as_user_code)
+from .doctor_calls import (
+    _HOST_COPY,
+    _LEGACY,
+    _SILENT_HOST_COPIES,
+    CallSite,
+    _as_int,
+    _local,
+    classify,
+    stream_of,
+    treat_as_user_code,
+)
 from .doctor_cupti import driver_equivalent
 from .doctor_findings import CAPTURE_ERRORS, MISTAKES, Diagnosis, Finding, Mistake  # re-exported
 

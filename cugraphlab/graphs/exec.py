@@ -163,7 +163,7 @@ def run_once(graph: Graph, stream) -> None:
 class ExecCache(Resource):
     """Ready executables by key, made on first use from a graph builder and owned here (destroyed on close)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream) -> None:
         self.stream = stream
         self._execs: dict[Hashable, GraphExec] = {}
         execs = self._execs
@@ -178,7 +178,9 @@ class ExecCache(Resource):
         exe = self._execs.get(key)
         if exe is None:
             self.require_open()
-            exe = self._execs[key] = self.adopt(ready_exec(build(), self.stream))
+            exe = ready_exec(build(), self.stream)
+            self.adopt(exe)
+            self._execs[key] = exe
         return exe
 
     def __contains__(self, key: Hashable) -> bool:

@@ -19,7 +19,7 @@ callable, or a loaded C library), and every graph or exec that gets the node kee
 Two kinds of callback:
 
 * ``HostCallback.python(fn)``: a ``ctypes.CFUNCTYPE(None, c_void_p)`` trampoline calling ``fn()``. The driver thread
-  must take the GIL to run it, so a busy Python thread delays every such node (bench.nodes measures by how much).
+  must take the GIL to run it, so a busy Python thread delays every such node (bench.graphs.nodes measures by how much).
   Exceptions raised by ``fn`` cannot cross into the driver: they are kept in ``callback.errors``.
 * ``HostCallback.c_counter()``: a C function compiled at run time (core.native) that adds 1 to a counter with an
   atomic add: no GIL, no Python at all on the driver thread.
@@ -35,11 +35,11 @@ import ctypes
 import threading
 from typing import Callable
 
-from ..core.native import load_c_library
 from ..core._calls import cu, driver_module, host_fn
 from ..core._calls import launch_host_func as _launch_host_func
 from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError
+from ..core.native import load_c_library
 
 __all__ = ["HOST_FN", "HostCallback", "Trampoline", "add_host_node", "launch_host_func", "C_COUNTER_SOURCE",
            "host_node_params"]
@@ -90,7 +90,7 @@ def _python_trampoline(fn: Callable[[], object]) -> Trampoline:
             errors.append(e)
 
     thunk = HOST_FN(call)
-    t = Trampoline("python", ctypes.cast(thunk, ctypes.c_void_p).value, counter, (thunk, call, fn))
+    t = Trampoline("python", ctypes.cast(thunk, ctypes.c_void_p).value or 0, counter, (thunk, call, fn))
     t.errors = errors
     return t
 
@@ -98,7 +98,7 @@ def _python_trampoline(fn: Callable[[], object]) -> Trampoline:
 def _c_trampoline(lib, symbol: str) -> Trampoline:
     counter = ctypes.c_uint64(0)
     fn = getattr(lib, symbol)
-    return Trampoline("c", ctypes.cast(fn, ctypes.c_void_p).value, counter, (lib, fn))
+    return Trampoline("c", ctypes.cast(fn, ctypes.c_void_p).value or 0, counter, (lib, fn))
 
 
 class HostCallback(Resource):

@@ -135,12 +135,13 @@ def edge_kinds(graph: GraphLike) -> list[tuple[int, int, int]]:
 def dependency_order(ids: list[int], edges: list[tuple[int, int]], key=None) -> list[int]:
     """``ids`` so that every node comes after its predecessors; among ready nodes, by ``key`` (default: the given
     order). A cycle cannot happen in a valid graph; should one appear, the rest keep the given order."""
-    preds = {i: set() for i in ids}
+    preds: dict[int, set[int]] = {i: set() for i in ids}
     for a, b in edges:
         preds[b].add(a)
     rank = {i: k for k, i in enumerate(ids)}
     sort_key = key or rank.__getitem__
-    order, placed = [], set()
+    order: list[int] = []
+    placed: set[int] = set()
     while len(order) < len(ids):
         ready = sorted((i for i in ids if i not in placed and preds[i] <= placed), key=sort_key)
         if not ready:

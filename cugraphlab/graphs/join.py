@@ -6,7 +6,7 @@ M + K, and the graph says what it means ("everything above, then everything belo
     join = cuGraphAddEmptyNode(graph, [memset_0, ..., memset_3], 4)   # waits for every poisoning memset
     cuGraphAddKernelNode(graph, [join], 1, params_of(add))             # the chain starts after the join
 
-An empty node costs the device a scheduling step and no work (bench.nodes measures it beside a disabled node,
+An empty node costs the device a scheduling step and no work (bench.graphs.nodes measures it beside a disabled node,
 which behaves as an empty node). CUDA Driver API, "Graph Management".
 """
 from __future__ import annotations

@@ -64,7 +64,7 @@ forms in 12.x and 13.x (cuDeviceSetGraphMemAttribute takes a ``cuuint64_t`` in b
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..core._calls import cu, driver_fn, driver_module
 from ..core.errors import CudaError, InvalidArgumentError, UnsupportedError, check, positive_int
@@ -281,7 +281,7 @@ class MemoryGraph(Graph):
     outlive a launch. Use it as ``capture(stream, graph_class=MemoryGraph)`` for captured graphs.
     """
 
-    def __init__(self, device, handle=None):
+    def __init__(self, device, handle=None) -> None:
         super().__init__(device, handle)
         self.allocations: list[Allocation] = []
         self._state = _ExecState()

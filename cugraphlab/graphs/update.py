@@ -19,7 +19,7 @@ The API allows skipping the first: the result info is an out-parameter a caller 
 calls libcuda's prototyped ``cuGraphExecUpdate_v2`` (argtypes stay set: a call without a prototype could cut a
 64-bit handle) with the handles as ``c_void_p`` and one reused ``CUgraphExecUpdateResultInfo`` struct by reference,
 made once, the call a ``functools.partial`` (no Python frame of ours); what is left is ctypes' call and the driver's own work,
-which the C loop of ``bench.native_update`` shows alone. Whether the parameters changed matters to the driver: an
+which the C loop of the exec_update study (benchmarks/studies/exec_update/c_loop.py) shows alone. Whether the parameters changed matters to the driver: an
 update that copies new arguments into the executable costs it more than one whose graph holds the same values.
 
 CUDA Driver API, "Graph Management".
@@ -138,7 +138,7 @@ class DirectExecUpdate:
         bare address would let it be collected while the driver still writes into it: the H200 crashed that way).
         ``call.graph`` and ``call.exe`` keep the two graphs alive as long as the call."""
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
-        call.graph = graph  # type: ignore[attr-defined]  - partial objects take attributes
+        call.graph = graph  # type: ignore[attr-defined]  # partial objects take attributes
         call.exe = self.exe  # type: ignore[attr-defined]
         return call
 

@@ -1,4 +1,4 @@
-"""What ``cugraphlab devlaunch`` shows, built from a ``bench.devlaunch.DevlaunchResult`` (pure: no device)."""
+"""What ``cugraphlab devlaunch`` shows, built from a ``bench.graphs.devlaunch.DevlaunchResult`` (pure: no device)."""
 from __future__ import annotations
 
 from .env import versions_line

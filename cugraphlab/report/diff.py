@@ -12,7 +12,6 @@ import math
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..core.errors import InvalidArgumentError
 from .tables import format_table
 
 __all__ = ["render_diff", "plot_diff", "require_matplotlib", "VERDICT_COLORS"]

@@ -47,7 +47,7 @@ def render_graph(report) -> str:
 
 
 def render_update(result) -> str:
-    """The update demonstrations and the cost table of one ``bench.update.UpdateCosts`` record."""
+    """The update demonstrations and the cost table of one ``bench.graphs.update.UpdateCosts`` record."""
     c = result.config
     lines = [f"cugraphlab update: {c.get('chain_text', c.get('chain'))}, {c['kernel_nodes']} kernel nodes", ""]
     for d in result.demos:

@@ -1,8 +1,6 @@
 """What ``measure`` (your own work: ``measure_work``), ``latency``, ``timeline`` and ``sweep`` print and draw."""
 from __future__ import annotations
 
-from pathlib import Path
-
 from .env import versions_line
 from .measure_work import render_measure
 from .tables import fmt_count, format_table
@@ -77,7 +75,7 @@ def render_timeline(result, written=()) -> str:
 
 
 def plot_timeline_files(result, stem=None) -> list:
-    """The timeline and gap-histogram figures of a ``bench.timeline`` record: written to ``STEM_timeline`` and
+    """The timeline and gap-histogram figures of a ``bench.measure.timeline`` record: written to ``STEM_timeline`` and
     ``STEM_gaps`` (.png, .svg; returns the paths), or, with ``stem=None``, the two matplotlib Figures (inline in a
     notebook)."""
     from .plots.measure import plot_gap_histogram, plot_timeline

@@ -1,4 +1,4 @@
-"""What ``cugraphlab memnodes`` shows, built from its record (bench.memnodes.MemnodesResult): per size the first
+"""What ``cugraphlab memnodes`` shows, built from its record (bench.graphs.memnodes.MemnodesResult): per size the first
 launches, the steady state of each shape against the preallocated chain (and the 2% goal, judged on the best shape),
 the footprint step by step with cuMemGetInfo's free memory, the reuse checks; then the unfreed-allocation lesson.
 Pure: a record in, text out."""

@@ -22,7 +22,7 @@ def _fact(v) -> str:
 
 
 def render_nodes(result) -> str:
-    """A NodesResult (bench.nodes) or its dict as text: one table per lesson, then checks and facts."""
+    """A NodesResult (bench.graphs.nodes) or its dict as text: one table per lesson, then checks and facts."""
     d = result if isinstance(result, dict) else result.to_dict()
     c = d["config"]
     head = (f"cugraphlab nodes: {c.get('chain', '?')}, {c['repeats']} repeats, {c['iters']} launches per device "

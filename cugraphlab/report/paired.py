@@ -1,4 +1,4 @@
-"""Text of a paired measurement (``bench.paired.PairedResult``, kind ``cugraphlab.paired``): pure, a record in, text out.
+"""Text of a paired measurement (``bench.paired.harness.PairedResult``, kind ``cugraphlab.paired``): pure, a record in, text out.
 
 One row per way: µs per launch (median [95% interval]), its ratio to the bare binding in the same rounds [95%], the
 held-device µs (the call alone, the stream held by a spin kernel), the difference to the C loop, how the figure
@@ -65,7 +65,6 @@ def render_paired(record) -> str:
     out.append(line(["-" * w for w in widths]))
     out.extend(line(r) for r in table)
     c = next((w for w in ways if w["name"] == "c"), None)
-    r = next((w for w in ways if w["name"] == ref), None)
     if c is not None and c.get("us"):
         c_us = c["us"]["median"]
         held = f", held {c['held_us']['median']:.3f} µs" if c.get("held_us") else ""

@@ -54,7 +54,7 @@ def roof_lines(roof: dict | None) -> list[str]:
 
 
 def render_info(info: dict) -> str:
-    """The devices table and the driver / versions / cache lines, from ``bench.environment.system_info()``."""
+    """The devices table and the driver / versions / cache lines, from ``bench.records.environment.system_info()``."""
     rows = [[d["index"], d["name"], d["arch"], d["sm_count"], f"{d['memory_bytes'] / 2**30:.1f} GiB",
              f"{d['free_bytes'] / 2**30:.1f} GiB", f"{d['clock_khz'] / 1e6:.2f} GHz",
              f"{d['l2_bytes'] / 2**20:.0f} MiB"] for d in info["devices"]]

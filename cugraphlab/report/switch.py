@@ -1,4 +1,4 @@
-"""What ``cugraphlab switch`` shows, from its record (bench.switch.SwitchResult): pure text, no device."""
+"""What ``cugraphlab switch`` shows, from its record (bench.graphs.switch.SwitchResult): pure text, no device."""
 from __future__ import annotations
 
 from .env import versions_line
@@ -20,7 +20,7 @@ def _met(flag: bool) -> str:
 
 
 def _diff(d: dict | None, unit: str = "us", digits: int = 2, scale: float = 1.0) -> str:
-    """A paired difference (bench.paired_diff.PairedDifference.to_dict) in words."""
+    """A paired difference (bench.stats.paired_diff.PairedDifference.to_dict) in words."""
     if not d:
         return "no paired rounds"
     f = f"{{:+.{digits}f}}"

@@ -9,8 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cugraphlab.bench.graphs.devlaunch import (DevlaunchResult, LatencyRow, LoopRow, SegmentRow, latency_rows,
-                                        timeline_segments)
+from cugraphlab.bench.graphs.devlaunch import (
+    DevlaunchResult,
+    LatencyRow,
+    LoopRow,
+    SegmentRow,
+    latency_rows,
+    timeline_segments,
+)
 from cugraphlab.bench.stats.summary import summarize
 
 ROOT = Path(__file__).resolve().parents[2]

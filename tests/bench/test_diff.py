@@ -10,13 +10,10 @@ import sys
 import numpy as np
 import pytest
 
-
-from synthetic_records import KIND, environment, noisy, probe_record
-
-from cugraphlab.bench.diff import (DiffResult, diff_records, parse_threshold,
-                                   read_record_file)
+from cugraphlab.bench.diff import DiffResult, diff_records, parse_threshold, read_record_file
 from cugraphlab.bench.records.record import RecordError
 from cugraphlab.core.errors import InvalidArgumentError
+from synthetic_records import KIND, environment, noisy, probe_record
 
 ENV = {"host": "test"}  # the diff's own environment: skip collect() in most tests
 REPO = pathlib.Path(__file__).resolve().parents[2]

@@ -8,6 +8,7 @@ import pathlib
 import sys
 
 import pytest
+
 from fake_driver import patch_driver
 
 TESTS = pathlib.Path(__file__).resolve().parents[1]

@@ -9,11 +9,9 @@ import json
 import numpy as np
 import pytest
 
-
-from synthetic_records import environment, noisy, probe_record, run_record
-
 from cugraphlab.bench.diff import diff_records, read_record_file
 from cugraphlab.bench.records.record import RecordError
+from synthetic_records import environment, noisy, probe_record, run_record
 
 ENV = {"host": "test"}
 DEVICE_BOUND = ("graph: wall", "graph: device", "fused: wall", "fused: device")

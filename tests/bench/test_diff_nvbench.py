@@ -8,14 +8,11 @@ import json
 import numpy as np
 import pytest
 
-
+from cugraphlab.bench.diff import diff_records, read_record_file
+from cugraphlab.bench.records.nvbench import is_nvbench, nvbench_compare_status, nvbench_record
+from cugraphlab.bench.records.record import RecordError
 from fake_nvbench import write_nvbench_json
 from synthetic_records import probe_record
-
-from cugraphlab.bench.diff import diff_records, read_record_file
-from cugraphlab.bench.records.nvbench import (is_nvbench, nvbench_compare_status,
-                                              nvbench_record)
-from cugraphlab.bench.records.record import RecordError
 
 ENV = {"host": "test"}
 ROW = "saxpy [Device=0 Elements=2^20]: cold GPU"

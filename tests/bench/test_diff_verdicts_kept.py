@@ -5,7 +5,8 @@ verdicts are those the loop it replaced gave, read from ``data/verdicts_before_o
 that loop, ``tests/helpers/old_bootstrap.grouped_medians``: ``python tests/bench/test_diff_verdicts_kept.py``).
 
 The one-level bootstrap (rows without groups) and paired_stats' two-level one draw the same numbers as before and
-give bit-identical medians (``test_bootstrap_core``). The two-level bootstrap of a grouped row draws its numbers in
+give bit-identical medians (``test_bootstrap_core``): on the committed records of every kind, the rows without
+groups get the old intervals bit for bit, through the old loop and through the core (the last test). The two-level bootstrap of a grouped row draws its numbers in
 another order now (all replicates' groups at once, then all values), and the rows of one record whose processes
 hold the same numbers of samples share those draws (``diff.SHARED_DRAWS``), so a row whose interval sits on an
 edge may change its verdict; such a change must be between AMBIGUOUS and a verdict (never SLOWER <-> FASTER or SAME <->
@@ -87,3 +88,40 @@ if __name__ == "__main__":  # recompute the fixture with the loop the core repla
     FIXTURE.parent.mkdir(exist_ok=True)
     FIXTURE.write_text(json.dumps(_verdicts(), indent=0, sort_keys=True) + "\n")
     print("written", FIXTURE)
+
+
+def test_rows_without_groups_get_the_old_intervals_on_every_committed_record(monkeypatch):
+    """Every kind of committed record diff accepts, a few pairs each (200 resamples: the same numbers drawn either
+    way, so the intervals are equal bit for bit): the rows that keep no groups through the old loop and the core."""
+    from helpers.old_bootstrap import grouped_medians, plain_medians
+
+    from cugraphlab.bench import diff
+    from cugraphlab.bench.diff_inputs import as_record, check_measurement
+    from cugraphlab.bench.records.record import RecordError
+    from cugraphlab.bench.stats import intervals
+
+    kinds: dict[str, list] = {}
+    for p in sorted(RESULTS.glob("**/*.json")):
+        try:
+            d = diff.read_record_file(p)
+            check_measurement(as_record(d), str(p))
+        except RecordError:
+            continue
+        kinds.setdefault(d["kind"], []).append(d)
+
+    def rows(a, b):
+        try:
+            r = diff.diff_records(a, b, env={}, allow_config="all", resamples=200)
+        except RecordError:
+            return None
+        return [(x.label, x.verdict, x.low, x.high) for x in r.rows
+                if not (a["samples"].get(x.label, {}).get("groups") or b["samples"].get(x.label, {}).get("groups"))]
+
+    pairs = [(a, b) for items in kinds.values() for a, b in itertools.islice(itertools.combinations(items, 2), 3)]
+    now = [rows(a, b) for a, b in pairs]
+    monkeypatch.setattr(intervals, "_bootstrap_medians", plain_medians)
+    monkeypatch.setattr(intervals, "_grouped_bootstrap_medians", grouped_medians)
+    monkeypatch.setattr(diff, "SHARED_DRAWS", 0)
+    before = [rows(a, b) for a, b in pairs]
+    assert len(kinds) >= 8 and sum(len(r or ()) for r in now) > 300  # 362 when written
+    assert now == before

@@ -19,9 +19,8 @@ class Kernels(dict):
 
 @pytest.fixture
 def setup(monkeypatch):
-    from graph_fake import GraphFakeDriver
-
     from cugraphlab.core.device import Device
+    from graph_fake import GraphFakeDriver
 
     fake = GraphFakeDriver()
     patch_driver(monkeypatch, fake)

@@ -9,8 +9,19 @@ import numpy as np
 import pytest
 
 from cugraphlab.bench.stats import intervals as iv
-from cugraphlab.bench.stats.intervals import (AMBIGUOUS, FASTER, SAME, SLOWER, RatioInterval, compare_samples,
-                                        mann_whitney, ratio_of_medians, split_modes, unit_direction, verdict)
+from cugraphlab.bench.stats.intervals import (
+    AMBIGUOUS,
+    FASTER,
+    SAME,
+    SLOWER,
+    RatioInterval,
+    compare_samples,
+    mann_whitney,
+    ratio_of_medians,
+    split_modes,
+    unit_direction,
+    verdict,
+)
 
 
 def noisy(rng, center, n=30, rel=0.02):

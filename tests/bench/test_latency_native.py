@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab.bench.measure.latency import LatencyResult, LatencyRow
-from cugraphlab.bench.measure.latency_native import (C_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
-                                             paired_excess)
+from cugraphlab.bench.measure.latency_native import (
+    C_ROWS,
+    PAIRED_ROWS,
+    c_per_call,
+    native_summary,
+    open_native_floor,
+    paired_excess,
+)
 from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.core.errors import UnsupportedError
 from cugraphlab.core.native import NativeCompileError

@@ -25,8 +25,14 @@ def result(tmp_path_factory):
 
 
 def test_record_has_its_kind_clocks_samples_and_rows(result):
-    from cugraphlab.bench.graphs.memnodes import (FIRST_ROWS, MEM_AMORTIZED_ROW, MEM_ROW, MEM_ROWS, PRE_AMORTIZED_ROW,
-                                           PRE_ROW)
+    from cugraphlab.bench.graphs.memnodes import (
+        FIRST_ROWS,
+        MEM_AMORTIZED_ROW,
+        MEM_ROW,
+        MEM_ROWS,
+        PRE_AMORTIZED_ROW,
+        PRE_ROW,
+    )
     from cugraphlab.experiment.memchain import MEMCHAIN_SHAPES
 
     d = result.to_dict()
@@ -91,10 +97,8 @@ def test_verified_needs_bit_exact_outputs(result):
 def test_goal_is_judged_on_the_best_shape_by_device_medians(result):
     from dataclasses import replace
 
-    from cugraphlab.bench.graphs.memnodes import GOAL_PCT
+    from cugraphlab.bench.graphs.memnodes import GOAL_PCT, MEM_ROWS, PRE_ROW
     from cugraphlab.bench.stats.summary import summarize
-
-    from cugraphlab.bench.graphs.memnodes import MEM_ROWS, PRE_ROW
 
     s = result.size(1024)
     mems = [s.steady_row(MEM_ROWS[sh]) for sh in ("line", "parallel", "parallel_end", "block")]

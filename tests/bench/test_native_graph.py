@@ -7,10 +7,9 @@ import shutil
 
 import pytest
 
-from native_graph_fakes import FakeEntry
-
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError
+from native_graph_fakes import FakeEntry
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
                                 reason="no C compiler on this machine")

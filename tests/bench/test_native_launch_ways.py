@@ -22,9 +22,8 @@ def cache(tmp_path_factory):
 
 @pytest.fixture
 def fake(cache, monkeypatch):
-    from native_launch_fake import NativeLaunchFakeDriver
-
     from cugraphlab.core import native_launch
+    from native_launch_fake import NativeLaunchFakeDriver
 
     f = NativeLaunchFakeDriver(cache)
     monkeypatch.setattr(native_launch, "launch_kernel_entry", lambda: f.launch)
@@ -118,10 +117,9 @@ def floor_driver(monkeypatch):
 
 @needs_cc
 def test_latency_has_native_rows_on_the_c_floors_entry_point(floor_driver, fake, monkeypatch):
-    from fake_floor import FakeNativeFloor
-
     from cugraphlab import Device
     from cugraphlab.bench.measure.latency import measure_latency
+    from fake_floor import FakeNativeFloor
 
     monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     floor = FakeNativeFloor(ns_per_call=1_500)
@@ -135,10 +133,9 @@ def test_latency_has_native_rows_on_the_c_floors_entry_point(floor_driver, fake,
 
 
 def test_latency_native_rows_say_why_without_an_entry_point(floor_driver, monkeypatch):
-    from fake_floor import FakeNativeFloor
-
     from cugraphlab import Device
     from cugraphlab.bench.measure.latency import measure_latency
+    from fake_floor import FakeNativeFloor
 
     monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     with Device(0) as dev:

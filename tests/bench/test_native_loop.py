@@ -6,7 +6,6 @@ import shutil
 
 import pytest
 
-
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError
 

@@ -5,6 +5,7 @@ the driver followed pointers read from freed memory (tests/helpers/live_args.py)
 from __future__ import annotations
 
 import pytest
+
 from live_args import install
 
 

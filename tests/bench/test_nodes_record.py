@@ -55,10 +55,9 @@ def test_measure_nodes_runs_end_to_end_on_the_fake_driver(monkeypatch):
     """Every lesson's measuring code runs (the fake answers 1 µs to every event pair and runs host nodes); the
     outputs are not computed by a fake, so the bit-exact checks fail here and only the shape is checked."""
 
-    from fake_nodes import install
-
     from cugraphlab import Device
     from cugraphlab.bench.graphs.nodes import measure_nodes
+    from fake_nodes import install
 
     install(monkeypatch)
     with Device(0) as dev:

@@ -76,8 +76,8 @@ def test_c_loop_raises_a_typed_error(rig_parts):
 
 @pytest.mark.parametrize("release", ["mapped", "memset"])
 def test_held_stream_queues_then_runs(rig_parts, release):
-    from cugraphlab.bench.probes.hold import DeviceHold
     from cugraphlab.bench.native.loops import NativeFloor
+    from cugraphlab.bench.probes.hold import DeviceHold
 
     dev, ks, s, launch, out, expected, _ = rig_parts
     with DeviceHold(dev, ks, s, release=release, timeout_ms=5000) as holder:

@@ -5,11 +5,9 @@ import json
 
 import pytest
 
-
-from paired_fakes import FakeClock, FakeRig, fake_ways
-
 from cugraphlab.bench.paired.harness import PairedResult, result_from_run, run_paired
 from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
+from paired_fakes import FakeClock, FakeRig, fake_ways
 
 MODES = (3.6, 5.5, 3.7, 5.4)  # µs: each fresh context lands in one host mode
 COSTS = {"bindings": 1.0, "cugraphlab": 1.05, "same": 1.0, "c": 0.7}

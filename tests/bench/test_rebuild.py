@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
+import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.floor, registered)
 from cugraphlab.bench.records.kinds import record_class, record_from_dict
 from cugraphlab.bench.records.record import RecordError
-
-import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.floor, registered)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "2026-12-01_H200_round3"
@@ -32,10 +31,10 @@ def _record(name, *part):
 
 def _renderers():
     from cugraphlab.report.devlaunch import render_devlaunch
-    from studies.floor.report import render_floor
     from cugraphlab.report.memnodes import render_memnodes
     from cugraphlab.report.nodes import render_nodes
     from cugraphlab.report.switch import render_switch
+    from studies.floor.report import render_floor
 
     return [("memnodes", (), render_memnodes, "MemnodesResult"), ("devlaunch", (), render_devlaunch, "DevlaunchResult"),
             ("nodes", (), render_nodes, "NodesResult"), ("switch", ("records", 0), render_switch, "SwitchResult"),

@@ -1,16 +1,20 @@
 """cugraphlab scale without a GPU: the arithmetic, the plan and its checks, the CLI's bad input, the report, the plot."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.bench.scale.run import point_rows
 from cugraphlab.bench.scale.gil import gil_verdict
+from cugraphlab.bench.scale.plan import (
+    Point,
+    kind_unroll,
+    make_config,
+    parse_launch_kinds,
+    plan_points,
+    resolve_devices,
+)
 from cugraphlab.bench.scale.rates import add_speedups, combine_repeats, device_activity, round_rates
-from cugraphlab.bench.scale.plan import (Point, kind_unroll, make_config, parse_launch_kinds, plan_points,
-                                         resolve_devices)
+from cugraphlab.bench.scale.run import point_rows
 from cugraphlab.bench.workers import WorkerOutcome
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.report.scale import csv_rows, findings, render_scale

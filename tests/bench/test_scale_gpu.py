@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from cugraphlab.bench.scale.run import run_scale
 from cugraphlab.bench.scale.plan import make_config, resolve_devices
+from cugraphlab.bench.scale.run import run_scale
 from cugraphlab.report.scale import csv_rows, render_scale
 
 pytestmark = pytest.mark.gpu

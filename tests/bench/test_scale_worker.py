@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from cugraphlab.bench.scale import worker as scale_worker
-from cugraphlab.bench.scale.run import point_rows
 from cugraphlab.bench.scale.plan import Point, make_config
+from cugraphlab.bench.scale.run import point_rows
 
 _handles = itertools.count(1)
 _graphs: dict = {}

@@ -7,9 +7,17 @@ import math
 import numpy as np
 import pytest
 
+from cugraphlab.bench.scaling.sweep import (
+    DEFAULT_LENGTHS,
+    DEFAULT_WIDTHS,
+    QUICK_LENGTHS,
+    analyze,
+    break_even,
+    evaluate_goals,
+    make_plan,
+    unroll_payoff,
+)
 from cugraphlab.bench.stats.fits import fit_linear, flatness
-from cugraphlab.bench.scaling.sweep import (DEFAULT_LENGTHS, DEFAULT_WIDTHS, QUICK_LENGTHS, analyze,
-                                      break_even, evaluate_goals, make_plan, unroll_payoff)
 from cugraphlab.core.errors import InvalidArgumentError
 from scaling_records import synthetic_record
 

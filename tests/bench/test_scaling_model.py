@@ -6,12 +6,18 @@ import json
 
 import numpy as np
 import pytest
-from scaling_records import synthetic_record
 
 from cugraphlab.bench.scaling.analysis import analyze
-from cugraphlab.bench.scaling.model import (MODEL_SERIES, driver_path, fit_against_model, launch_model,
-                                            model_growth, model_us)
+from cugraphlab.bench.scaling.model import (
+    MODEL_SERIES,
+    driver_path,
+    fit_against_model,
+    launch_model,
+    model_growth,
+    model_us,
+)
 from cugraphlab.report.scaling import render_scaling
+from scaling_records import synthetic_record
 
 NODES = [1 << i for i in range(13)]  # 1 .. 4096, as the default sweep
 

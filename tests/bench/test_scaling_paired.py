@@ -3,10 +3,17 @@ a Python path 10% slower than C is found, equal paths meet the goals, the launch
 from __future__ import annotations
 
 import pytest
-from scaling_pairs import instantiate_pairs, launch_pairs
 
-from cugraphlab.bench.scaling.paired import (INSTANTIATE_GOAL, LAUNCH_GOAL_US, evaluate_goals, pair_stats,
-                                             paired_analysis, slope_ratio, verdict_of)
+from cugraphlab.bench.scaling.paired import (
+    INSTANTIATE_GOAL,
+    LAUNCH_GOAL_US,
+    evaluate_goals,
+    pair_stats,
+    paired_analysis,
+    slope_ratio,
+    verdict_of,
+)
+from scaling_pairs import instantiate_pairs, launch_pairs
 
 NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
 

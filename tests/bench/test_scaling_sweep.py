@@ -139,10 +139,9 @@ def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
     """The C loops on fake entry points: each paired-instantiate sample instantiates its own capture from Python and
     from C twice (P C C P, then C P P C), the C time growing 2 µs a node here; each held visit is a Python hold and a
     C hold of K launches of the same executable, alternating which goes first."""
-    from native_graph_fakes import FakeEntry
-
     from cugraphlab.bench.scaling.sweep import PAIR_MIN_SAMPLES, _held_batch, make_plan, measure_scaling
     from cugraphlab.core.cache import Cache
+    from native_graph_fakes import FakeEntry
 
     fake = FakeEntry(us_for=lambda graph: 2.0 * len(sim.graphs[graph]["nodes"]))
     plan = make_plan([1, 4, 16, 64, 256], [2], repeats=3, budget_s=0.5, rounds=2)

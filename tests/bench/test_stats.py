@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from cugraphlab.bench.stats.summary import Summary, sample_adaptively, median_ci_halfwidth, summarize
+from cugraphlab.bench.stats.summary import Summary, median_ci_halfwidth, sample_adaptively, summarize
 
 
 class FakeClock:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from switch_fixtures import own_kernels  # noqa: F401
 from fake_driver import patch_driver
+from switch_fixtures import own_kernels  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,10 +3,7 @@ launched and device memory per node uploaded (tests/helpers/fake_switch_costs): 
 contrast measures what it names, and a goal is met only where the difference is shown."""
 from __future__ import annotations
 
-
 import pytest
-
-from switch_fixtures import own_kernels  # noqa: F401
 
 from cugraphlab.bench.graphs.switch_sweep import (
     IF_BY_SWITCH,
@@ -18,6 +15,7 @@ from cugraphlab.bench.graphs.switch_sweep import (
 )
 from cugraphlab.core.errors import InvalidArgumentError
 from fake_driver import patch_driver
+from switch_fixtures import own_kernels  # noqa: F401
 
 US_PER_NODE = 0.5
 

@@ -7,13 +7,10 @@ import time
 
 import pytest
 
-
-from fake_timed_driver import TimedFakeDriver
-
 from cugraphlab.bench.records.record import Record
-from cugraphlab.bench.timing import (CHUNKS, Variant, chunk_sizes, interleave, paced,
-                                     timed_chunks, timed_loop)
+from cugraphlab.bench.timing import CHUNKS, Variant, chunk_sizes, interleave, paced, timed_chunks, timed_loop
 from fake_driver import patch_driver
+from fake_timed_driver import TimedFakeDriver
 
 
 @pytest.fixture

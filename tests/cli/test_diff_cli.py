@@ -13,10 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-
-from synthetic_records import KIND, noisy, probe_record
-
 from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError
+from synthetic_records import KIND, noisy, probe_record
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

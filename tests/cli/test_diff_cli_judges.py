@@ -9,12 +9,10 @@ import pathlib
 
 import numpy as np
 import pytest
-
+from test_diff_cli import _bad, _run, _write, cli  # noqa: F401  (the same funnel and fixture)
 
 from fake_nvbench import write_nvbench_json
 from synthetic_records import noisy, probe_record, run_record
-
-from test_diff_cli import _bad, _run, _write, cli  # noqa: F401  (the same funnel and fixture)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import sys
 import textwrap
 
 import pytest
+
 from fake_driver import patch_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

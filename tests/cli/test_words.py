@@ -72,12 +72,12 @@ def test_a_cache_dir_that_is_a_file_is_said_to_be_unusable(tmp_path, monkeypatch
 
 def test_compare_validates_once_with_keywords_and_runs_what_it_validated(monkeypatch, no_gpu):
     import cugraphlab.bench.compare as wing
-    from cugraphlab.bench.compare import CompareResult, measure
+    from cugraphlab.bench.compare import CompareResult, session
     from cugraphlab.cli.compare import cmd_compare
     from cugraphlab.core.errors import InvalidArgumentError
 
     calls = []
-    real = measure.validate_compare
+    real = session.validate_compare
 
     def spy(*args, **kwargs):
         calls.append((args, kwargs))
@@ -90,7 +90,7 @@ def test_compare_validates_once_with_keywords_and_runs_what_it_validated(monkeyp
         return CompareResult(config=config, rows=[])
 
     monkeypatch.setattr(wing, "validate_compare", spy)
-    monkeypatch.setattr(measure, "validate_compare", spy)
+    monkeypatch.setattr(session, "validate_compare", spy)
     monkeypatch.setattr(wing, "compare_checked", run)
     monkeypatch.setattr("cugraphlab.core.device.device_count", lambda: 1)
     args = cli.build_parser().parse_args(["compare", "--size", "1024,1024,2^20", "--stacks", "torch", "--quiet"])

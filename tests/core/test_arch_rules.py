@@ -1,11 +1,12 @@
 """Arch rules under whichever NVRTC is installed: NVRTC 12.9 compiles for sm_70; NVRTC 13 says sm_70 needs cu12."""
+from pathlib import Path
+
 import pytest
 
 from cugraphlab.core import program
-from cugraphlab.core.errors import InvalidArgumentError, UnsupportedError
 from cugraphlab.core.cache import Cache
+from cugraphlab.core.errors import InvalidArgumentError, UnsupportedError
 from cugraphlab.core.program import compile_source, nvrtc_version, resolve_arch, supported_archs
-from pathlib import Path
 
 KERNELS = Path(program.__file__).resolve().parents[2] / "kernels"
 MAJOR = nvrtc_version()[0]

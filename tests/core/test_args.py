@@ -8,8 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from cugraphlab.core.args import (ARG_KINDS, SLOT_BYTES, PackedArgs, RawBits, Struct, bf16_bits, f16_bits,
-                                  struct_layout)
+from cugraphlab.core.args import ARG_KINDS, SLOT_BYTES, PackedArgs, RawBits, Struct, bf16_bits, f16_bits, struct_layout
 from cugraphlab.core.errors import InvalidArgumentError
 from interop_fixtures import dev, drv  # noqa: F401  (the interop fake's fixtures)
 

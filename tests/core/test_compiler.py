@@ -7,8 +7,8 @@ import pytest
 
 from cugraphlab.core import cache, program
 from cugraphlab.core.cache import Cache
-from cugraphlab.core.program import compile_source, resolve_arch
 from cugraphlab.core.errors import CompileError, InvalidArgumentError
+from cugraphlab.core.program import compile_source, resolve_arch
 from cugraphlab.core.sources import kernel_names, read_headers, read_source
 from cugraphlab.experiment.ops import CHAIN_KERNELS
 

@@ -2,8 +2,6 @@
 import os
 from pathlib import Path
 
-import pytest
-
 from cugraphlab.core import cuda_headers as ch
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.program import compile_source, nvrtc_version, resolve_arch

@@ -39,9 +39,8 @@ def test_stream_wrap_takes_every_shape_and_owns_nothing(drv, dev, label, make):
 
 
 def test_a_wrapped_stream_keeps_its_owner_until_closed(drv, dev):
-    from fake_interop import ProtocolStream
-
     from cugraphlab.core.stream import Stream
+    from fake_interop import ProtocolStream
 
     foreign = ProtocolStream(0x1234)
     ref = weakref.ref(foreign)
@@ -77,18 +76,16 @@ def test_what_is_not_a_stream_is_one_line(drv, dev, bad, match):
 
 
 def test_a_stream_protocol_of_another_version_is_refused(drv, dev):
-    from fake_interop import ProtocolStream
-
     from cugraphlab.core.stream import Stream
+    from fake_interop import ProtocolStream
 
     with pytest.raises(InvalidArgumentError, match="protocol version 1"):
         Stream.wrap(ProtocolStream(5, version=1))
 
 
 def test_a_launch_takes_a_foreign_stream_and_events_record_on_one(drv, dev):
-    from fake_interop import TorchLikeStream
-
     from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
+    from fake_interop import TorchLikeStream
 
     class Kernel:
         name, handle = "k", 0xF00D
@@ -101,9 +98,8 @@ def test_a_launch_takes_a_foreign_stream_and_events_record_on_one(drv, dev):
 
 # --- foreign memory as a DeviceArray ----------------------------------------------------------------------------------
 def test_wrap_views_foreign_memory_without_owning_it(drv, dev):
-    from fake_interop import CaiArray
-
     from cugraphlab.core.memory import DeviceArray
+    from fake_interop import CaiArray
 
     drv.devices[0x5000_0000] = 0
     foreign = CaiArray(0x5000_0000, shape=(4, 8), typestr="<f4")
@@ -125,9 +121,8 @@ def test_wrap_views_foreign_memory_without_owning_it(drv, dev):
 
 
 def test_wrap_refuses_host_other_devices_and_strided_views(drv, dev):
-    from fake_interop import CaiArray
-
     from cugraphlab.core.memory import DeviceArray
+    from fake_interop import CaiArray
 
     drv.devices[0x6000_0000] = 1
     with pytest.raises(InvalidArgumentError, match="host memory"):
@@ -201,9 +196,8 @@ def test_dlpack_export_refusals_follow_the_protocol(drv, dev):
 
 
 def test_round_trip_through_dlpack_wraps_the_same_memory(drv, dev):
-    from fake_interop import DlpackOf
-
     from cugraphlab.core.memory import DeviceArray
+    from fake_interop import DlpackOf
 
     arr = dev.array(16, "float64")
     view = DeviceArray.wrap(DlpackOf(arr))

@@ -80,7 +80,7 @@ def test_missing_devrt_is_one_line(monkeypatch):
     import cuda.pathfinder
 
     def missing(name):
-        raise RuntimeError(f'Failure finding "libcudadevrt.a": CUDA_HOME/CUDA_PATH not set\n  listdir(...)')
+        raise RuntimeError('Failure finding "libcudadevrt.a": CUDA_HOME/CUDA_PATH not set\n  listdir(...)')
 
     monkeypatch.setattr(cuda.pathfinder, "find_static_lib", missing)
     monkeypatch.setattr(link, "_toolkit_roots", lambda: [])  # nor a toolkit beside nvcc or under /usr/local/cuda

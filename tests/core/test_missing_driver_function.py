@@ -5,10 +5,10 @@ fallbacks to the 12.2 call forms work with either. No GPU: tests/helpers/fake_dr
 from __future__ import annotations
 
 import pytest
-from fake_driver import FakeDriver
 
 from cugraphlab.core import _calls
 from cugraphlab.core.errors import MissingDriverFunctionError, UnsupportedError
+from fake_driver import FakeDriver
 
 
 class FunctionNotFoundError(RuntimeError):  # the bindings' generated layers (a RuntimeError subclass)

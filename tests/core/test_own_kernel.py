@@ -31,7 +31,7 @@ def test_compile_defaults_to_the_current_devices_arch_and_cubin(drv, dev):
 
 def test_without_a_context_compile_takes_the_newest_arch_and_says_so(drv):
     newest = program.supported_archs()[-1]
-    with pytest.warns(UserWarning, match=rf"no CUDA context is current .* newest arch NVRTC"):
+    with pytest.warns(UserWarning, match=r"no CUDA context is current .* newest arch NVRTC"):
         c = compile_source(SAXPY, "saxpy", cache=Cache(None))
     assert (c.arch, c.kind) == (f"sm_{newest}", "cubin")
     assert "make the Device first, or pass arch=" in c.arch_note

@@ -5,7 +5,6 @@ import pathlib
 
 import pytest
 
-
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
 
 

@@ -8,6 +8,7 @@ import runpy
 from pathlib import Path
 
 import pytest
+
 from fake_driver import patch_driver
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "16_own_kernel.py"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cugraphlab.experiment.ops import DEFAULT_OPS, compare_bits, fused_source, parse_ops, reference
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.core.memory import POISON_BITS, validate_size
+from cugraphlab.experiment.ops import DEFAULT_OPS, compare_bits, fused_source, parse_ops, reference
 
 
 def test_parse_ops():

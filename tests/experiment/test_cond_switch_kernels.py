@@ -2,14 +2,12 @@
 toolkit header when one fits, and it holds the three decision kernels."""
 from __future__ import annotations
 
-
 import pytest
-
-from switch_fixtures import own_kernels  # noqa: F401
 
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.program import compile_source
 from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir
+from switch_fixtures import own_kernels  # noqa: F401
 
 KERNELS = ("cond_switch", "cond_one_hot", "cond_sign")
 
@@ -39,8 +37,8 @@ def test_the_toolkit_header_gives_the_same_cubin(own_kernels):
 
 
 def test_compile_kernel_set_takes_it_and_every_file_has_its_own_kernel(own_kernels):
-    from cugraphlab.experiment.kernel_set import compile_kernel_set
     from cugraphlab.core.sources import kernel_names
+    from cugraphlab.experiment.kernel_set import compile_kernel_set
 
     assert "cond_switch" in kernel_names()
     report = compile_kernel_set(arch="sm_90", use_cache=False)

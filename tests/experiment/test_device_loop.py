@@ -76,8 +76,8 @@ def _params(fake, graph) -> list[bytes]:
 @pytest.mark.nvjitlink
 def test_graphs_built(fake):
     from cugraphlab import Chain, Device
-    from cugraphlab.graphs.device_launch import DEVICE_STREAMS
     from cugraphlab.experiment.device_loop import device_loop
+    from cugraphlab.graphs.device_launch import DEVICE_STREAMS
 
     with Device(0) as dev, Chain(dev, n=1000) as chain:
         loop = device_loop(chain, capacity=8)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cugraphlab.core.errors import InvalidArgumentError
-from cugraphlab.experiment.device_loop import RELAUNCH_FOLD_KERNEL, DEVLAUNCH_KERNELS, every_label, predict_loop
+from cugraphlab.experiment.device_loop import DEVLAUNCH_KERNELS, RELAUNCH_FOLD_KERNEL, every_label, predict_loop
 from cugraphlab.experiment.ops import DEFAULT_OPS
 
 

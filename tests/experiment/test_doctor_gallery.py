@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import pathlib
 
-
 import pytest
 
 from capture_driver import CaptureFakeDriver

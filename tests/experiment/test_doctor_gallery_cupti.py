@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import pathlib
 
-
 import pytest
 
 from fake_cupti import CuptiCaptureDriver, FakeCupti

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
 from cugraphlab.core._calls import tracing
 
 OPS = ("add", "mul", "sub", "relu")

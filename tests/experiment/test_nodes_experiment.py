@@ -7,7 +7,6 @@ import weakref
 
 import pytest
 
-
 from fake_nodes import install
 
 
@@ -45,8 +44,14 @@ def test_host_node_sits_between_mul_and_sub(chain, how):
 
 
 def test_other_topologies(chain):
-    from cugraphlab.experiment.nodes import (EventPair, joined_chain_graph, nested_chain_graph,
-                                             priority_chain_graph, toggle_chain_graph, toggle_launches)
+    from cugraphlab.experiment.nodes import (
+        EventPair,
+        joined_chain_graph,
+        nested_chain_graph,
+        priority_chain_graph,
+        toggle_chain_graph,
+        toggle_launches,
+    )
     from cugraphlab.graphs.controls import node_priority
 
     with nested_chain_graph(chain, depth=2) as g:

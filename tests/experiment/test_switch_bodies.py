@@ -2,10 +2,7 @@
 chains, and one IF node decided by either kernel (tests/helpers/fake_conditional, no GPU)."""
 from __future__ import annotations
 
-
 import pytest
-
-from switch_fixtures import cond_driver, own_kernels  # noqa: F401
 
 from cugraphlab.core.errors import InvalidArgumentError
 from cugraphlab.experiment.branches import (
@@ -13,6 +10,7 @@ from cugraphlab.experiment.branches import (
     identical_chains,
     selected_body,
 )
+from switch_fixtures import cond_driver, own_kernels  # noqa: F401
 
 OPS = ("add", "mul", "sub", "relu")
 

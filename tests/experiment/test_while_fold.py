@@ -4,12 +4,10 @@ folded launch's arguments, the kernel compiled by NVRTC with and without the CUD
 argument checks before any GPU work."""
 from __future__ import annotations
 
-
 import pytest
 
-from switch_fixtures import ROOT, cond_driver, own_kernels  # noqa: F401
-
 from cugraphlab.core._calls import tracing
+from switch_fixtures import ROOT, cond_driver, own_kernels  # noqa: F401
 
 GRAPH_CALLS = {"cuGraphCreate", "cuGraphAddMemsetNode", "cuGraphConditionalHandleCreate", "cuGraphAddNode",
                "cuGraphAddKernelNode"}

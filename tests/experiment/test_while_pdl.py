@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from switch_fixtures import ROOT, own_kernels  # noqa: F401
 from fake_driver import patch_driver
+from switch_fixtures import ROOT, own_kernels  # noqa: F401
 
 PROGRAMMATIC = (1, 1, 0)  # (type PROGRAMMATIC, from port PROGRAMMATIC, to port 0)
 

@@ -6,9 +6,6 @@ import ctypes
 
 import numpy as np
 import pytest
-
-from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
-
 from cuda.bindings import driver as real
 
 from cugraphlab.core.errors import InvalidArgumentError, UnsupportedError
@@ -21,6 +18,7 @@ from cugraphlab.graphs.conditional import (
     create_handle,
     require_conditional_branches,
 )
+from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
 
 COND = real.CUgraphConditionalNodeType
 

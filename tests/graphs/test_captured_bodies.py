@@ -8,9 +8,8 @@ import weakref
 
 import pytest
 
-from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
-
 from cugraphlab.core._calls import tracing
+from switch_fixtures import cond_driver, install, own_kernels  # noqa: F401
 
 GRAPH_CALLS = {"cuGraphCreate", "cuGraphAddMemsetNode", "cuGraphConditionalHandleCreate", "cuGraphAddNode",
                "cuGraphAddNode_v2", "cuGraphAddKernelNode", "cuStreamBeginCapture", "cuStreamBeginCaptureToGraph",

@@ -2,8 +2,6 @@
 upload before a kernel may have the handle, and the messages of a failed device-side launch."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 
@@ -61,7 +59,7 @@ def test_empty_graph_is_refused(dev, fake):
 
 
 def test_instantiate_with_flag_and_upload(dev, fake):
-    from cugraphlab.graphs.device_launch import (DeviceGraphError, device_launch_flag, instantiate_for_device_launch)
+    from cugraphlab.graphs.device_launch import DeviceGraphError, device_launch_flag, instantiate_for_device_launch
 
     assert device_launch_flag() == 4
     stream = dev.create_stream()

@@ -6,11 +6,9 @@ import gc
 import pathlib
 import threading
 
-
 import pytest
 
 from capture_driver import CaptureFakeDriver
-
 from cugraphlab.core._calls import cu, observing
 from cugraphlab.core.errors import CaptureError
 from cugraphlab.graphs.capture import capture, fork, join

@@ -8,10 +8,7 @@ import pathlib
 import sys
 import threading
 
-
 import pytest
-
-from fake_cupti import CallbackDomain, CuptiCaptureDriver, FakeCupti
 
 from cugraphlab.core._calls import cu, observing
 from cugraphlab.core.errors import CaptureError, UnsupportedError
@@ -19,6 +16,7 @@ from cugraphlab.graphs import doctor_cupti
 from cugraphlab.graphs.capture import capture
 from cugraphlab.graphs.doctor import explain_all, run_explained
 from cugraphlab.graphs.doctor_cupti import CuptiBusyError, CuptiLibrary, normalize
+from fake_cupti import CallbackDomain, CuptiCaptureDriver, FakeCupti
 from fake_driver import patch_driver
 
 THIS = pathlib.Path(__file__).name

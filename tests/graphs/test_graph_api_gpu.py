@@ -5,13 +5,12 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain
-from cugraphlab.experiment.ops import compare_bits, reference
-from cugraphlab.experiment.build import build_chain_graph, build_chain_graph_nodes
-from cugraphlab.graphs.inspect import same_topology
-from cugraphlab.experiment.forkjoin import ForkJoin
-from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
 from cugraphlab.bench.graphs.update import measure_update_costs
-from cugraphlab.graphs.inspect import graph_view, render_text, write_dot
+from cugraphlab.experiment.build import build_chain_graph, build_chain_graph_nodes
+from cugraphlab.experiment.forkjoin import ForkJoin
+from cugraphlab.experiment.ops import compare_bits, reference
+from cugraphlab.experiment.update import ChainGraph, demonstrate_refused_update, fresh_inputs
+from cugraphlab.graphs.inspect import graph_view, render_text, same_topology, write_dot
 from cugraphlab.report.graphs import render_svg
 
 pytestmark = pytest.mark.gpu

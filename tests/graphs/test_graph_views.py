@@ -4,14 +4,12 @@ from __future__ import annotations
 import pytest
 
 from cugraphlab import cli
-from cugraphlab.graphs.inspect import Topology
-from cugraphlab.graphs.build import kernel_node_params
-from cugraphlab.graphs.inspect import same_topology
-from cugraphlab.experiment.forkjoin import branch_count
-from cugraphlab.graphs.update import UpdateReport
-from cugraphlab.graphs.inspect import GraphView, depths, render_text
-from cugraphlab.report.graphs import render_svg
 from cugraphlab.core.launch import PackedArgs
+from cugraphlab.experiment.forkjoin import branch_count
+from cugraphlab.graphs.build import kernel_node_params
+from cugraphlab.graphs.inspect import GraphView, Topology, depths, render_text, same_topology
+from cugraphlab.graphs.update import UpdateReport
+from cugraphlab.report.graphs import render_svg
 
 CHAIN = Topology(("KERNEL:add", "KERNEL:mul", "KERNEL:sub", "KERNEL:relu"), ((0, 1), (1, 2), (2, 3)))
 # Two branches (add -> mul, sub -> relu) joined by an add.
@@ -60,9 +58,9 @@ def test_same_topology_says_what_differs():
 
 
 def test_kernel_node_params_carry_the_packed_arguments():
-    from cuda.bindings import driver
-
     from types import SimpleNamespace
+
+    from cuda.bindings import driver
 
     from cugraphlab.core.launch import Launch, LaunchConfig
 

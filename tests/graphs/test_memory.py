@@ -157,8 +157,13 @@ def test_captured_allocations_are_found_and_paired_with_their_frees(dev, fake):
 
 
 def test_footprint_reads_the_four_attributes_and_resets_with_a_cuuint64(dev, fake):
-    from cugraphlab.graphs.memory import (FOOTPRINT_FIELDS, MemoryGraph, graph_mem_footprint, reset_graph_mem_high,
-                                          trim_graph_mem)
+    from cugraphlab.graphs.memory import (
+        FOOTPRINT_FIELDS,
+        MemoryGraph,
+        graph_mem_footprint,
+        reset_graph_mem_high,
+        trim_graph_mem,
+    )
 
     s = dev.create_stream()
     with MemoryGraph(dev) as g:

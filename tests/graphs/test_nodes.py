@@ -8,7 +8,6 @@ import weakref
 
 import pytest
 
-
 from fake_nodes import install
 
 
@@ -100,10 +99,9 @@ def test_c_callback_counts_without_python(fake, dev, monkeypatch):
 
     if not (shutil.which("cc") or shutil.which("gcc")):
         pytest.skip("no C compiler here")
+    from cugraphlab.core.native import load_c_library as real
     from cugraphlab.graphs import host
     from cugraphlab.graphs.exec import Graph
-
-    from cugraphlab.core.native import load_c_library as real
 
     asked = []
 
@@ -266,8 +264,13 @@ def test_enable_disable_and_host_node_skipped_while_disabled(fake, dev):
 
 
 def test_priorities_and_instantiate_with_params_upload(fake, dev):
-    from cugraphlab.graphs.controls import (instantiate_flags, instantiate_with_params, node_priority,
-                                            priority_range, set_node_priority)
+    from cugraphlab.graphs.controls import (
+        instantiate_flags,
+        instantiate_with_params,
+        node_priority,
+        priority_range,
+        set_node_priority,
+    )
     from cugraphlab.graphs.exec import Graph
     from cugraphlab.graphs.join import add_empty_node
 

@@ -9,13 +9,13 @@ import pytest
 
 from cugraphlab import cli
 from cugraphlab.core.cache import Cache
-from cugraphlab.core.program import compile_source
 from cugraphlab.core.errors import CompileError, UnsupportedError
+from cugraphlab.core.launch import LaunchConfig
+from cugraphlab.core.program import compile_source
+from cugraphlab.core.sources import read_headers, read_source
 from cugraphlab.experiment.conditional import build_while_graph, predict_until
 from cugraphlab.graphs.conditional import conditional_options, cuda_include_dir
 from cugraphlab.graphs.pdl import PDL_OPTIONS, require_pdl
-from cugraphlab.core.launch import LaunchConfig
-from cugraphlab.core.sources import read_headers, read_source
 
 ELF_MAGIC = b"\x7fELF"
 CONDITIONAL_KERNELS = ("conditional", "cond_until", "cond_if_flag")

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from cugraphlab import Chain
-from cugraphlab.experiment.conditional import build_while_graph, conditional_graphs
 from cugraphlab.core.memory import POISON_BITS
+from cugraphlab.experiment.conditional import build_while_graph, conditional_graphs
 from cugraphlab.experiment.pdl import PdlChain
 from cugraphlab.graphs.pdl import programmatic_edge_count
 

@@ -8,8 +8,8 @@ import gc
 
 import pytest
 from cuda.bindings import driver as real
-from fake_driver import FakeDriver, OK, patch_driver
 
+from fake_driver import OK, FakeDriver, patch_driver
 
 POISON = 0xDEAD
 

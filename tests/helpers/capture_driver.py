@@ -21,7 +21,6 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-
 from cuda.bindings import driver as _real
 
 from fake_driver import OK, FakeDriver

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import ctypes
 
-
 from cuda.bindings import driver as _real
+
 from fake_driver import OK, FakeDriver
 
 T = _real.CUgraphNodeType

@@ -8,7 +8,7 @@ from pathlib import Path
 HELPERS = Path(__file__).resolve().parent
 ROOT = HELPERS.parents[1]
 
-from fake_driver import FakeDriver, OK, _real, patch_driver
+from fake_driver import OK, FakeDriver, _real, patch_driver
 
 KERNELS = ROOT / "kernels"
 

@@ -11,6 +11,7 @@ import struct
 import time
 
 import numpy as np
+
 from fake_driver import OK
 from graph_fake import GraphFakeDriver
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 
 from cuda.bindings import driver as _real
+
 from fake_driver import OK
 from graph_fake import GraphFakeDriver
 

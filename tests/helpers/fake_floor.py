@@ -3,6 +3,7 @@ so their whole logic runs on a machine without a GPU (the figures mean nothing t
 from __future__ import annotations
 
 from cuda.bindings import driver as _real
+
 from fake_driver import OK, patch_driver
 from fake_timed_driver import TimedFakeDriver
 

@@ -19,7 +19,7 @@ import ctypes
 
 from cuda.bindings import driver as _real
 
-from fake_driver import FakeDriver, OK, patch_driver
+from fake_driver import OK, FakeDriver, patch_driver
 
 INVALID_VALUE = _real.CUresult.CUDA_ERROR_INVALID_VALUE
 T = _real.CUgraphNodeType

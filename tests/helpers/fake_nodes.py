@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import ctypes
 
-
 from cuda.bindings import driver as _real
 
-from fake_driver import FakeDriver, OK, patch_driver
+from fake_driver import OK, FakeDriver, patch_driver
 
 HOST_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _T = _real.CUgraphNodeType

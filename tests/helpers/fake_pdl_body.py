@@ -13,9 +13,8 @@ of creation; ``launch_kinds`` every captured launch as "plain" or "programmatic"
 """
 from __future__ import annotations
 
-
-
 from cuda.bindings import driver as _real
+
 from fake_conditional import FakeConditionalDriver
 from fake_driver import OK
 

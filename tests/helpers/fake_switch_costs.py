@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 from cuda.bindings import driver as _real
+
 from fake_conditional import FakeConditionalDriver
 from fake_driver import OK
 

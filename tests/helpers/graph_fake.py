@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 
 from cuda.bindings import driver as _real
+
 from fake_driver import OK, FakeDriver
 
 ERR_UNJOINED = _real.CUresult.CUDA_ERROR_STREAM_CAPTURE_UNJOINED

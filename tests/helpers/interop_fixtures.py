@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 
 import pytest
+
 from fake_driver import patch_driver
 
 

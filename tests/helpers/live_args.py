@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import weakref
 
-
-from fake_nodes import FakeNodesDriver, FakeLibcuda
 from fake_driver import patch_driver
+from fake_nodes import FakeLibcuda, FakeNodesDriver
 
 
 class LiveArgs:

@@ -5,8 +5,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from cugraphlab.bench.probes.hold import HoldReport
 from cugraphlab.bench.paired.ways import PairedWay
+from cugraphlab.bench.probes.hold import HoldReport
 
 
 class FakeClock:

@@ -2,10 +2,9 @@
 for the analysis and the report tests."""
 from __future__ import annotations
 
-from scaling_pairs import instantiate_pairs, launch_pairs
-
 from cugraphlab.bench.scaling.sweep import DEFAULT_LENGTHS, ScalingResult
 from cugraphlab.bench.stats.summary import summarize
+from scaling_pairs import instantiate_pairs, launch_pairs
 
 
 def _point(topology, length, width, nodes, costs):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from fake_driver import patch_driver
 
 ROOT = Path(__file__).resolve().parents[2]

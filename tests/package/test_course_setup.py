@@ -21,7 +21,6 @@ import venv
 from pathlib import Path
 
 import pytest
-
 from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,7 +60,7 @@ def runtime(tmp_path_factory, built_wheel):
     tmp = tmp_path_factory.mktemp("colab")
     content = tmp / "content"
     content.mkdir()
-    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/package/conftest.py)
+    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/conftest.py)
     (content / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
     env_dir = tmp / "env"
     venv.EnvBuilder(with_pip=True).create(env_dir)

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
 pytestmark = pytest.mark.gpu

@@ -50,9 +50,10 @@ def test_layout_rows_are_dependency_depths():
 
 
 def test_only_programmatic_edges_are_dashed():
+    from matplotlib.patches import FancyArrowPatch
+
     from cugraphlab.report.plots import pyplot
     from cugraphlab.report.plots.graphs import draw_graph
-    from matplotlib.patches import FancyArrowPatch
 
     fig = draw_graph(PDL_VIEW)
     arrows = [p for p in fig.axes[0].patches if isinstance(p, FancyArrowPatch)]

@@ -1,5 +1,6 @@
 """The CUDA lines of `cugraphlab info` from a versions_fit record."""
 from cugraphlab.report import run as info_render
+
 BASE = {"bindings": "12.9.10", "bindings_cuda": "12.9", "bindings_major": 12, "nvrtc": "12.9"}
 
 

@@ -3,11 +3,9 @@ from __future__ import annotations
 
 import json
 
-
-from paired_fakes import FakeClock, FakeRig, fake_ways
-
 from cugraphlab.bench.paired.harness import result_from_run, run_paired
 from cugraphlab.report.paired import render_paired
+from paired_fakes import FakeClock, FakeRig, fake_ways
 
 
 def _record(mhz=1980.0, skipped=None):

@@ -6,10 +6,10 @@ import json
 import sys
 
 import pytest
-from scaling_records import synthetic_record
 
 from cugraphlab.bench.scaling.sweep import analyze
 from cugraphlab.report.scaling import csv_rows, plot_scaling, render_scaling
+from scaling_records import synthetic_record
 
 
 @pytest.fixture
@@ -84,8 +84,19 @@ def test_a_default_record_at_its_largest_stays_under_a_megabyte(tmp_path):
     import math
     import random
 
-    from cugraphlab.bench.scaling.sweep import (KEPT_SAMPLES, MEASURES, PAIR_MAX_SAMPLES, PAIRED_COSTS, ScalingResult,
-                                          _paired_eligible, _short, analyze, kept_samples, make_plan, series_key)
+    from cugraphlab.bench.scaling.sweep import (
+        KEPT_SAMPLES,
+        MEASURES,
+        PAIR_MAX_SAMPLES,
+        PAIRED_COSTS,
+        ScalingResult,
+        _paired_eligible,
+        _short,
+        analyze,
+        kept_samples,
+        make_plan,
+        series_key,
+    )
     from cugraphlab.bench.stats.summary import summarize
     from cugraphlab.report.files import read_json
     from cugraphlab.report.scaling import write_scaling_json

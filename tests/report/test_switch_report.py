@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from cugraphlab.bench.graphs.switch import ExecCost, SwitchResult, SwitchRow
 from cugraphlab.bench.records.record import check_record
 from cugraphlab.bench.stats.summary import summarize
-from cugraphlab.bench.graphs.switch import ExecCost, SwitchResult, SwitchRow
 from cugraphlab.report.switch import render_switch
 
 

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from fake_exec_update import PROTO, ExecUpdateFakeDriver, FakeUpdateFloor
-
 from cugraphlab.core.cache import Cache
 from cugraphlab.core.errors import CudaError
 from fake_driver import patch_driver
+from fake_exec_update import PROTO, ExecUpdateFakeDriver, FakeUpdateFloor
 
 OPS = ("add", "mul", "sub", "relu")
 HAS_CC = shutil.which("cc") is not None or shutil.which("gcc") is not None
@@ -80,8 +79,8 @@ def _sets_of(fake, start):
 
 
 def _measure(fake, monkeypatch, direct_factory=None, **kw):
-    from cugraphlab import Device
     import studies.exec_update.measure as eu
+    from cugraphlab import Device
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.graphs.update import DirectExecUpdate
 
@@ -138,8 +137,8 @@ def test_a_way_that_does_not_update_fails_its_check(update_driver, monkeypatch):
 
 
 def test_without_a_c_compiler_the_c_rows_say_why(update_driver, monkeypatch):
-    from cugraphlab import Device
     import studies.exec_update.measure as eu
+    from cugraphlab import Device
     from cugraphlab.core.errors import UnsupportedError
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.graphs.update import DirectExecUpdate
@@ -159,16 +158,16 @@ def test_without_a_c_compiler_the_c_rows_say_why(update_driver, monkeypatch):
 
 
 def test_k_must_be_even(update_driver):
-    from studies.exec_update.measure import measure_exec_update
     from cugraphlab.core.errors import InvalidArgumentError
+    from studies.exec_update.measure import measure_exec_update
 
     with pytest.raises(InvalidArgumentError, match="even"):
         measure_exec_update(object(), k=3)
 
 
 def test_the_table_reads_the_goal_and_the_driver_share():
-    from studies.exec_update.measure import ExecUpdatePaired, PairedUpdateRow
     from cugraphlab.bench.stats.summary import summarize
+    from studies.exec_update.measure import ExecUpdatePaired, PairedUpdateRow
     from studies.exec_update.report import render_exec_update
 
     def s(v, clock="host_call"):

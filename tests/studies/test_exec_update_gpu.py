@@ -18,9 +18,9 @@ def dev():
 
 
 def test_paired_exec_update_is_bit_exact_and_c_is_the_floor(dev):
-    from studies.exec_update.measure import measure_exec_update
     from cugraphlab.core.native import c_compiler
     from cugraphlab.experiment.chain import Chain
+    from studies.exec_update.measure import measure_exec_update
 
     with Chain(dev, OPS, 1 << 16, seed=3) as chain:
         r = measure_exec_update(chain, k=20, rounds=30, warmup=3)

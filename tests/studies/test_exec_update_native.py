@@ -8,11 +8,10 @@ import shutil
 
 import pytest
 
-from fake_exec_update import ExecUpdateFakeDriver, FakeUpdateFloor
-from fake_native_ways import native_factories
-
 from cugraphlab.core.cache import Cache
 from fake_driver import patch_driver
+from fake_exec_update import ExecUpdateFakeDriver, FakeUpdateFloor
+from fake_native_ways import native_factories
 
 OPS = ("add", "mul", "sub", "relu")
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -27,8 +26,8 @@ def update_driver(monkeypatch):
 
 
 def _measure(fake, monkeypatch, cache, *, factories=True, noop_set_params=False, floor=True):
-    from cugraphlab import Device
     import studies.exec_update.measure as eu
+    from cugraphlab import Device
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.graphs.update import DirectExecUpdate
 
@@ -100,8 +99,8 @@ def test_the_script_and_the_table_read_the_native_rows():
     import importlib.util
     from pathlib import Path
 
-    from studies.exec_update.measure import ExecUpdatePaired, PairedUpdateRow
     from cugraphlab.bench.stats.summary import summarize
+    from studies.exec_update.measure import ExecUpdatePaired, PairedUpdateRow
     from studies.exec_update.report import render_exec_update
 
     def s(v, clock="host_call"):

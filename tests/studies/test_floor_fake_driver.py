@@ -24,10 +24,9 @@ def _timeline(ops, iters=3):
 
 
 def test_latency_has_c_rows_measured_on_the_same_objects(floor_driver, monkeypatch):
-    from fake_floor import FakeNativeFloor
-
     from cugraphlab import Device
     from cugraphlab.bench.measure.latency import measure_latency
+    from fake_floor import FakeNativeFloor
 
     monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     native = FakeNativeFloor(ns_per_call=1_500)
@@ -60,9 +59,8 @@ def test_latency_without_a_compiler_says_why_in_the_rows(floor_driver, monkeypat
 
 
 def test_floor_rows_on_the_fake_driver(floor_driver, monkeypatch):
-    from fake_floor import FakeNativeFloor
-
     from cugraphlab import Device
+    from fake_floor import FakeNativeFloor
     from studies.floor.measure import measure_floor
     from studies.floor.report import render_floor
 

@@ -24,9 +24,8 @@ def _timeline(ops, iters=3):
 
 
 def _measure(monkeypatch, **kw):
-    from fake_floor import FakeNativeFloor
-
     from cugraphlab import Device
+    from fake_floor import FakeNativeFloor
     from studies.floor.measure import measure_floor
 
     monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", lambda *a, **k: _timeline(OPS))

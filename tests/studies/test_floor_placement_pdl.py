@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from studies.floor.placement_pdl import GOALS, ways_for, placement_verdict
+from studies.floor.placement_pdl import GOALS, placement_verdict, ways_for
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -34,9 +34,9 @@ def shape_driver(monkeypatch):
 
 def test_every_way_and_placement_is_a_row(shape_driver, monkeypatch):
     from cugraphlab import Device
+    from cugraphlab.experiment.chain import chain_kernels
     from studies.floor.placement_pdl import measure_placement_pdl
     from studies.floor.record import FloorStudiesResult
-    from cugraphlab.experiment.chain import chain_kernels
 
     monkeypatch.setattr("cugraphlab.graphs.pdl.require_pdl", lambda *a, **k: None)
     r, lines = FloorStudiesResult(), []

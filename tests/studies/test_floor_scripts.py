@@ -7,6 +7,7 @@ import pathlib
 import sys
 
 import pytest
+
 from fake_driver import patch_driver
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

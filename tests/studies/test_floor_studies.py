@@ -15,8 +15,8 @@ from studies.floor.placement import (
     page_offset,
     placement_spread,
 )
-from studies.floor.shapes import bandwidth, boundary_excess, float4_per_thread, per_node, shape_grid
 from studies.floor.record import FloorStudiesResult, iters_for, rotated_rounds, round_up
+from studies.floor.shapes import bandwidth, boundary_excess, float4_per_thread, per_node, shape_grid
 
 
 # --- rows, loops, rounds ----------------------------------------------------------------------------------------

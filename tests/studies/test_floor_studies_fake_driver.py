@@ -37,10 +37,10 @@ def _no_leaks(fake):
 
 def test_placement_and_boundary_rows(shape_driver):
     from cugraphlab import Device
-    from studies.floor.placement import measure_placement
-    from studies.floor.shapes import measure_boundary
-    from studies.floor.record import FloorStudiesResult
     from cugraphlab.experiment.chain import chain_kernels
+    from studies.floor.placement import measure_placement
+    from studies.floor.record import FloorStudiesResult
+    from studies.floor.shapes import measure_boundary
 
     r = FloorStudiesResult()
     lines = []
@@ -63,9 +63,9 @@ def test_placement_and_boundary_rows(shape_driver):
 
 def test_gap_grid_uses_the_shapes_asked_for(shape_driver, monkeypatch):
     from cugraphlab import Device
-    from studies.floor.shapes import measure_gap_grid
-    from studies.floor.record import FloorStudiesResult
     from cugraphlab.experiment.chain import chain_kernels
+    from studies.floor.record import FloorStudiesResult
+    from studies.floor.shapes import measure_gap_grid
 
     asked = []
 
@@ -94,8 +94,8 @@ def test_gap_grid_uses_the_shapes_asked_for(shape_driver, monkeypatch):
 
 def test_timeline_takes_a_launch_config(shape_driver, monkeypatch):
     from cugraphlab import Device
-    from cugraphlab.bench.stats.summary import summarize
     from cugraphlab.bench.measure.timeline import record_timeline
+    from cugraphlab.bench.stats.summary import summarize
     from cugraphlab.core.launch import LaunchConfig
 
     # the fake's memory holds no stamps: summarize nothing, look at the launches
@@ -114,11 +114,11 @@ def test_timeline_takes_a_launch_config(shape_driver, monkeypatch):
 
 def test_fused_shapes_and_l2_read_rows(shape_driver):
     from cugraphlab import Device
-    from studies.floor.shapes import measure_fused_shapes
-    from studies.floor.record import FloorStudiesResult
-    from studies.floor.l2_roof import measure_l2_read
     from cugraphlab.experiment.chain import chain_kernels
+    from studies.floor.l2_roof import measure_l2_read
+    from studies.floor.record import FloorStudiesResult
     from studies.floor.report_studies import render_floor_studies
+    from studies.floor.shapes import measure_fused_shapes
 
     r = FloorStudiesResult(config={"sections": ["fused_shapes", "l2_read"], "seconds": {"fused_shapes": 1.0}})
     with Device(0) as dev, chain_kernels(dev, OPS) as ks:

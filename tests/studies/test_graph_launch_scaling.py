@@ -78,9 +78,8 @@ def test_python_trials_time_the_call_and_the_wait_apart():
 
 @pytest.fixture
 def sim(monkeypatch):
-    from graph_fake import GraphFakeDriver
-
     from cugraphlab.core.module import Kernel
+    from graph_fake import GraphFakeDriver
 
     class Kernels(dict):
         def close(self):
@@ -97,10 +96,9 @@ def sim(monkeypatch):
 
 @needs_cc
 def test_the_protocol_runs_every_way_on_every_length(sim, tmp_path):
+    from cugraphlab import Device
     from studies.graph_launch_scaling.protocol import C_WAY, WAYS, render, summarize
     from studies.graph_launch_scaling.run import measure
-
-    from cugraphlab import Device
 
     d = CallbackDriver()
     with Device(0) as dev:
@@ -124,7 +122,6 @@ def test_the_protocol_runs_every_way_on_every_length(sim, tmp_path):
 
 def test_without_a_c_loop_the_python_ways_stand_alone(sim, monkeypatch):
     import studies.graph_launch_scaling.run as run
-
     from cugraphlab import Device
     from cugraphlab.core.errors import UnsupportedError
 

@@ -7,8 +7,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from studies.floor.l2_roof import OUT_POISON, l2read_reference, read_bytes, reps_for
 from cugraphlab.core.errors import InvalidArgumentError
+from studies.floor.l2_roof import OUT_POISON, l2read_reference, read_bytes, reps_for
 
 KERNELS = pathlib.Path(__file__).resolve().parents[2] / "kernels"
 

@@ -34,8 +34,8 @@ def test_l2read_is_exact(dev, nbytes, grid, block, reps):
 
 
 def test_l2read_reads_l2_faster_than_dram(dev):
-    from studies.floor.record import FloorStudiesResult
     from studies.floor.l2_roof import measure_l2_read
+    from studies.floor.record import FloorStudiesResult
 
     r = FloorStudiesResult()
     measure_l2_read(dev, r, sizes_mib=(12, 512), shapes=((256, 8),), rounds=3, target_ms=2.0, say=lambda _: None)

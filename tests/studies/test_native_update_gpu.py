@@ -106,8 +106,8 @@ def test_native_set_params_of_one_node_is_bit_exact_and_reads_the_packed_argumen
 def test_a_refused_update_is_typed_and_names_why_and_everything_stays_usable(parts):
     from cugraphlab.core.errors import CudaError
     from cugraphlab.graphs.capture import capture_launches
-    from studies.exec_update.native_update import NativeExecUpdate
     from cugraphlab.graphs.update import try_exec_update
+    from studies.exec_update.native_update import NativeExecUpdate
 
     p = parts
     rng = np.random.default_rng()

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from fake_cuda_bench import FakeCudaBench
+from fake_driver import patch_driver
 from fake_elementwise import ElementwiseFake
 from fake_nvbench import write_nvbench_json
-from fake_driver import patch_driver
 
 ITEMS = [("saxpy", 1 << 12), ("add", 1 << 12), ("relu", 1 << 10)]
 

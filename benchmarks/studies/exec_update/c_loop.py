@@ -21,8 +21,8 @@ from __future__ import annotations
 import ctypes
 from typing import Callable, Sequence
 
-from cugraphlab.core.native import NativeLibrary, load_c_library
 from cugraphlab.bench.native.loops import LoopResult, driver_entry_points, handle_address, raise_for_status
+from cugraphlab.core.native import NativeLibrary, load_c_library
 
 __all__ = ["UPDATE_SOURCE", "UPDATE_ENTRY_POINTS", "UpdateFloor", "UPDATE_C_CLOCK"]
 

@@ -38,14 +38,21 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from cugraphlab.core._calls import driver_fn
-from cugraphlab.core.errors import CugraphlabError, InvalidArgumentError, NoDeviceError, UnsupportedError, check, positive_int
 from cugraphlab.bench.native.loops import raise_for_status
-from studies.exec_update.native import NATIVE_WAYS, close_ways, open_native_ways
-from studies.exec_update.c_loop import UPDATE_C_CLOCK
-from cugraphlab.bench.stats.paired_stats import round_order
 from cugraphlab.bench.records.record import Record, clocks
+from cugraphlab.bench.stats.paired_stats import round_order
 from cugraphlab.bench.stats.summary import Summary, summarize
+from cugraphlab.core._calls import driver_fn
+from cugraphlab.core.errors import (
+    CugraphlabError,
+    InvalidArgumentError,
+    NoDeviceError,
+    UnsupportedError,
+    check,
+    positive_int,
+)
+from studies.exec_update.c_loop import UPDATE_C_CLOCK
+from studies.exec_update.native import NATIVE_WAYS, close_ways, open_native_ways
 
 __all__ = ["UPDATE_CASES", "UPDATE_WAYS", "C_WAY", "PairedUpdateRow", "ExecUpdatePaired", "measure_exec_update",
            "python_ways"]
@@ -204,9 +211,9 @@ def measure_exec_update(chain, *, k: int = 50, rounds: int = 300, warmup: int = 
     Returns an ExecUpdatePaired (µs per call per case and way, minus C paired, checks). CUDA Driver API, "Graph
     Management": cuGraphExecUpdate.
     """
+    from cugraphlab.bench.records.environment import collect
     from cugraphlab.experiment.ops import reference
     from cugraphlab.experiment.update import ChainGraph, fresh_inputs
-    from cugraphlab.bench.records.environment import collect
 
     for name, v in (("k", k), ("rounds", rounds)):
         positive_int(name, v)

@@ -41,8 +41,16 @@ import functools
 
 from cugraphlab.core._calls import driver_module
 from cugraphlab.core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
-from cugraphlab.core.native_builtin import (NATIVE_C_PRELUDE, BuiltinCall, PyApi, install_python_api,
-                                           libcuda_entry, make_builtin, python_api, raise_native_status)
+from cugraphlab.core.native_builtin import (
+    NATIVE_C_PRELUDE,
+    BuiltinCall,
+    PyApi,
+    install_python_api,
+    libcuda_entry,
+    make_builtin,
+    python_api,
+    raise_native_status,
+)
 from cugraphlab.graphs.handles import as_handle
 from cugraphlab.graphs.update import SUCCESS, UPDATE_REASONS, exec_update_report
 

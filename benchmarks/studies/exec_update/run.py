@@ -17,21 +17,20 @@ Writes OUT_DIR/exec_update.log (what is printed) and OUT_DIR/exec_update.json (b
 from __future__ import annotations
 
 import argparse
+import sys as _sys
 import time
 from pathlib import Path
-
-import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, where the studies package lives
 
 import cugraphlab as cgl
-from studies.exec_update.measure import C_WAY, measure_exec_update
-from studies.exec_update.native import NATIVE_SET_PARAMS, NATIVE_UPDATE
 from cugraphlab.bench.graphs.update import measure_update_costs
 from cugraphlab.experiment.chain import Chain
-from studies.exec_update.report import GOAL_US, render_exec_update
 from cugraphlab.report.files import write_json
+from studies.exec_update.measure import C_WAY, measure_exec_update
+from studies.exec_update.native import NATIVE_SET_PARAMS, NATIVE_UPDATE
+from studies.exec_update.report import GOAL_US, render_exec_update
 
 OPS = ("add", "mul", "sub", "relu")
 

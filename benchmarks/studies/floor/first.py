@@ -11,10 +11,10 @@ rotated rounds (cuEventElapsedTime around ``iters`` iterations), then each check
 """
 from __future__ import annotations
 
-from studies.floor.measure import DEFAULT_SIZES, FloorResult, FloorRow, _open_pdl, _pdl_plan, _pdl_rows, time_mode_like
-from studies.floor.record import rotated_rounds
 from cugraphlab.bench.records.record import clocks
 from cugraphlab.bench.stats.summary import summarize
+from studies.floor.measure import DEFAULT_SIZES, FloorResult, FloorRow, _open_pdl, _pdl_plan, _pdl_rows, time_mode_like
+from studies.floor.record import rotated_rounds
 
 __all__ = ["measure_graph_table"]
 
@@ -24,10 +24,10 @@ def measure_graph_table(device, *, sizes=DEFAULT_SIZES, ops=None, iters: int = 2
                         progress=None) -> FloorResult:
     """The plain / PDL / PDL-early graph rows of the floor table (module text) on ``device``; ``iters`` is rounded
     up to a multiple of ``unroll`` where the unrolled rows are measured."""
+    from cugraphlab.bench.records.environment import collect
     from cugraphlab.core.memory import validate_size
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.experiment.ops import DEFAULT_OPS, parse_ops
-    from cugraphlab.bench.records.environment import collect
 
     ops = parse_ops(ops or DEFAULT_OPS)
     sizes = [validate_size(n) for n in sizes]

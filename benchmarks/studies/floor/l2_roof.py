@@ -128,10 +128,10 @@ def measure_l2_read(device, result, *, sizes_mib=READ_MIB, shapes=READ_SHAPES, p
     and the best shape per working set in ``result.sections["l2_read"]``."""
     import contextlib
 
+    from cugraphlab.bench.timing import timed_loop
     from cugraphlab.core.launch import grid_for
     from cugraphlab.experiment.runners import Runner
     from studies.floor.record import iters_for, rotated_rounds
-    from cugraphlab.bench.timing import timed_loop
 
     l2 = int(device.attribute("L2_CACHE_SIZE"))
     sm = device.sm_count

@@ -26,10 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from cugraphlab.core.memory import validate_size
-from cugraphlab.experiment.ops import DEFAULT_OPS, OPS, parse_ops
 from cugraphlab.bench.records.record import Record, clocks
 from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.core.memory import validate_size
+from cugraphlab.experiment.ops import DEFAULT_OPS, OPS, parse_ops
 
 __all__ = ["FloorRow", "FloorResult", "measure_floor", "split_timeline", "op_bytes", "DEFAULT_SIZES"]
 
@@ -103,12 +103,12 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
 
     ``pdl``: add the PDL rows (plain, PDL and PDL early graphs interleaved); ``pdl_unroll`` iterations per graph for
     the unrolled rows at the sizes in ``pdl_unroll_sizes`` (left out unless ``iters`` is a multiple of it)."""
-    from cugraphlab.experiment.chain import Chain
-    from cugraphlab.experiment.cold_l2 import ColdFused, fused_bytes, sets_for
-    from cugraphlab.bench.probes.copy_roof import CopyProbe, copy_bandwidth
-    from cugraphlab.bench.records.environment import collect
     from cugraphlab.bench.measure.latency_native import c_per_call, open_native_floor, paired_excess
     from cugraphlab.bench.measure.timeline import record_timeline
+    from cugraphlab.bench.probes.copy_roof import CopyProbe, copy_bandwidth
+    from cugraphlab.bench.records.environment import collect
+    from cugraphlab.experiment.chain import Chain
+    from cugraphlab.experiment.cold_l2 import ColdFused, fused_bytes, sets_for
 
     ops = parse_ops(ops)
     sizes = [validate_size(n) for n in sizes]

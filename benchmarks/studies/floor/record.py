@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Sequence
 
-from cugraphlab.bench.stats.paired_stats import round_order
 from cugraphlab.bench.records.record import CLOCKS, Record
+from cugraphlab.bench.stats.paired_stats import round_order
 from cugraphlab.bench.stats.summary import summarize
 
 __all__ = ["StudyRow", "FloorStudiesResult", "iters_for", "round_up", "rotated_rounds", "SECTIONS"]

@@ -3,8 +3,8 @@ a record in, text out."""
 from __future__ import annotations
 
 from cugraphlab.report.env import versions_line
-from studies.floor.report import floor_reading
 from cugraphlab.report.tables import fmt_count, format_table
+from studies.floor.report import floor_reading
 
 __all__ = ["render_graph_table", "render_floor_studies", "render_section", "address_lines", "CHAIN_EFFECTIVE_GBPS"]
 

@@ -18,20 +18,19 @@ Usage (from the repo root, the package installed):
 from __future__ import annotations
 
 import argparse
-import time
-
 import sys as _sys
+import time
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, where the studies package lives
 
 import cugraphlab as cgl
-from studies.floor.measure import measure_floor
-from studies.floor.first import measure_graph_table
 from cugraphlab.bench.graphs.update import CTYPES_PATH, measure_update_costs
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.pdl import PdlChain
 from cugraphlab.report.files import write_json
+from studies.floor.first import measure_graph_table
+from studies.floor.measure import measure_floor
 from studies.floor.report import render_floor
 from studies.floor.report_studies import render_graph_table
 

@@ -25,20 +25,19 @@ passed; 1 otherwise (a failed section is recorded with its error and the others 
 from __future__ import annotations
 
 import argparse
+import sys as _sys
 import time
 import traceback
 from pathlib import Path
-
-import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, where the studies package lives
 
 import cugraphlab as cgl
 from cugraphlab.bench.records.environment import collect
-from studies.floor.record import SECTIONS, FloorStudiesResult
 from cugraphlab.bench.records.record import clocks
 from cugraphlab.report.files import write_json
+from studies.floor.record import SECTIONS, FloorStudiesResult
 from studies.floor.report_studies import render_floor_studies
 
 OPS = ("add", "mul", "sub", "relu")
@@ -69,10 +68,10 @@ def roofs(dev) -> dict:
 
 
 def run_section(name: str, dev, kernels, result: FloorStudiesResult, opts: dict, say) -> None:
+    from studies.floor.l2_roof import measure_l2_read
     from studies.floor.placement import measure_placement
     from studies.floor.placement_pdl import measure_placement_pdl
     from studies.floor.shapes import measure_boundary, measure_fused_shapes, measure_gap_grid
-    from studies.floor.l2_roof import measure_l2_read
 
     if name == "placement":
         measure_placement(dev, result, kernels=kernels, ops=OPS, say=say, **opts)

@@ -137,12 +137,12 @@ def measure_gap_grid(device, result: FloorStudiesResult, *, kernels, n: int = 1 
                      empty_iters: int = 2000, target_ms: float = 8.0, rounds: int = 11, timeline_iters: int = 10,
                      timelines: bool = True, seed: int = 0, say=print) -> None:
     """The empty kernel's per-node cost at ``empty_shapes`` and the chain's kernels at ``grids`` (module text)."""
+    from cugraphlab.bench.measure.timeline import record_timeline
     from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.experiment.ops import DEFAULT_OPS
     from cugraphlab.experiment.runners import Runner
     from studies.floor.measure import split_timeline
-    from cugraphlab.bench.measure.timeline import record_timeline
 
     ops = ops or DEFAULT_OPS
     empty_iters = round_up(empty_iters, empty_unroll)

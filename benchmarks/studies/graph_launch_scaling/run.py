@@ -25,8 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # benchmarks/, where the studies package lives
 
 from cugraphlab.core.errors import CugraphlabError, check  # noqa: E402
-from studies.graph_launch_scaling.protocol import (C_WAY, KIND, LENGTHS, WAYS, CRepeat, python_trials,  # noqa: E402
-                                                   render)
+from studies.graph_launch_scaling.protocol import C_WAY, KIND, LENGTHS, WAYS, CRepeat, python_trials, render  # noqa: E402
 
 __all__ = ["measure", "main"]
 

@@ -42,11 +42,11 @@ def grid(device_index: int = 0, *, contexts: int = 6, streams: int = 4, launches
     """The grid experiment (module docstring). ``kinds``: context kinds taken in turn (context i is
     ``kinds[i % len(kinds)]``), so kinds are interleaved too. Returns plain data: per context its kind, fresh
     flag and per stream per way the µs per launch, held µs and SM MHz of every block."""
+    from cugraphlab.bench.paired.harness import sample_way
+    from cugraphlab.bench.paired.ways import Rig, build_ways
+    from cugraphlab.bench.stats.paired_stats import round_order
     from cugraphlab.core.context import CreatedContext, primary_context_active
     from cugraphlab.core.device import Device
-    from cugraphlab.bench.paired.harness import sample_way
-    from cugraphlab.bench.stats.paired_stats import round_order
-    from cugraphlab.bench.paired.ways import Rig, build_ways
 
     say = progress or (lambda _line: None)
     out = {"contexts": [], "pid": os.getpid(), "affinity": sorted(os.sched_getaffinity(0)),

@@ -25,11 +25,10 @@ import argparse
 import json
 import os
 import sys
+import sys as _sys
 import tempfile
 import time
 from pathlib import Path
-
-import sys as _sys
 from pathlib import Path as _Path
 
 _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, where the studies package lives

@@ -38,7 +38,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # benchmarks/, where the studies package lives
 
 import cugraphlab as cgl  # noqa: E402
-
 from studies.nvbench_product import workloads as W  # noqa: E402
 
 __all__ = ["figure", "figures_of_record", "measure_api", "measure_cli", "main", "SETTINGS", "QUICK"]

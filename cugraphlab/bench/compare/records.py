@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import math
 import statistics
-
 from dataclasses import asdict, dataclass, field, fields
 from typing import ClassVar
 
-from ..records.record import Record, clocks, check_record
+from ..records.record import Record, check_record, clocks
 
 __all__ = ["StackRow", "CompareResult", "STATUSES"]
 # ok: measured; unsupported: the stack has no such mode (the note says why); unavailable: the stack could not be
@@ -88,7 +87,7 @@ def student_t975(df: int) -> float:
 
 
 def paired_ratio_samples(paired: dict, size) -> dict:
-    """From a paired section (``bench.paired.PairedResult.to_dict()``): each way's µs per launch over the bare
+    """From a paired section (``bench.paired.harness.PairedResult.to_dict()``): each way's µs per launch over the bare
     binding's in the same round, one value per round, grouped by context: rows "paired n=SIZE: WAY / bindings".
     Ratios measured beside their reference repeat across processes where absolute figures do not."""
     samples = (paired or {}).get("samples") or {}
@@ -120,7 +119,7 @@ class CompareResult(Record):
 
     rows: list[StackRow] = field(default_factory=list)
     versions: dict = field(default_factory=dict)  # stack -> {package: version, ...} as its worker saw them
-    paired: dict | None = None  # the paired measurement (bench.paired.PairedResult.to_dict()) of the ways that share
+    paired: dict | None = None  # the paired measurement (bench.paired.harness.PairedResult.to_dict()) of the ways that share
 
     def __post_init__(self) -> None:
         if not self.clocks:

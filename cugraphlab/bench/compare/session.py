@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import random
+import sys
 from contextlib import contextmanager
 from typing import Callable, Sequence
 

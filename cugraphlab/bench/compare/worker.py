@@ -89,8 +89,8 @@ def stack_job(stack: str, variant: str, sizes, iters: int, launches: int, repeat
 def _one_size(st, n, iters, launches, repeats, warmup, ops, scalar, seed, row, version_text) -> None:
     from ..stats.summary import summarize
     from ..timing import DEVICE_CLOCK, WALL_CLOCK
-    from .way import MODES, StackUnavailable, measure_mode, short_error
     from .shared import expected_for, make_inputs
+    from .way import MODES, StackUnavailable, measure_mode, short_error
 
     inputs = make_inputs(seed, n, repeats)
     expected = {m: expected_for(m, ops, inputs, scalar) for m in ("launch", "eager")}
@@ -145,7 +145,7 @@ def _pack(rows, versions, gpu, t0) -> dict:
 
 
 def paired_job(device: int, size: int, contexts: int, seed: int, ways=None) -> dict:
-    """The paired measurement (``bench.paired.measure_paired``) of every way that can share one context, in a worker
+    """The paired measurement (``bench.paired.harness.measure_paired``) of every way that can share one context, in a worker
     process of its own: interleaved in one process, context and stream, over ``contexts`` fresh contexts; returns
     the record as a dict. A failure of this project's own ways raises (the parent turns it into a failed section)."""
     from ..paired.harness import measure_paired

@@ -318,7 +318,7 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
              lambda: chain.run("graph", n, unroll), None),
         ]
         # Warm-up (first launches, uploads), one loop at a time: compute-sanitizer's memcheck fails a conditional
-        # graph queued behind a running one (bench.conditional says more).
+        # graph queued behind a running one (bench.graphs.conditional says more).
         for _name, _how, run, _counter in plan:
             run()
             stream.synchronize()

@@ -32,8 +32,14 @@ from ...core.device import Device
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain, chain_kernels
-from ...experiment.memchain import (MEMCHAIN_SHAPES, SHAPE_TEXT, MemChain, demonstrate_unfreed, physical_reuse,
-                                   topology_check)
+from ...experiment.memchain import (
+    MEMCHAIN_SHAPES,
+    SHAPE_TEXT,
+    MemChain,
+    demonstrate_unfreed,
+    physical_reuse,
+    topology_check,
+)
 from ...graphs.memory import graph_mem_footprint, require_graph_memory, reset_graph_mem_high, trim_graph_mem
 from ..records.record import Record, _plain, clocks
 from ..stats.summary import Summary, summarize

@@ -8,9 +8,9 @@ untouched):
 - "branches": the chain with no conditional node (floor); one IF node; a SWITCH over K bodies for each index and
   for an index that selects none; K IF nodes one after the other, each testing one index (what a SWITCH replaces).
 - "sizes": one SWITCH graph whose body k is the chain at n >> k floats, against K separate graphs, one per size.
-- "sweep" (``sweep=``, bench.switch_sweep): SWITCHes over 1, 2, 3, 4, 8 identical chain bodies at their first and
+- "sweep" (``sweep=``, bench.graphs.switch_sweep): SWITCHes over 1, 2, 3, 4, 8 identical chain bodies at their first and
   last index, one IF node decided by either decision kernel, a SWITCH decided by cond_one_hot, and the 4-variant
-  SWITCH with the chain moved last; its contrasts (A - B per round, bench.paired_diff) say what the decision kernel,
+  SWITCH with the chain moved last; its contrasts (A - B per round, bench.stats.paired_diff) say what the decision kernel,
   the node, the count of bodies and the chosen body's position each cost.
 
 Rows run in rounds, every row once per round, the order rotated from round to round (paired_stats.round_order), so
@@ -29,7 +29,7 @@ Then what K sizes cost to hold, the two sets' order alternating from round to ro
   free memory never moved are reported as below it ("not measurable"), never as 0 B. The driver reports no device
   memory per executable (cuDeviceGetGraphMemAttribute counts memory-node allocations only).
 
-The goals on these costs are met only when the paired per-round difference is shown (bench.paired_diff).
+The goals on these costs are met only when the paired per-round difference is shown (bench.stats.paired_diff).
 
 Before any timing, the IF/ELSE graph (both branches forced), every SWITCH index, the sizes, and the WHILE
 graph made by stream capture (into the body, and into the parent) are run once and checked, the captured ones also
@@ -49,9 +49,9 @@ from ...experiment.chain import Chain
 from ...experiment.conditional import CAPTURE_WAYS, conditional_graphs
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ...graphs.conditional import require_conditional_branches
+from ..records.record import Record, clocks
 from ..stats.paired_diff import goal_verdict, paired_difference
 from ..stats.paired_stats import round_order
-from ..records.record import Record, clocks
 from ..stats.summary import Summary, summarize
 from .switch_sweep import DEFAULT_SWEEP, Plan, sweep_checks, sweep_contrasts, sweep_ks, sweep_plans
 
@@ -162,7 +162,7 @@ class SwitchResult(Record):
         return out
 
     def goals(self) -> dict:
-        """The issue's goals, judged on paired per-round differences (bench.paired_diff): SWITCH (index 0) no
+        """The issue's goals, judged on paired per-round differences (bench.stats.paired_diff): SWITCH (index 0) no
         dearer than one IF node per launch (device µs); one SWITCH graph for K sizes cheaper to instantiate and
         to hold than K graphs. "met" only where the data show it; "not shown" with the reason otherwise."""
         k = self.config.get("branches", 0)
@@ -382,7 +382,7 @@ def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int 
     timed once per round in rotated order (at least 6 for a paired verdict); ``holding_repeats``: instantiate
     rounds of the holding costs; ``holding_batch``: copies of each set added per memory round (MEMORY_ROUNDS
     rounds, all held to the end: MEMORY_ROUNDS x holding_batch x (1 + K) executables); ``sweep``: body counts of
-    the identical-chains SWITCHes (bench.switch_sweep; empty: none). Needs a CUDA 12.8+ driver
+    the identical-chains SWITCHes (bench.graphs.switch_sweep; empty: none). Needs a CUDA 12.8+ driver
     (UnsupportedError, one line). Returns the SwitchResult record (kind "cugraphlab.switch").
     """
     from ..records.environment import collect

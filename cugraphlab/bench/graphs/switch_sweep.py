@@ -14,7 +14,7 @@ each body its own output buffers, so every timed loop is still checked for which
 
 Every row runs in the same loop as ``cugraphlab switch``'s own rows (one process, one chain, rounds rotated), so
 each contrast below is the median of per-round differences with its interval and sign test
-(``bench.paired_diff``): what the change costs, and whether a difference is shown at all.
+(``bench.stats.paired_diff``): what the change costs, and whether a difference is shown at all.
 """
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def sweep_contrasts(ks, branches: int) -> list[tuple[str, str, str]]:
                     switch_of(2, 1)))
     last = MIXED_CHAIN_LAST.format(last=branches - 1)
     out += [(f"mixed bodies: chain at index {branches - 1} - at index 0", last, "SWITCH, index 0"),
-            (f"mixed SWITCH, chain last - IF node", last, "IF node")]
+            ("mixed SWITCH, chain last - IF node", last, "IF node")]
     if branches in ks:
         out.append((f"other bodies' work: mixed SWITCH - SWITCH of {branches} chains, index 0", "SWITCH, index 0",
                     switch_of(branches, 0)))

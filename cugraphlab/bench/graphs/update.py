@@ -15,11 +15,11 @@ import numpy as np
 
 from ...core._calls import driver_fn
 from ...core.errors import UnsupportedError, check, positive_int
-from ...graphs.update import DirectExecUpdate
-from ...graphs.build import kernel_node_params
-from ...graphs.capture import capture_launches
 from ...experiment.ops import compare_bits, reference
 from ...experiment.update import ChainGraph, Inputs, fresh_inputs
+from ...graphs.build import kernel_node_params
+from ...graphs.capture import capture_launches
+from ...graphs.update import DirectExecUpdate
 from ..native.loops import raise_for_status
 from ..records.record import CLOCKS, Record, clocks
 from ..stats.summary import Summary, summarize

@@ -5,7 +5,7 @@ Host figures: ``perf_counter_ns`` around a loop of K calls, divided by K, one sa
 median's ~95% confidence interval is within 1% or the time cap is hit (each row says which); the stream is
 synchronized between samples, outside the timed region. Device gaps come from the stamped timeline (%globaltimer).
 
-The native rows (``bench.latency_native``): the same empty-kernel launch and the same chain graph called from a C
+The native rows (``bench.measure.latency_native``): the same empty-kernel launch and the same chain graph called from a C
 loop (``bench.native``, timed in C), and per launch path the paired difference "Python adds Y µs" (Python's block
 and C's block back to back in one sample); and the same launch as ``Launch.native().fire()`` (``core.native_launch``),
 alone and paired with the C loop. Without a C compiler these rows carry the reason instead of a figure.
@@ -23,12 +23,20 @@ from ...core.memory import validate_size
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ..records.environment import collect
-from .latency_native import (C_ROWS, NATIVE_ROWS, PAIRED_ROWS, c_per_call, native_summary, open_native_floor,
-                             open_native_launch, paired_excess)
 from ..records.record import CLOCKS, Record, clocks
 from ..stats.summary import Summary, sample_adaptively, summarize
-from .timeline import record_timeline
 from ..timing import DEVICE_CLOCK, time_mode
+from .latency_native import (
+    C_ROWS,
+    NATIVE_ROWS,
+    PAIRED_ROWS,
+    c_per_call,
+    native_summary,
+    open_native_floor,
+    open_native_launch,
+    paired_excess,
+)
+from .timeline import record_timeline
 
 _CLOCK_KEYS = {v: k for k, v in CLOCKS.items()}
 

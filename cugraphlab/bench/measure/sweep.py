@@ -8,7 +8,6 @@ device-to-device copy (bytes read + written).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -137,7 +136,3 @@ def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWE
         result.keep_samples(label, values, clock="device")
     return result
 
-
-def log2_label(n: int) -> str:
-    e = math.log2(n)
-    return f"2^{int(e)}" if e.is_integer() else f"{n:,}"

@@ -17,7 +17,7 @@ a typed ``CudaError``. Nothing waits on the GPU: the caller drains the stream be
 
 The Python counterparts (``bindings_loop``: the bare binding with the argument tuple built once; ``launch_loop``:
 cugraphlab's ``Launch``; ``runner_loop``: cugraphlab's hot loop) time themselves with ``perf_counter_ns`` in the
-harness (``bench.paired``). ``bench.hold`` holds the stream with a spinning kernel so the same loops give the host cost
+harness (``bench.paired``). ``bench.probes.hold`` holds the stream with a spinning kernel so the same loops give the host cost
 of the call alone.
 """
 from __future__ import annotations

@@ -10,7 +10,7 @@ retained again, or ``cuCtxCreate``d with scheduling flags):
     round r = 0, 1, ...: the ways in rotated order (A B C, B C A, ...), and for each way:
         cuStreamSynchronize                     # drained: nothing of the previous way is left on the GPU
         perf_counter_ns; way.run(K); perf_counter_ns   -> µs per launch (the C loop times itself in C)
-        clockprobe kernel                       # the SM clock beside the sample (bench.sm_clock)
+        clockprobe kernel                       # the SM clock beside the sample (bench.probes.sm_clock)
         spin kernel holds the stream; perf_counter_ns around H launches; release; drain
                                                 # the held-device figure: the call, not the GPU pushing back
     after ``rounds`` rounds, stop when every way's noise in this context is within ``target`` ("spread"),
@@ -18,7 +18,7 @@ retained again, or ``cuCtxCreate``d with scheduling flags):
 
 then per way: µs per launch, the ratio to the reference in the same round, the held figure and its ratio, and the
 difference to the C loop in the same round ("Python adds X µs"), each a median with a 95% interval from a
-hierarchical bootstrap over contexts and rounds (``bench.paired_stats``), seeded.
+hierarchical bootstrap over contexts and rounds (``bench.stats.paired_stats``), seeded.
 
 ``run_paired`` is the harness over any rig and ways (tests drive it with fakes); ``measure_paired`` builds the real
 ones. The record (``PairedResult``, kind ``cugraphlab.paired``) keeps every sample with its context, round, position
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Iterable
 
 from ...core.errors import CugraphlabError, InvalidArgumentError, positive_int
-from ..stats.paired_stats import Interval, hierarchical_bootstrap, paired, relative_noise, round_order, stop_reason
-from ..records.record import Record, clocks
 from ..probes.sm_clock import LOW_CLOCK_FRACTION, clock_low
+from ..records.record import Record, clocks
+from ..stats.paired_stats import Interval, hierarchical_bootstrap, paired, relative_noise, round_order, stop_reason
 
 __all__ = ["PairedResult", "PairedRow", "Sample", "PairedRun", "run_paired", "sample_way", "summarize_run",
            "result_from_run", "measure_paired",
@@ -363,13 +363,13 @@ def measure_paired(device_index: int = 0, size: int = 1024, contexts: int = 3, r
     ``time_cap_s`` per context; ``launches`` per timed block; ``held_launches`` per held block (0: none; at most
     900, below the driver's queue); ``ways``: names from ``paired_ways.WAYS`` (``GRAPH_WAYS`` for ``mode="graph"``:
     cuGraphLaunch of ``graph_kernels`` captured launches), default all, the reference (bindings) always;
-    ``release`` how the spin kernel is released ("mapped" or "memset", see bench.hold); ``seed`` of the inputs and
+    ``release`` how the spin kernel is released ("mapped" or "memset", see bench.probes.hold); ``seed`` of the inputs and
     the bootstrap. Raises InvalidArgumentError before touching the GPU for bad input; the CudaError of a failing
     call of this project's own ways.
     """
     from ...core.memory import validate_size
-    from ..records.environment import collect
     from ..probes.hold import RELEASES
+    from ..records.environment import collect
     from .ways import MODES, REFERENCE, build_ways, validate_ways
 
     if context_kind not in CONTEXT_KINDS:

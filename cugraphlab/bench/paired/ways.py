@@ -100,7 +100,7 @@ class PairedWay:
 class Rig(Resource):
     """One context's shared objects for paired measurement: the device (a Device or CreatedContext, owned and closed
     last), the kernels add/hold/clockprobe, one stream, x, y (random, seeded) and out, the ``add`` Launch, the
-    device hold (bench.hold) and the SM clock probe. ``mode`` "graph" also makes ``graph_exec`` (``graph_kernels``
+    device hold (bench.probes.hold) and the SM clock probe. ``mode`` "graph" also makes ``graph_exec`` (``graph_kernels``
     launches of add captured once). ``own_device`` False: several rigs (one per stream) share a device the caller
     closes after them."""
 

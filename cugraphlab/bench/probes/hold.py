@@ -42,11 +42,10 @@ from ...core.errors import CugraphlabError, InvalidArgumentError, check, positiv
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 
 __all__ = ["DeviceHold", "HeldSample", "HoldReport", "RELEASES", "HOLD_KERNEL", "MAX_HELD_LAUNCHES",
-           "MAX_HELD_GRAPH_LAUNCHES", "DEFAULT_HELD_LAUNCHES"]
+           "MAX_HELD_GRAPH_LAUNCHES"]
 
 RELEASES = ("mapped", "memset")
 HOLD_KERNEL = "hold"
-DEFAULT_HELD_LAUNCHES = 512
 MAX_HELD_LAUNCHES = 900  # kernel launches behind one hold: below the driver's queue depth (about 1,024 per stream)
 MAX_HELD_GRAPH_LAUNCHES = 64  # graph launches behind one hold: far below any queue depth, whatever the graph
 _SLOTS = 8
@@ -196,7 +195,7 @@ class DeviceHold(Resource):
     def time_graph_launches(self, exe_handle, launches: int, loop=None) -> HeldSample:
         """``launches`` cuGraphLaunch calls of ``exe_handle`` on the held stream: host and device µs per launch.
 
-        ``loop``: a C loop of the same executable on the same stream (``bench.native.NativeFloor.graph_loop``,
+        ``loop``: a C loop of the same executable on the same stream (``bench.native.loops.NativeFloor.graph_loop``,
         ``loop(k) -> ns``) makes the calls instead of Python, and its own clock (CLOCK_MONOTONIC in C) times them.
         At most ``MAX_HELD_GRAPH_LAUNCHES`` (InvalidArgumentError beyond).
         """

@@ -30,8 +30,8 @@ import types
 import typing
 from typing import Any, Mapping
 
-from .record import _KINDS, Record, RecordError, check_record
 from ..stats.summary import Summary
+from .record import _KINDS, Record, RecordError, check_record
 
 __all__ = ["record_kinds", "record_class", "record_from_dict", "load_record", "read_json", "rebuild_dataclass"]
 

@@ -1,7 +1,7 @@
 """One record shape for every measurement, and the clock descriptions, once.
 
 Every command's result is a ``Record``: its ``kind`` (``"cugraphlab.<command>"``), a ``schema`` version, the
-``config`` it ran with, the ``env`` it ran on (``bench.environment.collect``: GPU, driver, packages, commit; the
+``config`` it ran with, the ``env`` it ran on (``bench.records.environment.collect``: GPU, driver, packages, commit; the
 measurement fills it, never the CLI), the ``clocks`` its figures come from (short name -> description, from
 ``CLOCKS``), and ``samples``: raw samples per row label (bounded by ``MAX_SAMPLES``), so that two records can be
 compared row by row later (``cugraphlab diff``) without re-running anything.
@@ -113,7 +113,7 @@ class Record:
 
     def _repr_html_(self) -> str:
         """A notebook shows a record as a table of its rows and summaries, then config, clocks and environment
-        (``bench.record_html``; a subclass may define ``_html_table() -> (headers, rows)`` for its main table)."""
+        (``bench.records.html``; a subclass may define ``_html_table() -> (headers, rows)`` for its main table)."""
         from .html import record_html
 
         return record_html(self)

@@ -104,7 +104,6 @@ def gil_probe_main(*, device: int = 0, seconds: float = 0.5) -> dict:
         "launch_beside": _rate(launch_beside[0]),
         "us_per_launch_alone": 1e6 / _rate(launch_alone[0]),
         "seconds": seconds,
-        "switch_interval_s": sys.getswitchinterval(),
         "device": device,
         "env": env,
     }

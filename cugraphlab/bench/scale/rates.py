@@ -16,7 +16,7 @@ __all__ = ["spread", "round_rates", "combine_repeats", "add_speedups", "device_a
 
 def spread(values: Iterable[float]) -> dict:
     """{"median", "p5", "p95", "min", "max", "n"} of ``values``, from the package's one statistics vocabulary
-    (``bench.stats.summarize``); Nones when empty."""
+    (``bench.stats.summary.summarize``); Nones when empty."""
     vals = list(values)
     if not vals:
         return {"median": None, "p5": None, "p95": None, "min": None, "max": None, "n": 0}

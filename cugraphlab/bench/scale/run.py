@@ -18,11 +18,11 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..records.record import Record, clocks
-from .gil import gil_probe_main, gil_verdict
-from .rates import add_speedups, combine_repeats, round_rates
-from .plan import KERNELS_PER_ITER, Point, ScaleConfig, kind_unroll, plan_points
-from .worker import process_main
 from ..workers import WorkerOutcome, run_workers
+from .gil import gil_probe_main, gil_verdict
+from .plan import KERNELS_PER_ITER, Point, ScaleConfig, kind_unroll, plan_points
+from .rates import add_speedups, combine_repeats, round_rates
+from .worker import process_main
 
 __all__ = ["run_scale", "point_rows", "ScaleResult", "RECORD_KIND"]
 
@@ -108,7 +108,7 @@ class ScaleResult(Record):
 
 def run_scale(config: ScaleConfig, progress: Callable[[str], None] | None = None) -> ScaleResult:
     """Measure every point of ``config`` (devices resolved, see scale.plan.resolve_devices); returns the record
-    (its ``env``: bench.environment.collect of the first device)."""
+    (its ``env``: bench.records.environment.collect of the first device)."""
     say = progress or (lambda _msg: None)
     if config.devices is None:
         raise ValueError("run_scale needs resolved devices: call bench.scale.plan.resolve_devices(config) first")

@@ -31,8 +31,8 @@ from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...experiment.ops import CHAIN_KERNELS
 from ...experiment.runners import Runner
 from .. import workers
-from .rates import device_activity
 from .plan import KERNELS_PER_ITER, kind_unroll
+from .rates import device_activity
 
 __all__ = ["process_main", "round_plan", "WARMUP_ITERS"]
 

@@ -15,7 +15,7 @@ from ...core.errors import check
 from ...experiment.scaling import ScalingWorkload, Shape
 from ..probes.hold import DeviceHold
 from ..stats.summary import median_ci_halfwidth, sample_adaptively
-from .plan import (MEASURES, PAIR_MAX_SAMPLES, PAIR_MIN_SAMPLES, TARGET_SPREAD, ScalingPlan, _LIFECYCLE)
+from .plan import _LIFECYCLE, MEASURES, PAIR_MAX_SAMPLES, PAIR_MIN_SAMPLES, TARGET_SPREAD, ScalingPlan
 
 __all__: list[str] = []  # private to bench.scaling
 

@@ -50,12 +50,30 @@ from ..probes.hold import HOLD_KERNEL, MAX_HELD_GRAPH_LAUNCHES, DeviceHold
 from ..records.record import clocks
 from ..stats.paired_stats import round_order
 from ..stats.summary import summarize
-from .point import _Point, _us
 from .analysis import ScalingResult, analyze, break_even, unroll_payoff
 from .paired import INSTANTIATE_GOAL, LAUNCH_GOAL_RANGE, LAUNCH_GOAL_US, evaluate_goals
-from .plan import (DEFAULT_LENGTHS, DEFAULT_WIDTHS, HELD_PAIRS, HELD_ROUNDS, HELD_SHARE, KEPT_SAMPLES, MEASURES,
-                   PAIR_MAX_SAMPLES, PAIR_MIN_SAMPLES, PAIRED_COSTS, QUICK_HELD_ROUNDS, QUICK_LENGTHS, QUICK_WIDTHS,
-                   ScalingPlan, kept_samples, make_plan, make_scaling_plan, sample_label, series_key)
+from .plan import (
+    DEFAULT_LENGTHS,
+    DEFAULT_WIDTHS,
+    HELD_PAIRS,
+    HELD_ROUNDS,
+    HELD_SHARE,
+    KEPT_SAMPLES,
+    MEASURES,
+    PAIR_MAX_SAMPLES,
+    PAIR_MIN_SAMPLES,
+    PAIRED_COSTS,
+    QUICK_HELD_ROUNDS,
+    QUICK_LENGTHS,
+    QUICK_WIDTHS,
+    ScalingPlan,
+    kept_samples,
+    make_plan,
+    make_scaling_plan,
+    sample_label,
+    series_key,
+)
+from .point import _Point, _us
 
 # the names of the plan and the analysis stay reachable from here, where they lived before the split
 __all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
@@ -75,8 +93,8 @@ def _native_floors(entry: dict | None = None, cache=None) -> tuple[object | None
     """The C loops the Python calls are paired with: (InstantiateFloor or None, NativeFloor or None, a note:
     ``{"source", "clock"}`` and ``"unavailable"`` where they cannot be built or have no driver library)."""
     from ...core.errors import CugraphlabError
-    from ..native.loops import NativeFloor
     from ..native.instantiate import NATIVE_CLOCK, InstantiateFloor
+    from ..native.loops import NativeFloor
 
     note = {"source": "C loops: bench.native.instantiate (cuGraphInstantiateWithFlags), bench.native.loops (cuGraphLaunch), "
                       "paired with the Python calls on the same graph, stream and hold", "clock": NATIVE_CLOCK}

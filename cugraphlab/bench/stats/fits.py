@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 
 from ...core.errors import InvalidArgumentError
 
-__all__ = ["LinearFit", "Flatness", "fit_linear", "flatness", "point_medians", "FLAT_TOLERANCE", "FLAT_RANGE"]
+__all__ = ["LinearFit", "Flatness", "fit_linear", "flatness", "FLAT_TOLERANCE", "FLAT_RANGE"]
 
 FLAT_TOLERANCE = 0.05
 FLAT_RANGE = (4, 4096)
@@ -81,10 +80,6 @@ class Flatness:
         d = asdict(self)
         d["deviations"] = {str(k): v for k, v in self.deviations.items()}
         return d
-
-
-def point_medians(samples: Sequence[Sequence[float]]) -> np.ndarray:
-    return np.array([float(np.median(np.asarray(s, dtype=float))) for s in samples])
 
 
 def _as_points(nodes, values) -> tuple[np.ndarray, list[np.ndarray]]:

@@ -67,7 +67,7 @@ SAME, FASTER, SLOWER, AMBIGUOUS = "SAME", "FASTER", "SLOWER", "AMBIGUOUS"
 VERDICTS = (SAME, FASTER, SLOWER, AMBIGUOUS)
 
 #: Fewer samples than this on a side and no interval is drawn (the order-statistic ~95% interval of a median needs
-#: 6, see ``bench.stats.median_ci_halfwidth``; the bootstrap is no better off below that).
+#: 6, see ``bench.stats.summary.median_ci_halfwidth``; the bootstrap is no better off below that).
 MIN_SAMPLES = 6
 #: Bootstrap resamples per side (the quantiles at 2.5% and 97.5% move by well under 0.1% beyond this).
 RESAMPLES = 2000

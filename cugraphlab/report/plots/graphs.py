@@ -140,8 +140,8 @@ def draw_graph(view_or_topology, out: str | Path | None = None, title: str = "")
     ax.set_ylim(min(ys) - 0.6, max(ys) + 0.6)
     ax.set_aspect("auto")
     ax.axis("off")
-    from matplotlib.patches import Patch
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     handles = [Patch(facecolor=KIND_STYLE.get(k, _OTHER)[0], edgecolor="#333333", label=KIND_STYLE.get(k, _OTHER)[1])
                for k in kinds_seen]

@@ -8,8 +8,8 @@ figure is cugraphlab's (same kernel).
 """
 from __future__ import annotations
 
-from ..way import import_error
 from ..driver_data import DriverData, DriverStack, pack_args
+from ..way import import_error
 
 __all__ = ["open_stack", "BindingsWay"]
 

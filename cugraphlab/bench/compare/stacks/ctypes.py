@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ctypes
 
-from ..way import StackUnavailable, short_error
 from ..driver_data import DriverData, DriverStack, pack_args
+from ..way import StackUnavailable, short_error
 
 __all__ = ["open_stack", "CtypesWay", "LibCuda"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..way import Way, import_error
 from ..driver_data import DriverStack
+from ..way import Way, import_error
 
 __all__ = ["open_stack", "CugraphlabWay"]
 
