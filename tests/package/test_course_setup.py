@@ -24,6 +24,9 @@ import pytest
 from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
 ROOT = Path(__file__).resolve().parents[2]
+# one worker runs this module under pytest-xdist (README: --dist loadgroup), so its fresh environment and notebook
+# runs (module fixtures) are made once, not once per worker
+pytestmark = pytest.mark.xdist_group("course_environment")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
     sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
 FIRST = ROOT / "notebooks" / "01_launch_overhead.ipynb"

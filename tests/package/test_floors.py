@@ -9,6 +9,8 @@ import sys
 import pytest
 
 FLOORS = ["core", "graphs", "experiment", "bench", "report", "cli"]
+# one worker runs this module under pytest-xdist (README: --dist loadgroup): the probe of every module runs once
+pytestmark = pytest.mark.xdist_group("floors")
 
 
 #: Imports each module named in argv[1] (a JSON list) from a clean slate: every ``cugraphlab`` module is dropped
@@ -58,8 +60,9 @@ def _loaded_after_import(module: str) -> set[str]:
 
 
 def test_the_probe_sees_what_a_fresh_interpreter_sees():
-    """The one-interpreter probe agrees with a fresh interpreter per module (three of them, one per floor kind)."""
-    for module in ("core", "bench.records", "cli"):
+    """The one-interpreter probe agrees with a fresh interpreter (on a base wing of bench, which loads part of
+    core)."""
+    for module in ("bench.records",):
         code = (f"import json, sys; import cugraphlab.{module}; "
                 "print(json.dumps(sorted(m for m in sys.modules if m.startswith('cugraphlab.'))))")
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
