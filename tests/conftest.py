@@ -51,6 +51,9 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason=reason)
         for item in linked:
             item.add_marker(skip)
+    # the long groups first (xdist_group: the course's fresh environment, the floors' probe), so that under
+    # pytest-xdist one worker starts on them while the others share the rest, instead of one starting them last
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
 
 
 @pytest.fixture(autouse=True)
