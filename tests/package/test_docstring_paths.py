@@ -1,5 +1,5 @@
 """Docstrings and comments tell the truth about where things are: every dotted path into the package that the
-package's docstrings and comments name resolves to a module, or to a name in one (``cugraphlab.bench.timing``,
+package's docstrings and comments name (and, spelled in full, those of benchmarks/, tests/ and examples/) resolves to a module, or to a name in one (``cugraphlab.bench.timing``,
 ``bench.native.loops.native_floor``, ``core.launch.Launch.native``).
 
 A path is ``cugraphlab.X.Y...`` or one starting with a floor or the testing package (``core.``, ``graphs.``,
@@ -23,6 +23,7 @@ import pytest
 import cugraphlab
 
 PACKAGE = Path(cugraphlab.__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
 FLOORS = ("core", "graphs", "experiment", "bench", "report", "cli", "testing")
 PATH = re.compile(r"(?<![\w./-])(?:cugraphlab\.)?(?:%s)(?:\.[A-Za-z_]\w*)+" % "|".join(FLOORS))
 
@@ -95,8 +96,20 @@ def stale_paths(package: Path = PACKAGE) -> list[str]:
     return bad
 
 
+def stale_full_paths(folder: Path) -> list[str]:
+    """The same outside the package (benchmarks/, tests/, examples/), for paths spelled ``cugraphlab.X...`` in full:
+    there a short ``bench.X`` may name something else (``studies.floor``)."""
+    bad = []
+    for file in sorted(folder.rglob("*.py")):
+        for line, text in _prose(file.read_text()):
+            for m in PATH.finditer(text):
+                if m.group(0).startswith("cugraphlab.") and not resolves(m.group(0)):
+                    bad.append(f"{file.relative_to(ROOT)}:{line + text[:m.start()].count(chr(10))}: {m.group(0)}")
+    return bad
+
+
 def test_every_dotted_path_in_docstrings_and_comments_resolves():
-    bad = stale_paths()
+    bad = stale_paths() + [b for folder in ("benchmarks", "tests", "examples") for b in stale_full_paths(ROOT / folder)]
     assert bad == [], f"{len(bad)} docstring or comment paths name nothing (moved? say where it is now):\n" + \
         "\n".join(bad)
 

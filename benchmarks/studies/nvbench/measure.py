@@ -1,7 +1,7 @@
 """cugraphlab's side of the study: each workload's launch timed the ways nvbench does and the ways only cugraphlab does.
 
 ``cugraphlab.measure`` (issue 25 section 2) is not on main yet, so this times with the package's building blocks,
-each on its own clock (``cugraphlab.bench.records.CLOCKS``):
+each on its own clock (``cugraphlab.bench.records.record.CLOCKS``):
 
 * **cold, isolated** (nvbench's cold way, redone): the L2 flushed (``cuMemsetD32Async`` over a buffer of the L2's
   size, as nvbench's ``l2flush``), the stream drained, then held by cugraphlab's spinning kernel
