@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import weakref
 from contextlib import nullcontext as _nothing
-from typing import Callable
+from typing import Callable, cast
 
 __all__ = ["Resource"]
 
@@ -154,7 +154,7 @@ class Resource:
         if fin is None or not fin.alive:
             return
         fin.detach()
-        self._holder.release()
+        cast(_Holder, self._holder).release()  # a live finalizer was made with the holder
 
     def require_open(self) -> None:
         if self.closed:
