@@ -47,7 +47,8 @@ def stack_hint(exc: BaseException) -> tuple[str, str, str, str] | None:
     in the traceback or the line names nothing known."""
     import linecache
 
-    from ...graphs.doctor_stacks import _stack_of_exception, _text, classify_line, code_of, is_user_file
+    from ...graphs.doctor_frames import _stack_of_exception, _text, is_user_file
+    from ...graphs.doctor_stacks import classify_line, code_of
 
     tb, site = exc.__traceback__, None
     while tb is not None:
