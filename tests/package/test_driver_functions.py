@@ -21,7 +21,7 @@ TABLE_FROM = 13000  # INTRODUCED lists what CUDA 13.0's driver API has
 
 INTRODUCED = {
     "cuCtxCreate": 2000, "cuCtxDestroy": 2000, "cuCtxGetCurrent": 4000, "cuCtxGetDevice": 2000,
-    "cuCtxGetStreamPriorityRange": 5050,
+    "cuCtxGetStreamPriorityRange": 5050, "cuCtxPopCurrent": 4000, "cuCtxPushCurrent": 4000,
     "cuCtxSetCurrent": 4000, "cuCtxSynchronize": 2000, "cuDeviceGet": 2000, "cuDeviceGetAttribute": 2000,
     "cuDeviceGetCount": 2000, "cuDeviceGetGraphMemAttribute": 11040, "cuDeviceGetName": 2000,
     "cuDeviceGraphMemTrim": 11040, "cuDevicePrimaryCtxGetState": 7000, "cuDevicePrimaryCtxRelease": 7000,
