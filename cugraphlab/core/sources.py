@@ -23,9 +23,15 @@ def kernel_dir():
     return d
 
 
+#: Sources shipped beside the package's kernels but not part of its kernel set (the course's capstone reads
+#: ``mlp.cu`` by name): ``load_kernels`` without names leaves them out; ``read_source`` still finds them.
+NOT_IN_KERNEL_SET = frozenset({"mlp"})
+
+
 def kernel_names() -> list[str]:
-    """Every kernel source (without .cu), sorted by name."""
-    return sorted(p.name[:-3] for p in kernel_dir().iterdir() if p.name.endswith(".cu"))
+    """Every kernel source of the kernel set (without .cu), sorted by name."""
+    return sorted(n for n in (p.name[:-3] for p in kernel_dir().iterdir() if p.name.endswith(".cu"))
+                  if n not in NOT_IN_KERNEL_SET)
 
 
 def read_source(name: str) -> str:
