@@ -256,7 +256,6 @@ def main(argv=None) -> int:
         p.error("--time-budget and --max-seconds must be > 0")
     if not 0 < args.threshold < 1:
         p.error("--threshold is a fraction in (0, 1), e.g. 0.05")
-    sys.path.insert(0, str(ROOT))
     args.out.mkdir(parents=True, exist_ok=True)
     run = Runner(args)
     if args.only is None:  # 2 x pairs + 1 callable commands, then pairs + 1 kernel ones: each its share of the time

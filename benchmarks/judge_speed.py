@@ -68,8 +68,12 @@ def _line(what: str, wall: list[float], cpu: list[float], goal: float | None) ->
 
 
 def _use_old_loop() -> None:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from helpers.old_bootstrap import grouped_medians, plain_medians
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("old_bootstrap", ROOT / "tests" / "helpers" / "old_bootstrap.py")
+    old = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(old)
+    grouped_medians, plain_medians = old.grouped_medians, old.plain_medians
 
     from cugraphlab.bench import diff
     from cugraphlab.bench.stats import intervals
@@ -128,7 +132,6 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.repeats < 1:
         p.error("--repeats must be >= 1")
-    sys.path.insert(0, str(ROOT))
     from cugraphlab.bench.diff import THREADS
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -28,7 +28,6 @@ import argparse
 import importlib.util
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -110,9 +109,8 @@ PAIRED = ("import json; from cugraphlab.bench.paired.harness import measure_pair
 
 def paired_rows(_dev) -> list[dict]:
     """In a child process, as the GPU test ran it: the harness makes contexts of its own."""
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    p = subprocess.run([sys.executable, "-c", PAIRED], capture_output=True, text=True, env=env, timeout=300,
-                       check=False)
+    p = subprocess.run([sys.executable, "-c", PAIRED], capture_output=True, text=True, cwd=HERE.parent, timeout=300,
+                       check=False)  # run from the repository root, as the GPU test did
     if p.returncode != 0:
         raise RuntimeError(f"the paired child exited {p.returncode}: {p.stderr.strip().splitlines()[-1:]}")
     d = json.loads(p.stdout.strip().splitlines()[-1])

@@ -245,6 +245,8 @@ def test_a_half_kernel_with_small_integer_scalars_is_measured(files, capsys):
     (files / "mix.cu").write_text(MIX)  # includes <cuda_fp16.h> and <cuda_bf16.h>: found beside NVRTC
     code, out, err = run(capsys, files / "mix.cu", "--size", "2^10", "--args", "out,x,-3,200,0.5,1.5,-7,65535,n",
                          "--ways", "eager")
+    if code == 2 and 'could not open source file "cuda_fp16.h"' in err:  # cu12: no header wheel of NVRTC's major
+        pytest.skip("no CUDA fp16 headers for this NVRTC here (the cu12 extra installs none)")
     assert code == 0, err
     assert "mix from mix.cu on 1,024 elements" in out
 
