@@ -29,7 +29,6 @@ KNOWN: dict[str, tuple[str, int]] = {
     "experiment/conditional.py::ConditionalGraphs": ("class", 417),
     "experiment/branches.py::BranchGraphs": ("class", 377),
     "experiment/device_loop.py::DeviceLoop": ("class", 324),
-    "graphs/doctor.py::Doctor": ("class", 315),
 }
 
 
