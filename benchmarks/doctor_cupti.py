@@ -2,7 +2,7 @@
 raw cases are named only with it), CuPy's synchronizing calls inside a cugraphlab capture, and the mode's overhead
 (capture µs plain / explain=True / explain=True + cupti=True; replay µs of the three graphs).
 
-1. ``graphs.doctor_cupti.cupti_library()``: the libcupti file loaded and how it was found (cuda.pathfinder).
+1. ``graphs.doctor.cupti.cupti_library()``: the libcupti file loaded and how it was found (cuda.pathfinder).
 2. ``bench.doctor.run_doctor(foreign=True, cupti=False)`` then ``run_doctor(cupti=True)``: each gallery case in its
    teaching mode, every case in every mode, the state checks, and the overhead (with CUPTI: three variants).
 3. CuPy (when installed): ``cupy.cuda.Device().synchronize()`` and ``cupy.asnumpy`` on the capturing stream inside
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     log = open(out / "doctor_cupti.log", "w")
     tee = Tee(sys.stdout, log)
     from cugraphlab.core.errors import UnsupportedError
-    from cugraphlab.graphs.doctor_cupti import cupti_library
+    from cugraphlab.graphs.doctor.cupti import cupti_library
 
     try:
         lib = cupti_library()

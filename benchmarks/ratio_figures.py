@@ -193,7 +193,7 @@ def main(argv=None) -> int:
 
 
 def _cupti_rows(dev) -> list[dict]:
-    from cugraphlab.graphs.doctor_cupti import cupti_available
+    from cugraphlab.graphs.doctor.cupti import cupti_available
 
     if not cupti_available():
         print("doctor: CUPTI rows skipped (cupti-python is not importable)")

@@ -6,7 +6,7 @@ sample (host clock: perf_counter_ns from before cuStreamBeginCapture to after cu
 of each is instantiated and replayed (``replays`` cuGraphLaunch calls per sample, the stream synchronized at the
 end of each sample, host clock): the doctor only watches the recording, so the two executables must replay alike.
 With ``cupti=True`` a third variant, ``explain=True, cupti=True`` (every driver and runtime call also reported by
-CUPTI's callback to Python, graphs.doctor_cupti), is interleaved with the two, and the gallery adds the cases
+CUPTI's callback to Python, graphs.doctor.cupti), is interleaved with the two, and the gallery adds the cases
 made past cugraphlab's door (FOREIGN_CASES), which only the CUPTI mode can name.
 """
 from __future__ import annotations
@@ -153,7 +153,7 @@ def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhe
                gallery: str = "ours", field_timeout: float = 90.0, field_workers: int = 4) -> DoctorResult:
     """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
     ``overhead``, the cost of ``explain=True``, on device ``device``. ``cupti``: every capture in the CUPTI mode
-    (graphs.doctor_cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
+    (graphs.doctor.cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
     ``cupti``): add the cases made past cugraphlab's door (FOREIGN_CASES). ``gallery``: "ours" (the above),
     "field" (only the field gallery, experiment.doctor_gallery_field: each case and its fixed twin in a process of
     its own, ``field_workers`` at a time, ``field_timeout`` seconds each) or "all" (both)."""
@@ -171,7 +171,7 @@ def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhe
     config = {"device": device, "samples": samples, "launches": launches, "modes": list(modes),
               "cases": [c.key for c in cases], "cupti": bool(cupti)}
     if cupti:
-        from ..graphs.doctor_cupti import cupti_library
+        from ..graphs.doctor.cupti import cupti_library
 
         config["cupti_library"] = cupti_library().describe()  # UnsupportedError before any GPU work
     record = DoctorResult(config=config, clocks=clocks("host_api", "host_call"))

@@ -16,7 +16,7 @@ the clean case had no finding and the state was restored after each, else 1; ``-
 gallery (graphs.field_gallery: mistakes from public threads, PyTorch, CuPy, cuda.core, Triton, numba-cuda,
 cugraphlab, each case and its fixed twin in a process of its own): exit 0 when no case crashed or hung and every case
 that ran was caught and its fix worked; ``--gallery`` alone runs both. ``--cupti`` (cupti-python
-installed): every capture in the CUPTI mode (graphs.doctor_cupti), the gallery with the cases made past cugraphlab's
+installed): every capture in the CUPTI mode (graphs.doctor.cupti), the gallery with the cases made past cugraphlab's
 door and the mode's overhead; without cupti-python one line and exit 2.
 """
 from __future__ import annotations
@@ -112,7 +112,8 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
     sys.stdout.flush()
     print(render_session(diagnoses))
     if replay:
-        from cugraphlab.graphs import doctor_stacks, doctor_watch
+        from cugraphlab.graphs.doctor import stacks as doctor_stacks
+        from cugraphlab.graphs.doctor import watch as doctor_watch
         from cugraphlab.report.doctor import render_sites
 
         events = doctor_watch.LAST.events if doctor_watch.LAST is not None else []

@@ -371,12 +371,12 @@ class Gallery:
 def run_gallery(device, modes=CAPTURE_MODES, cases=CASES, cache=None,
                 cupti: bool = False) -> tuple[list[CaseResult], list[CaseResult]]:
     """Every case in its teaching mode (the gallery), then every case in every mode (the modes table); with
-    ``cupti`` every capture in the CUPTI mode (graphs.doctor_cupti; UnsupportedError without cupti-python).
+    ``cupti`` every capture in the CUPTI mode (graphs.doctor.cupti; UnsupportedError without cupti-python).
 
     Returns (gallery rows, table rows). A warm-up clean capture first, so that the driver's one-time allocations
     do not count as a leak of the first case."""
     if cupti:
-        from ..graphs.doctor_cupti import cupti_library
+        from ..graphs.doctor.cupti import cupti_library
 
         cupti_library()  # the one-line error before any GPU work
     with Gallery(device, cache, cupti) as g:

@@ -39,7 +39,7 @@ class Run:
     diagnoses: list = field(default_factory=list)
     tail: str = ""
     seconds: float = 0.0
-    sites: list = field(default_factory=list)  # the replay watch's table (graphs.doctor_stacks.site_stats)
+    sites: list = field(default_factory=list)  # the replay watch's table (graphs.doctor.stacks.site_stats)
 
     @property
     def skipped(self) -> str:
@@ -257,9 +257,10 @@ def child_main(key: str, variant: str, out: str) -> int:
     """In the child: the case under the doctor; writes {"code", "diagnoses"} to ``out`` before the interpreter
     tears down (a crash at exit still leaves the diagnoses)."""
     from ..core.errors import NoDeviceError
-    from ..graphs import doctor_stacks, doctor_watch
     from ..graphs.doctor import run_explained
-    from ..graphs.doctor_calls import treat_as_user_code
+    from ..graphs.doctor import stacks as doctor_stacks
+    from ..graphs.doctor import watch as doctor_watch
+    from ..graphs.doctor.calls import treat_as_user_code
     from ..report.doctor import render_session
 
     script = HERE / f"{key}.py"

@@ -1,7 +1,7 @@
 """Floor 2, the CUDA graph API, one concept per module, in the order of the lessons in examples/:
 
 exec (a graph, its executable form, cached executables), capture (stream capture, fork/join across streams),
-doctor (which call broke a capture, from which line, and the fix; doctor_stacks: the same for the captures PyTorch,
+doctor/ (which call broke a capture, from which line, and the fix; doctor.stacks: the same for the captures PyTorch,
 CuPy and cuda.core make; field_gallery: the mistakes of public threads, one script each),
 build (explicit nodes), update (new parameters for an instantiated graph), conditional (WHILE/IF nodes),
 pdl (programmatic dependent launch), inspect (topology, text view, DOT); handles (what every function accepts as a
@@ -33,9 +33,9 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "build": ("add_copy_node", "add_kernel_node", "add_launch_sequence", "add_memset_node", "kernel_node_params"),
     "capture": ("capture", "capture_launches", "fork", "join"),
     "doctor": ("MISTAKES", "Diagnosis", "Doctor", "Finding", "explain_all", "explaining"),
-    "doctor_cupti": ("CuptiBusyError", "cupti_available"),
-    "doctor_stacks": ("explain_events",),
-    "doctor_watch": ("watching_stacks",),
+    "doctor.cupti": ("CuptiBusyError", "cupti_available"),
+    "doctor.stacks": ("explain_events",),
+    "doctor.watch": ("watching_stacks",),
     "field_gallery": ("field_case", "recorded_events"),
     "exec": ("ExecCache", "Graph", "GraphExec", "ready_exec", "run_once"),
     "handles": ("GraphLike", "as_handle"),

@@ -38,7 +38,7 @@ class capture:
     it, its Python frame, the class of mistake and the fix end up in ``.diagnosis`` (and in the CaptureError's
     message). ``None`` (default) follows ``doctor.explaining()`` (the ``cugraphlab doctor`` command turns it on).
     It slows the capture only; the graph is the same. ``cupti=True`` (with cupti-python installed) adds the CUPTI
-    mode (graphs.doctor_cupti): every driver and runtime call of the process is logged during the capture, so that a
+    mode (graphs.doctor.cupti): every driver and runtime call of the process is logged during the capture, so that a
     call made by CuPy, PyTorch or raw cuda.bindings is named too; it implies ``explain=True``. ``None`` follows
     ``doctor.explaining_with_cupti()`` (``cugraphlab doctor --cupti``).
     """

@@ -37,7 +37,7 @@ def test_the_flag_parses_for_scripts_and_the_gallery():
 
 def test_without_cupti_python_the_script_run_is_one_line_unsupported(tmp_path, monkeypatch, capsys):
     from cugraphlab.core.errors import UnsupportedError
-    from cugraphlab.graphs import doctor_cupti
+    from cugraphlab.graphs.doctor import cupti as doctor_cupti
 
     monkeypatch.setattr(doctor_cupti, "_loaded", None)
     monkeypatch.setitem(sys.modules, "cupti", None)
@@ -53,7 +53,7 @@ def test_without_cupti_python_the_script_run_is_one_line_unsupported(tmp_path, m
 
 def test_the_cli_prints_one_line_and_exits_2(monkeypatch, capsys):
     from cugraphlab import cli
-    from cugraphlab.graphs import doctor_cupti
+    from cugraphlab.graphs.doctor import cupti as doctor_cupti
 
     if not hasattr(cli, "main"):
         pytest.skip("the CLI package has no main()")

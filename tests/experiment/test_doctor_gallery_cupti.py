@@ -15,7 +15,7 @@ from fake_driver import patch_driver
 def _run(cupti_on: bool):
     from cugraphlab import Device
     from cugraphlab.experiment.doctor_gallery import CASES, FOREIGN_CASES, run_gallery
-    from cugraphlab.graphs import doctor_cupti
+    from cugraphlab.graphs.doctor import cupti as doctor_cupti
 
     mp = pytest.MonkeyPatch()
     fake_cupti = FakeCupti()

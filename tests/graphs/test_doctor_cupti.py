@@ -12,10 +12,10 @@ import pytest
 
 from cugraphlab.core._calls import cu, observing
 from cugraphlab.core.errors import CaptureError, UnsupportedError
-from cugraphlab.graphs import doctor_cupti
 from cugraphlab.graphs.capture import capture
+from cugraphlab.graphs.doctor import cupti as doctor_cupti
 from cugraphlab.graphs.doctor import explain_all, run_explained
-from cugraphlab.graphs.doctor_cupti import CuptiBusyError, CuptiLibrary, normalize
+from cugraphlab.graphs.doctor.cupti import CuptiBusyError, CuptiLibrary, normalize
 from fake_cupti import CallbackDomain, CuptiCaptureDriver, FakeCupti
 from fake_driver import patch_driver
 

@@ -14,7 +14,7 @@ THIS = pathlib.Path(__file__).name
 
 def _lib():
     from cugraphlab.core.errors import UnsupportedError
-    from cugraphlab.graphs.doctor_cupti import cupti_library
+    from cugraphlab.graphs.doctor.cupti import cupti_library
 
     try:
         return cupti_library()
@@ -33,8 +33,8 @@ def line_of(text: str) -> int:
 
 
 def _explained_cupy(device, body):
-    from cugraphlab.graphs import doctor_cupti
     from cugraphlab.graphs.capture import capture
+    from cugraphlab.graphs.doctor import cupti as doctor_cupti
 
     with device.create_stream() as s, device.load_kernels(names=["empty"]) as ks:
         launch = ks["empty"].prepare((), (), ((1,), (1,)), s)

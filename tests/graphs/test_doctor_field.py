@@ -12,7 +12,7 @@ import pytest
 
 from cugraphlab.experiment.doctor_gallery_field import FieldResult, Run, judge, run_case
 from cugraphlab.graphs.doctor import MISTAKES
-from cugraphlab.graphs.doctor_stacks import (
+from cugraphlab.graphs.doctor.stacks import (
     StackEvent,
     calls_on_line,
     classify_line,
@@ -169,7 +169,7 @@ FAKE_TORCH = {
 
 @pytest.fixture
 def fake_torch(tmp_path, monkeypatch):
-    from cugraphlab.graphs.doctor_cupti import treat_as_library
+    from cugraphlab.graphs.doctor.cupti import treat_as_library
 
     for rel, text in FAKE_TORCH.items():
         p = tmp_path / rel
@@ -267,7 +267,7 @@ def test_a_clean_fake_capture_has_no_finding_and_the_patches_are_undone(fake_tor
     import torch
 
     assert torch.cuda.graphs.CUDAGraph.capture_begin.__module__ == "torch.cuda.graphs"  # restored
-    from cugraphlab.graphs import doctor_watch
+    from cugraphlab.graphs.doctor import watch as doctor_watch
 
     (site,) = site_stats(doctor_watch.LAST.events)
     assert (site["captures"], site["replays"]) == (1, 3)
@@ -415,7 +415,7 @@ def test_cugraphlab_doctor_replay_prints_the_site_table(fake_torch, capsys):
 
 
 def test_an_error_of_the_watch_never_reaches_the_script(fake_torch, monkeypatch):
-    from cugraphlab.graphs.doctor_watch import StackWatch
+    from cugraphlab.graphs.doctor.watch import StackWatch
 
     def broken(*a, **k):
         raise RuntimeError("the watch's own bug")

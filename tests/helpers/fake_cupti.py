@@ -17,7 +17,7 @@ import itertools
 import capture_driver
 import fake_driver
 from capture_driver import CaptureFakeDriver
-from cugraphlab.graphs.doctor_cupti import treat_as_library
+from cugraphlab.graphs.doctor.cupti import treat_as_library
 
 for _path in (__file__, capture_driver.__file__, fake_driver.__file__):  # the fakes stand for C: not user frames
     treat_as_library(_path)

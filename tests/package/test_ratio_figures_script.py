@@ -60,7 +60,7 @@ def test_the_doctor_section_runs_end_to_end_on_the_fake_driver(monkeypatch, tmp_
     from fake_measure import install_measure_driver
 
     install_measure_driver(monkeypatch)
-    monkeypatch.setattr("cugraphlab.graphs.doctor_cupti.cupti_available", lambda: False)
+    monkeypatch.setattr("cugraphlab.graphs.doctor.cupti.cupti_available", lambda: False)
     assert rf.main([str(tmp_path / "out"), "--only", "doctor"]) == 0
     out = capsys.readouterr().out
     data = json.loads((tmp_path / "out" / "ratio_figures.json").read_text())

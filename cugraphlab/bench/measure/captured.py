@@ -42,13 +42,13 @@ def graph_way(exe, stream, costs: dict, what: str = WAYS["graph"]) -> Way:
 def stack_hint(exc: BaseException) -> tuple[str, str, str, str] | None:
     """For an exception a library raised inside the user's work during the capture (CuPy's ``.get()`` or
     ``cupy.asnumpy``, PyTorch's ``.item()``, ...): (the call, the class of mistake, the fix in that library's
-    terms, where: "file:line in function"), read from the user's line that raised (``graphs.doctor_stacks``:
+    terms, where: "file:line in function"), read from the user's line that raised (``graphs.doctor.stacks``:
     the same table the doctor uses for the captures those libraries make); None when no line of the user's is
     in the traceback or the line names nothing known."""
     import linecache
 
-    from ...graphs.doctor_frames import _stack_of_exception, _text, is_user_file
-    from ...graphs.doctor_stacks import classify_line, code_of
+    from ...graphs.doctor.frames import _stack_of_exception, _text, is_user_file
+    from ...graphs.doctor.stacks import classify_line, code_of
 
     tb, site = exc.__traceback__, None
     while tb is not None:

@@ -119,10 +119,10 @@ def case(key: str) -> FieldCase:
 
 
 def recorded(c: FieldCase) -> list:
-    """What the stack watch records when case ``c`` runs on a GPU, as its metadata says (graphs.doctor_stacks'
+    """What the stack watch records when case ``c`` runs on a GPU, as its metadata says (graphs.doctor.stacks'
     StackEvents: the capture's begin and end, the error its stack raises at the marked line): fed to
-    ``doctor_stacks.explain_events``, the doctor's diagnosis of the case without a GPU."""
-    from ..doctor_stacks import StackEvent, code_of
+    ``graphs.doctor.stacks.explain_events``, the doctor's diagnosis of the case without a GPU."""
+    from ..doctor.stacks import StackEvent, code_of
 
     invalidated = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
     file, here = str(c.script), c.line("here")

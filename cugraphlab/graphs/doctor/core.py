@@ -1,44 +1,15 @@
-"""The capture doctor: which call broke a stream capture, from which line of Python, what kind of mistake, the fix.
-
-"operation not permitted when stream is capturing" names no culprit, and the capture error often surfaces far from
-the call that caused it (at cuStreamEndCapture, or at the next launch). The doctor watches a capture through the
-package's one door to the driver (``core._calls``): an observer runs after every driver call made through it, and
-after each one the doctor asks the driver about every stream it knows in the capture::
-
-    cuStreamBeginCapture(origin, mode)             # capture(stream, explain=True).__enter__
-      ... each driver call made through cugraphlab, then:
-      cuStreamIsCapturing(s) for s in the capture  # ACTIVE, or INVALIDATED: which call flipped it?
-      cuStreamGetCaptureInfo(s) after an event wait # (status, capture id, graph, dependencies): s joined the capture
-    cuStreamGetCaptureInfo(s) for each forked s    # before the end: its open dependency set must reach the origin's
-    cuStreamEndCapture(origin)
-
-The culprit is the FIRST call that failed with a capture error (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, _IMPLICIT,
-_ISOLATION, _MERGE, _UNJOINED, _WRONG_THREAD, CUDA_ERROR_CAPTURED_EVENT, CUDA_ERROR_NOT_PERMITTED) or after which a
-stream went from ACTIVE to INVALIDATED. A call the door cannot see (CuPy, PyTorch, a raw cuda.bindings call, a
-Launch prepared before the capture began) shows up as a state change between two calls the doctor saw, or at the
-end: the doctor then names both Python frames and says that a call between them did it. A fork never joined is
-named with its stream and the node it left dangling (cuStreamEndCapture would say only UNJOINED).
-
-Capture modes (CUstreamCaptureMode) decide who is refused "potentially unsafe" calls (allocation, synchronous
-copies, event and stream queries): GLOBAL refuses them in every thread while any global capture runs, THREAD_LOCAL
-only in the capturing thread, RELAXED nowhere. Calls that necessarily conflict with a capture (synchronizing the
-capturing stream, an implicit legacy-stream dependency, merging two captures) are refused in every mode. Stacks
-choose different defaults: PyTorch ``torch.cuda.graph(..., capture_error_mode='global')`` (docs.pytorch.org,
-torch.cuda.graph), CuPy ``Stream.begin_capture(mode=None)``: "Default is streamCaptureModeRelaxed"
-(cupy/cuda/stream.pyx), cuda.core ``GraphBuilder.begin_building(mode="relaxed")`` (cuda_core/.../_graph.py), and
-cugraphlab ``capture(stream, mode="thread_local")``. CUDA Driver API, "Stream Management"; CUDA Programming Guide,
-"Prohibited and Unhandled Operations" in "CUDA Graphs".
+"""The watcher of one capture made through cugraphlab (``Doctor``): after every driver call of the package's one
+door (``core._calls``) it asks the driver about every stream it knows in the capture, and names the first call that
+broke it (the method: graphs.doctor's docstring).
 """
 from __future__ import annotations
 
-import contextlib
 import sys
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 
-from ..core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
-from .doctor_calls import (
+from ...core._calls import _short_args, add_observer, cu, driver_module, remove_observer, stream_capture_info
+from .calls import (
     _HOST_COPY,
     _LEGACY,
     _SILENT_HOST_COPIES,
@@ -47,13 +18,13 @@ from .doctor_calls import (
     _local,
     classify,
     stream_of,
-    treat_as_user_code,
 )
-from .doctor_cupti import driver_equivalent
-from .doctor_findings import CAPTURE_ERRORS, MISTAKES, Diagnosis, Finding, Mistake  # re-exported
+from .cupti import driver_equivalent
+from .findings import CAPTURE_ERRORS, Diagnosis, Finding
+from .forks import open_dependencies
+from .process import record
 
-__all__ = ["CAPTURE_ERRORS", "MISTAKES", "Mistake", "CallSite", "Finding", "Diagnosis", "Doctor", "explaining",
-           "explaining_with_cupti", "explain_all", "treat_as_user_code", "classify", "run_explained"]
+__all__ = ["Doctor"]
 
 _INVALIDATED = "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
 
@@ -116,7 +87,7 @@ class Doctor:
         # cupti=True: CUPTI logs every driver call of the process meanwhile (UnsupportedError here without it)
         self.cupti = None
         if cupti:
-            from .doctor_cupti import CuptiWatch
+            from .cupti import CuptiWatch
 
             self.cupti = CuptiWatch.load()
 
@@ -159,7 +130,7 @@ class Doctor:
             if self.culprit is None and exc is not None:
                 self._from_exception(exc)  # a refused call the door did not see, named by its exception
             self._check_states(exit_site, at_exit=True)
-            unjoined, open_deps = self._open_dependencies()
+            unjoined, open_deps = open_dependencies(self)
             result = driver_module().cuStreamEndCapture(self.stream.handle)
         finally:
             _local.busy = False
@@ -187,8 +158,7 @@ class Doctor:
                       open_dependencies=open_deps, later=list(self.later), calls_seen=self.calls,
                       where=str(self.begun_at or ""),
                       cupti=self.cupti.summary() if self.cupti is not None else {})
-        if _session is not None:
-            _session.append(d)
+        record(d)
         return result, d
 
     # --- the observer ---------------------------------------------------------------------------------------------
@@ -360,168 +330,3 @@ class Doctor:
         self.culprit = Finding(kind, call, result=name, where=str(site or ""), stream=hex(self.origin),
                                detail="raised by a function looked up before the capture began (not watched)",
                                seen=False if kind == "foreign" else True)
-
-    def _open_dependencies(self) -> tuple[list[Finding], dict]:
-        """Before cuStreamEndCapture: each stream's open dependency set; a forked stream whose set does not reach
-        the origin's (every node of it an ancestor of, or one of, the origin's) is a fork never joined."""
-        from .inspect import edge_pairs, node_label
-
-        origin = self._info(self.origin)
-        if origin[0] != 0 or _status_name(origin[1]) != "ACTIVE":
-            return [], {}
-        graph, origin_deps = origin[3], origin[4]
-        open_deps = {hex(self.origin): [node_label(n) for n in origin_deps]}
-        others = {h: self._info(h) for h in self.streams if h != self.origin}
-        others = {h: i for h, i in others.items()
-                  if i[0] == 0 and _status_name(i[1]) == "ACTIVE" and i[2] == self.capture_id}
-        if not others:
-            return [], open_deps
-        preds: dict[int, list[int]] = {}
-        for a, b in edge_pairs(graph):
-            preds.setdefault(int(b), []).append(int(a))
-        reach, todo = set(), [int(n) for n in origin_deps]
-        while todo:
-            n = todo.pop()
-            if n not in reach:
-                reach.add(n)
-                todo.extend(preds.get(n, ()))
-        findings = []
-        for h, info in others.items():
-            labels = [node_label(n) for n in info[4]]
-            open_deps[hex(h)] = labels
-            dangling = [(n, lab) for n, lab in zip(info[4], labels) if int(n) not in reach]
-            if dangling:
-                findings.append(Finding(
-                    "unjoined", "cuStreamEndCapture", stream=hex(h), where=str(self.begun_at or ""),
-                    result="CUDA_ERROR_STREAM_CAPTURE_UNJOINED (foreseen before the end)",
-                    detail=f"stream {hex(h)} forked into the capture at {self.fork_sites.get(h, '?')} and never "
-                           f"joined back: its last node"
-                           f"{'s' if len(dangling) > 1 else ''} {', '.join(lab for _, lab in dangling)} "
-                           f"{'are' if len(dangling) > 1 else 'is'} not followed by any work of the origin stream",
-                    seen=True))
-        return findings, open_deps
-
-
-# --- the whole-process switch (the ``cugraphlab doctor`` command) ------------------------------------------------
-_session: list[Diagnosis] | None = None
-_session_cupti = False
-
-
-def explaining() -> bool:
-    """Whether captures made without ``explain=`` are explained (inside ``explain_all()``)."""
-    return _session is not None
-
-
-def explaining_with_cupti() -> bool:
-    """Whether captures made without ``cupti=`` use the CUPTI mode (inside ``explain_all(cupti=True)``)."""
-    return _session is not None and _session_cupti
-
-
-@contextlib.contextmanager
-def explain_all(cupti: bool = False):
-    """Within the block every ``graphs.capture(...)`` made without ``explain=`` is explained (with ``cupti``: in
-    the CUPTI mode, graphs.doctor_cupti); yields the list its diagnoses are appended to, in the order the captures
-    ended. ``cupti=True`` loads cupti-python first (UnsupportedError without it)."""
-    global _session, _session_cupti
-    if cupti:
-        from .doctor_cupti import cupti_library
-
-        cupti_library()
-    previous, _session = _session, []
-    previous_cupti, _session_cupti = _session_cupti, bool(cupti)
-    try:
-        yield _session
-    finally:
-        _session, _session_cupti = previous, previous_cupti
-
-
-def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False,
-                  cupti: bool = False) -> tuple[int, list]:
-    """Run a Python file, or a folder holding ``__main__.py`` (``runpy.run_path``), or a module (``module=True``:
-    ``runpy.run_module``) as ``__main__``, with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``.
-
-    Returns (the script's exit code, the diagnoses of every capture it made through cugraphlab, then those of the
-    captures PyTorch, CuPy and cuda.core made, graphs.doctor_stacks). An exception the
-    script raised is printed as Python would print it, from the script's first frame on (the doctor's and runpy's
-    frames left out), and counts 1. Raises, with nothing printed: InvalidArgumentError (one line) when the script
-    could not start (a syntax error in it, no such module, not Python), and the script's NoDeviceError when it
-    ended for want of a GPU (also when that error is the cause or context of the one it raised), so that the
-    CLI says "no usable GPU" in one line with exit 2, as every command does."""
-    import runpy
-
-    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
-    sys.argv = [target, *(argv or [])]
-    if not module:
-        where = Path(target).resolve()
-        sys.path.insert(0, str(where if where.is_dir() else where.parent))
-    from .doctor_watch import watching_stacks
-
-    code = 0
-    with explain_all(cupti) as diagnoses, watching_stacks() as stacks:
-        try:
-            if module:
-                runpy.run_module(target, run_name="__main__", alter_sys=True)
-            else:
-                runpy.run_path(target, run_name="__main__")
-        except SystemExit as e:
-            if e.code is None:
-                code = 0
-            elif isinstance(e.code, int):
-                code = e.code
-            else:
-                print(e.code, file=sys.stderr)
-                code = 1
-        except Exception as e:
-            stacks.post_mortem(e)
-            code = _script_failed(target, module, e)
-        finally:
-            sys.argv = saved_argv
-            if not module and sys.path and sys.path[0] != saved_path0:
-                del sys.path[0]
-    return code, list(diagnoses) + stacks.diagnoses()
-
-
-def _script_failed(target: str, module: bool, e: Exception) -> int:
-    """What ``run_explained`` does with an exception out of the script: raise or print (see there); returns 1."""
-    import traceback
-
-    from ..core.errors import InvalidArgumentError, NoDeviceError
-
-    no_gpu = _in_chain(e, NoDeviceError)
-    if no_gpu is not None:
-        raise no_gpu.with_traceback(None) from None
-    tb = _user_frames(e.__traceback__)
-    if tb is None:  # the script never ran a line of its own: it could not be started
-        what = f"-m {target}" if module else target
-        if isinstance(e, SyntaxError) and not module:
-            where = f"line {e.lineno}: " if e.lineno else ""
-            raise InvalidArgumentError(f"{what}: {where}{e.msg} (a syntax error: the script did not start)") from None
-        text = str(e).splitlines()[0] if str(e) else "could not be run"
-        raise InvalidArgumentError(f"{what}: {text}") from None
-    traceback.print_exception(type(e), e, tb)
-    return 1
-
-
-def _in_chain(e: BaseException, cls: type) -> BaseException | None:
-    """``e``, or the first exception of its ``__cause__`` / ``__context__`` chain, that is a ``cls``."""
-    seen = set()
-    while e is not None and id(e) not in seen:
-        if isinstance(e, cls):
-            return e
-        seen.add(id(e))
-        e = e.__cause__ or e.__context__
-    return None
-
-
-def _user_frames(tb):
-    """``tb`` without its leading frames of the doctor, runpy and the import machinery: from the script's first
-    frame on (None when the script itself never ran)."""
-    import runpy
-
-    ours = {__file__, runpy.__file__}
-    while tb is not None:
-        name = tb.tb_frame.f_code.co_filename
-        if name not in ours and not name.startswith("<frozen "):
-            break
-        tb = tb.tb_next
-    return tb

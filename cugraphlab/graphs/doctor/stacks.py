@@ -3,7 +3,7 @@
 cugraphlab's door (``core._calls``) sees only cugraphlab's own driver calls, and ``torch.cuda.graph`` never goes
 through it. What every stack does give is a Python exception at the line that broke the capture, with the driver's
 text in it ("CUDA error: operation not permitted when stream is capturing", ``cudaErrorStreamCaptureUnsupported``,
-``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT``). Under ``cugraphlab doctor`` the stack watch (graphs.doctor_watch) records, in order::
+``CUDA_ERROR_STREAM_CAPTURE_IMPLICIT``). Under ``cugraphlab doctor`` the stack watch (graphs.doctor.watch) records, in order::
 
     begin   torch.cuda.CUDAGraph.capture_begin / cupy.cuda.Stream.begin_capture /
             cuda.core GraphBuilder.begin_building           (patched while the script runs, from its import on)
@@ -28,7 +28,7 @@ import linecache
 import re
 from dataclasses import asdict, dataclass
 
-from .doctor_findings import CAPTURE_ERRORS, Diagnosis, Finding
+from .findings import CAPTURE_ERRORS, Diagnosis, Finding
 
 __all__ = ["STACK_CALLS", "StackEvent", "calls_on_line", "classify_line", "code_of", "explain_events", "site_stats"]
 
@@ -259,7 +259,7 @@ def classify_line(source: str, code: str, stack: str, text: str = "") -> tuple[s
     for call in calls:  # a raw driver call (cugraphlab's cu("cu..."), cuda.bindings' driver.cuXxx)
         bare = call.rsplit(".", 1)[-1].replace("()", "")
         if bare.startswith("cu") and bare[2:3].isupper():
-            from .doctor_calls import classify
+            from .calls import classify
 
             kind = classify(bare, (), code)
             if kind != "other":

@@ -1,7 +1,7 @@
 """What the capture doctor reports: the classes of mistake (MISTAKES), a finding, a capture's diagnosis.
 
 Shared by the doctor of cugraphlab's own captures (graphs.doctor) and of the stacks' captures
-(graphs.doctor_stacks), which import it and not each other.
+(graphs.doctor.stacks), which import it and not each other.
 """
 from __future__ import annotations
 
@@ -166,7 +166,7 @@ class Finding:
     status_change: str = ""
     detail: str = ""
     seen: bool = True
-    fix_hint: str = ""  # the fix in the stack's own terms (graphs.doctor_stacks); the class's general fix if empty
+    fix_hint: str = ""  # the fix in the stack's own terms (graphs.doctor.stacks); the class's general fix if empty
 
     @property
     def mistake(self) -> Mistake:
@@ -198,8 +198,8 @@ class Diagnosis:
     later: list[str] = field(default_factory=list)
     calls_seen: int = 0
     where: str = ""
-    cupti: dict = field(default_factory=dict)  # the CUPTI mode's log summary (graphs.doctor_cupti), {} without it
-    stack: str = ""  # a capture PyTorch, CuPy or cuda.core made (graphs.doctor_stacks), "" for cugraphlab's own
+    cupti: dict = field(default_factory=dict)  # the CUPTI mode's log summary (graphs.doctor.cupti), {} without it
+    stack: str = ""  # a capture PyTorch, CuPy or cuda.core made (graphs.doctor.stacks), "" for cugraphlab's own
 
     @property
     def first(self) -> Finding | None:

@@ -1,6 +1,6 @@
 """The stack watch: what ``cugraphlab doctor`` records of the captures PyTorch, CuPy and cuda.core make
-(graphs.doctor_stacks explains it). Installed for a run by ``watching_stacks()`` (graphs.doctor.run_explained):
-the stacks' capture calls patched from their import on (doctor_patches), a trace function armed only while a
+(graphs.doctor.stacks explains it). Installed for a run by ``watching_stacks()`` (graphs.doctor.run_explained):
+the stacks' capture calls patched from their import on (graphs.doctor.patches), a trace function armed only while a
 capture is open (exceptions raised in the user's files), threading.excepthook, the script's own exception chain; at
 the end, a capture the script left open is ended (cuStreamEndCapture) and every patch undone."""
 from __future__ import annotations
@@ -12,10 +12,10 @@ import sys
 import threading
 import time
 
-from .doctor_findings import Diagnosis
-from .doctor_frames import _quiet, _stack_of_exception, _tb_site, _text, _user_site, is_user_file
-from .doctor_patches import StackPatches
-from .doctor_stacks import _IGNORED, StackEvent, _is_capture_code, code_of, explain_events
+from .findings import Diagnosis
+from .frames import _quiet, _stack_of_exception, _tb_site, _text, _user_site, is_user_file
+from .patches import StackPatches
+from .stacks import _IGNORED, StackEvent, _is_capture_code, code_of, explain_events
 
 __all__ = ["StackWatch", "watching_stacks", "LAST"]
 
@@ -173,7 +173,7 @@ class StackWatch(StackPatches):
     @_quiet(lambda self: self._local_trace)
     def _local_trace(self, frame, event, arg):
         if event == "exception" and self.open:
-            from .doctor_calls import _short_path
+            from .calls import _short_path
 
             self.raised(arg[1], (_short_path(frame.f_code.co_filename), frame.f_lineno, frame.f_code.co_name))
         return self._local_trace
@@ -255,7 +255,7 @@ class StackWatch(StackPatches):
                 self.open.pop(cid, None)
                 self.by_key.pop(info["key"], None)
             try:
-                from ..core._calls import driver_module
+                from ...core._calls import driver_module
 
                 d = driver_module()
                 if info["stream"]:

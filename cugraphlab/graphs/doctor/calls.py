@@ -3,7 +3,7 @@ call works on, and where a call came from (the first frame outside cugraphlab).
 
 ``classify`` reads a call's name first, then its stream, then the result code (graphs.doctor's MISTAKES keys);
 ``CallSite`` walks the Python frames out of the package; ``_local.busy`` marks the doctor's own driver calls, which
-neither watcher counts. Kept apart so that graphs.doctor and graphs.doctor_cupti import it and not each other.
+neither watcher counts. Kept apart so that graphs.doctor and graphs.doctor.cupti import it and not each other.
 """
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def classify(name: str, args: tuple, code: str, *, other_thread: bool = False, e
 
 
 # --- where a call came from: the first frame outside cugraphlab -------------------------------------------------
-_PACKAGE = str(Path(__file__).resolve().parents[1]) + os.sep
+_PACKAGE = str(Path(__file__).resolve().parents[2]) + os.sep
 _USER_CODE: set[str] = set()
 
 

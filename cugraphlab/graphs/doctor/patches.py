@@ -1,4 +1,4 @@
-"""The stack watch's patches (graphs.doctor_watch): PyTorch's CUDAGraph capture_begin / capture_end / replay,
+"""The stack watch's patches (graphs.doctor.watch): PyTorch's CUDAGraph capture_begin / capture_end / replay,
 CuPy's Stream.begin_capture / end_capture, cuda.core's GraphBuilder.begin_building / end_building, and cugraphlab's
 Python host callbacks (a driver call made from one is recorded). A class it cannot patch (a Cython type) is left
 alone: the exceptions of its captures still reach the doctor, through the script's own traceback."""
@@ -7,8 +7,8 @@ from __future__ import annotations
 import sys
 import threading
 
-from .doctor_frames import _quiet, _user_site, is_user_file
-from .doctor_stacks import StackEvent
+from .frames import _quiet, _user_site, is_user_file
+from .stacks import StackEvent
 
 __all__ = ["StackPatches"]
 
@@ -124,7 +124,7 @@ class StackPatches:
             self.patched.append("cuda.core")
 
     def patch_host_callbacks(self) -> None:
-        from . import host
+        from .. import host
 
         watch, make0 = self, host._python_trampoline
 
@@ -144,7 +144,7 @@ class StackPatches:
                                           thread="host callback", in_callback=True,
                                           capture=watch.current_capture()))
 
-                from ..core._calls import add_observer, remove_observer
+                from ...core._calls import add_observer, remove_observer
 
                 add_observer(observer)
                 try:

@@ -1,4 +1,4 @@
-"""Which Python frames are the user's, for the stack watch (graphs.doctor_watch): not cugraphlab (unless
+"""Which Python frames are the user's, for the stack watch (graphs.doctor.watch): not cugraphlab (unless
 ``treat_as_user_code``), not a stack (PyTorch, CuPy, cuda-python, ...), not the standard library, not an installed
 package; the line an exception was raised at; and ``_quiet``, which keeps the watch's own errors from the script."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import sysconfig
 from dataclasses import dataclass, field
 
-from .doctor_stacks import _stack_of_name, calls_on_line
+from .stacks import _stack_of_name, calls_on_line
 
 __all__ = ["is_user_file"]
 
@@ -26,8 +26,8 @@ _PATHS = _Paths()
 def is_user_file(filename: str) -> bool:
     """A frame of the user's code: not cugraphlab (unless treat_as_user_code), not a stack (torch, CuPy, ...),
     not the standard library, not any installed package."""
-    from .doctor_calls import _USER_CODE
-    from .doctor_cupti import _skipped
+    from .calls import _USER_CODE
+    from .cupti import _skipped
 
     if not filename or filename.startswith("<"):
         return False
@@ -46,14 +46,14 @@ def _user_site(frame) -> tuple[str, int, str]:
         f = f.f_back
     if f is None:
         return "", 0, ""
-    from .doctor_calls import _short_path
+    from .calls import _short_path
 
     return _short_path(f.f_code.co_filename), f.f_lineno, f.f_code.co_name
 
 
 def _tb_site(tb) -> tuple[str, int, str]:
     """The deepest frame of a traceback in the user's files."""
-    from .doctor_calls import _short_path
+    from .calls import _short_path
 
     site = ("", 0, "")
     while tb is not None:

@@ -42,7 +42,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 
-from ..core.errors import UnsupportedError
+from ...core.errors import UnsupportedError
 
 __all__ = ["CuptiBusyError", "CuptiLibrary", "CuptiCall", "CuptiWatch", "cupti_library", "cupti_available",
            "NOT_INSTALLED", "CODE_NAMES", "normalize", "driver_equivalent", "treat_as_library", "user_frame"]
@@ -243,7 +243,7 @@ def treat_as_library(path: str) -> None:
 
 @functools.lru_cache(maxsize=4096)
 def _skipped(filename: str) -> bool:
-    from .doctor_calls import _is_library
+    from .calls import _is_library
 
     if _is_library(filename):
         return True
@@ -287,7 +287,7 @@ class CuptiCall:
         name = CODE_NAMES.get(self.code)
         if name is None:
             try:
-                from ..core._calls import driver_module
+                from ...core._calls import driver_module
 
                 name = driver_module().CUresult(self.code).name
             except Exception:
@@ -298,7 +298,7 @@ class CuptiCall:
     def where(self) -> str:
         if not self.frame:
             return "?"
-        from .doctor_calls import _short_path
+        from .calls import _short_path
 
         file, line, func = self.frame
         return f"{_short_path(file)}:{line}, in {func}"
@@ -397,7 +397,7 @@ class _Hub:
             c = self.lib.module
             if cbdata.callback_site != c.ApiCallbackSite.API_EXIT:
                 return
-            from .doctor_calls import _local
+            from .calls import _local
 
             if getattr(_local, "busy", False) or not self.watches:
                 return  # the doctor's own queries
@@ -511,7 +511,7 @@ class CuptiWatch:
 
     def kind(self, c: CuptiCall, classify) -> str:
         """The doctor's class of one logged call."""
-        from .doctor_calls import _STREAM_ARG
+        from .calls import _STREAM_ARG
 
         name = driver_equivalent(c.name)
         code = CODE_NAMES.get(c.code, "") if c.code is not None else ""
@@ -527,7 +527,7 @@ class CuptiWatch:
     def silent_copies(self) -> list[CuptiCall]:
         """Synchronous host copies outside the door that the driver accepted in the capturing thread: they ran at
         once and are not part of the graph."""
-        from .doctor_calls import _SILENT_HOST_COPIES
+        from .calls import _SILENT_HOST_COPIES
 
         return [c for c in self.foreign if c.thread == self.capture_thread and c.code == 0
                 and driver_equivalent(c.name) in _SILENT_HOST_COPIES]
