@@ -66,6 +66,20 @@ def report(found: dict[str, tuple[str, int]] | None = None) -> str:
     return "\n".join(lines)
 
 
+def test_the_figures_are_reported(record_property):
+    """The figures in the run's output (a section after the tests, tests/helpers/figures_summary.py): how many
+    modules, functions and classes, the largest of each, and every one over its limit."""
+    text = report()
+    record_property("figures", ("sizes: modules over 600 lines, functions over 80, classes over 300", text))
+    lines = text.splitlines()
+    heads = [line for line in lines if not line.startswith(" ")]
+    assert [h.split(":")[0] for h in heads] == ["modules", "functions", "classes"]
+    for head, (kind, limit) in zip(heads, LIMITS.items()):
+        assert head.endswith(f"over {limit}")
+        over_limit = int(head.rsplit(" over ", 1)[0].rsplit(" ", 1)[1])
+        assert over_limit == sum(1 for k, n in over(sizes()).values() if k == kind)
+
+
 def test_nothing_new_is_over_a_limit():
     new = {name: v for name, v in over(sizes()).items() if name not in KNOWN}
     assert new == {}, f"over the limits {LIMITS} (split it: one idea per room):\n{report()}"
