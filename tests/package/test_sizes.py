@@ -18,9 +18,7 @@ KNOWN: dict[str, tuple[str, int]] = {
     # issue 32 §2 splits these
     "experiment/memchain.py": ("module", 638),
     # the measure_* bodies: set-up, the timed rounds and the record in one function each
-    "bench/graphs/conditional.py::measure_while": ("function", 120),
     "bench/measure/latency.py::measure_latency": ("function", 109),
-    "bench/graphs/update.py::measure_update_costs": ("function", 107),
     "bench/graphs/memnodes.py::_measure_size": ("function", 99),
     "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
     "bench/measure/timeline.py::record_timeline": ("function", 82),
