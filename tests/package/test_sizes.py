@@ -19,8 +19,6 @@ KNOWN: dict[str, tuple[str, int]] = {
     "experiment/memchain.py": ("module", 638),
     # the measure_* bodies: set-up, the timed rounds and the record in one function each
     "bench/measure/latency.py::measure_latency": ("function", 109),
-    "bench/graphs/memnodes.py::_measure_size": ("function", 99),
-    "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
     "bench/measure/timeline.py::record_timeline": ("function", 82),
     "experiment/branches.py::BranchGraphs": ("class", 377),
     "experiment/device_loop.py::DeviceLoop": ("class", 324),
