@@ -115,13 +115,13 @@ print(v)
 assert v.ok, v
 
 # %% [markdown]
-# ## Captured once; the input pointer updated per step
+# ## Captured once; the input pointer set per step
 # The step's five launches are captured on slot 0's input. For any other slot, only the first matmul's arguments
 # change: `cuGraphExecKernelNodeSetParams(exec, node, params)` with the node of the captured graph and the packed
-# arguments of that slot's launch (made once, above), then `cuGraphLaunch`. The update applies to the launches
+# arguments of that slot's launch (made once, above), then `cuGraphLaunch`. The new parameters apply to the launches
 # that follow it; one already queued keeps the arguments it had.
 
-# %% [gpu] captures one step, instantiates it, and checks every slot through the exec update, bit for bit
+# %% [gpu] captures one step, instantiates it, and checks every slot through cuGraphExecKernelNodeSetParams, bit for bit
 from cugraphlab.graphs import kernel_node_params, kernel_nodes_in_order
 s = stream.handle
 cu("cuStreamBeginCapture", s, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
