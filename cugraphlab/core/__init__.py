@@ -1,8 +1,9 @@
 """Floor 1, driver objects: errors, the one door to cuda.bindings, ownership, devices, memory, streams, NVRTC
 programs and their cache, modules and kernels, launches. Knows nothing of graphs or of the chain.
 
-Read in this order: errors, _calls, _resource, device, memory, stream, program (and cache), module, args (every
-kernel argument kind), launch; interop (other libraries' arrays and streams) is what memory, stream and args share.
+Read in this order: errors, _calls (the door, in three rooms: _door, _compat, _shims), _resource, device, memory,
+stream, program (and cache), module, args (every kernel argument kind), launch; interop (other libraries' arrays and
+streams) is what memory, stream and args share.
 """
 from __future__ import annotations
 

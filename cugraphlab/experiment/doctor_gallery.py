@@ -26,6 +26,8 @@ treat_as_user_code(__file__)  # the cases are the "user code" the doctor must po
 
 MEMORY_TOLERANCE = 4 << 20  # bytes of free device memory a case may differ by (driver bookkeeping)
 BIG = 16 << 20  # float32 elements (64 MiB): an allocation that leaked would show far beyond the tolerance
+#: The outcome of a call the driver accepted but the doctor flags (a synchronous copy runs at once, outside the graph).
+RAN_NOT_CAPTURED = "ran, not captured"
 BRANCH_SOURCE = 'extern "C" __global__ void doctor_branch() {}\n'
 
 
@@ -80,7 +82,9 @@ class CaseResult:
 
     @property
     def outcome(self) -> str:
-        """What this mode did with the case's call: "refused: CODE", "allowed", or the end's code."""
+        """What this mode did with the case's call: "refused: CODE", "allowed", "ran, not captured" (the driver
+        accepted a call the doctor flags, such as a synchronous copy: it ran at once and is no node of the graph), or
+        the end's code."""
         d = self.diagnosis
         if d is None:
             return f"error: {self.error}"
@@ -88,6 +92,8 @@ class CaseResult:
         if f is None:
             return "allowed" if d.ok else d.end_result.replace("CUDA_ERROR_", "")
         code = (f.result or d.end_result).split(" ")[0].replace("CUDA_ERROR_", "").replace("STREAM_CAPTURE_", "")
+        if code == "CUDA_SUCCESS":
+            return RAN_NOT_CAPTURED
         return f"refused: {code}" if f.call == self.expected_call or f.kind == self.expected_kind else \
             f"{f.call} {code}"
 

@@ -90,12 +90,19 @@ def render_gallery(results: Iterable[Any]) -> str:
     return "\n\n".join(blocks + [table])
 
 
+#: Labels of records written before the gallery named them right: a call the driver accepted (a synchronous copy,
+#: run at once and not in the graph) read "refused: CUDA_SUCCESS".
+OLD_OUTCOMES = {"refused: CUDA_SUCCESS": "ran, not captured"}
+
+
 def render_modes_table(rows: Iterable[Any], modes=MODES) -> str:
-    """Cases down, capture modes across: what each mode did with each case's call ("refused: CODE", "allowed")."""
+    """Cases down, capture modes across: what each mode did with each case's call ("refused: CODE", "allowed",
+    "ran, not captured")."""
     by_case: dict[str, dict[str, str]] = {}
     for r in rows:
         r = _plain(r)
-        by_case.setdefault(r["case"], {})[r["mode"]] = r["outcome"] + ("" if r["restored"] else " (NOT restored)")
+        outcome = OLD_OUTCOMES.get(r["outcome"], r["outcome"])
+        by_case.setdefault(r["case"], {})[r["mode"]] = outcome + ("" if r["restored"] else " (NOT restored)")
     table = [[case] + [cells.get(m, "") for m in modes] for case, cells in by_case.items()]
     return ("which capture mode refuses which call:\n"
             + format_table(["case", *modes], table, align="l" * (len(modes) + 1))

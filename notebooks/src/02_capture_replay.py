@@ -131,20 +131,24 @@ def _check1(g):
 grade(1, twice, _check1)
 
 # %% [markdown exercise 2]
-# ### Exercise 2 · Another scalar, another graph (GPU)
-# Make `chain3 = cgl.Chain(dev, n=N, scalar=3.0)`, capture its launches into a graph, replay it once and put the
-# output in `scaled_out`. The check compares it bit for bit with `cgl.reference("add,mul,sub,relu", x, y, 3.0)`
-# on `chain3`'s inputs (`chain3.x_host`, `chain3.y_host`). Then close `chain3` and your graph objects.
+# ### Exercise 2 · New data, the same graph (GPU)
+# The graph holds the chain's buffers' **addresses**, not their contents. Replay `exe` twice, each time on fresh
+# inputs written into the same buffers (`chain.randomize(); chain.poison()` before each launch), without
+# capturing again; after each replay keep `(x, y, out)` as host arrays (`chain.x_host`, `chain.y_host`,
+# `chain.out.to_numpy()`). Put the two triples in `two_replays`. The check computes each replay's result from its
+# own inputs in NumPy and compares bit for bit; the two inputs must differ.
 
 # %% [exercise 2]
-scaled_out = None
+two_replays = None
 
-# %% [check 2 gpu] the output of the chain with scalar 3.0, bit for bit
-def _check2(out2):
-    want = cgl.reference("add,mul,sub,relu", chain3.x_host, chain3.y_host, 3.0)
-    v = cgl.compare_bits("scalar 3.0", np.asarray(out2), want)
-    return v.ok, str(v)
-grade(2, scaled_out, _check2)
+# %% [check 2 gpu] each replay computed from the inputs it was given, bit for bit
+def _check2(replays):
+    (x1, y1, o1), (x2, y2, o2) = replays
+    v1 = cgl.compare_bits("replay 1", np.asarray(o1), cgl.reference(chain.ops, x1, y1, chain.scalar))
+    v2 = cgl.compare_bits("replay 2", np.asarray(o2), cgl.reference(chain.ops, x2, y2, chain.scalar))
+    fresh = not np.array_equal(x1, x2)
+    return v1.ok and v2.ok and fresh, f"{v1}; {v2}; fresh inputs the second time: {fresh}"
+grade(2, two_replays, _check2)
 
 # %% [markdown]
 # ## Change this and run again

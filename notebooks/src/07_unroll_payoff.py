@@ -134,25 +134,33 @@ def _check1(f):
 grade(1, break_even, _check1)
 
 # %% [markdown exercise 2]
-# ### Exercise 2 · Eight iterations in one graph (GPU)
-# Capture K = 8 iterations of the chain into one graph (as `unrolled_exec` does, but keep the Graph), and launch it
-# once on fresh inputs. Put the Graph in `eight` and the output in `eight_out`. The check: 32 kernel nodes in a
-# line (31 edges), and the output bit-exact.
+# ### Exercise 2 · Four batches in one launch (GPU)
+# The unrolled graphs above repeat one iteration on the same buffers. A real loop reads a new batch each
+# iteration: one launch can still carry K of them, if each batch's data sits at an address known when the graph is
+# made. Make four chains that share the kernels, each with its own buffers (`cgl.Chain(dev, n=4096,
+# kernels=chain.kernels)`), in a list `batches`. Build **one** graph `batched` holding their 16 launches in a
+# line, node by node as in notebook 03 (`cu("cuGraphAddKernelNode", batched.handle, deps or None, len(deps),
+# kernel_node_params(L))`, with `kernel_node_params` from `cugraphlab.graphs`). Give each chain fresh inputs and a
+# poisoned output (and wait for its stream), launch the graph once on `s`, and put the four outputs in
+# `batch_outs`. The check: 16 kernel nodes, and each output bit-exact against its own chain's NumPy result.
 
 # %% [exercise 2]
-eight, eight_out = None, None
+batches, batched, batch_outs = None, None, None
 
-# %% [check 2 gpu] 32 nodes, 31 edges, bit-exact
-def _check2(g):
-    v = cgl.compare_bits("unroll 8", np.asarray(eight_out), chain.expected())
-    return g.node_count == 32 and len(g.edges()) == 31 and v.ok, f"{g.node_count} nodes, {len(g.edges())} edges; {v}"
-grade(2, eight, _check2)
+# %% [check 2 gpu] 16 nodes; each batch's output from its own inputs, bit for bit
+def _check2(outs):
+    outs = list(outs)
+    vs = [cgl.compare_bits(f"batch {i}", np.asarray(o), b.expected()) for i, (o, b) in enumerate(zip(outs, batches))]
+    ok = batched.node_count == 16 and len(outs) == len(batches) == 4 and all(v.ok for v in vs)
+    return ok, f"{batched.node_count} nodes, {len(outs)} outputs; " + "; ".join(map(str, vs))
+grade(2, batch_outs, _check2)
 
 # %% [markdown]
 # ## Change this and run again
 # Make the chain 256 times larger (`n=1 << 20`). Does unrolling still help? Where do the wall and device lines meet?
 
 # %% [gpu] frees what this notebook made
-for o in (*execs.values(), start, end, chain):
-    o.close()
+for o in (*execs.values(), start, end, batched, *(batches or ()), chain):
+    if o is not None:
+        o.close()
 print("closed")

@@ -72,7 +72,9 @@ r = cgl.measure(launch, check=check, prepare=prepare)
 print(render_measure(r))
 
 # %% [markdown]
-# **Reading it.** *host* is what the thread pays per call; when the GPU is slower than the host, a full launch
+# **Reading it.** *held* and *cold*, the first two columns, are the GPU's own time per call: calls queued back to
+# back behind a kernel that holds the stream (no host gap between them), and one call after the L2 was flushed.
+# *host* is what the thread pays per call; when the GPU is slower than the host, a full launch
 # queue makes the host wait inside the call, and host approaches wall. *native* takes the binding out (a
 # prepared call from C behind a Python builtin), *floor* takes Python out too: what is left is the driver.
 # *reference* is a bare launch of an empty kernel timed in the same rounds, and *x ref* each way's host cost in
@@ -139,15 +141,17 @@ print()
 print(render_diff(changed))
 
 # %% [markdown]
-# Read the two diffs for what they print, not for what you expected. The same work measured twice in one process
-# need not read SAME row by row: its raw host µs drift between the two records (clocks, caches, whatever else the
-# machine did meanwhile), and that drift can be as large as a microsecond's slowdown, which can then read SAME on
-# the raw rows. The rows to trust first are the ones read against the reference (*x ref*): the reference was
-# measured in the same rounds as each way, so what drifts for both cancels in the ratio. Between processes there
-# is more: the host cost of a launch has a *mode* that is set per process (docs/studies/launch-cost-modes.md), so
-# two runs of a program can differ by more than two records of one process. `measure(..., processes=6)` (and `cugraphlab measure --processes 6`) measures in six fresh processes, one
-# after the other, and keeps which process each sample came from; `diff` then takes the process, not the sample,
-# as the unit.
+# Read the two diffs for what they print, not for what you expected. Two records of the same work in one process
+# need not read SAME on their raw host rows: host µs drift between the records (clocks, caches, whatever else the
+# machine did meanwhile), and that drift can be as large as the microsecond added, so a raw row may call the same
+# work FASTER and the slower work SAME. The lesson: **trust the ratio to the reference.** The *x ref* row divides
+# each way's host cost by a bare launch measured in the same rounds, so what drifts for both cancels; *held* and
+# *cold* are the GPU's own time, which the host's drift does not touch. Those are the rows `diff` judges by
+# default; the raw host, wall and host-paced device rows are printed beside them, marked as not judged. Between
+# two processes there is one more reason: the host cost of a launch has a *mode* set per process
+# (docs/studies/launch-cost-modes.md), which moves raw host µs and leaves the ratio. `measure(..., processes=6)`
+# (and `cugraphlab measure --processes 6`) measures in six fresh processes, one after the other, and keeps which
+# process each sample came from; `diff` then takes the process, not the sample, as the unit.
 #
 # ## Run 4: the same in your test suite
 # The pytest plugin comes with cugraphlab (entry point `pytest11`). A test asks for the `cgl_measure` fixture;
@@ -242,14 +246,16 @@ grade(2, mine, _check2)
 
 # %% [markdown]
 # ## What it means
-# Compare Run 1 with its 1,024-float version. Which clock sets the pace is read from wall against host, not from
-# device against host: in a launch-bound loop the events follow the host's calls (the GPU waits between kernels),
-# so the device µs can exceed the host µs while the host still sets the pace. Where every way's wall time is about
-# the kernel's own time, the GPU sets it and a graph saves little; where the ways' wall times differ by what their
-# host paths cost, as the printed wall times and the graph's saving per call show at 1,024 floats, the launch is
-# everything: eager pays Python, the binding and the driver, native the driver and a builtin call, the floor the
-# driver alone, and one graph replay costs about what one launch does but carries any number of kernels. What a graph saves grows with the launches in one call: measure your real step, not one kernel. And a
-# capture that fails is not a timing: it is a diagnosis.
+# Compare Run 1 with its 1,024-float version, reading each way's *held* µs per call (the GPU's own time) against
+# its *host* µs per call (the thread's). Where host is above held, the GPU finishes a call before the host has made
+# the next one: the host sets the pace, the GPU idles between kernels, and the *device* column (events around the
+# host's loop) reads the host's pace, not the kernel's. Where held is above host and about the wall µs per call,
+# the GPU sets the pace: the calls queue up behind the kernels, and a graph saves little. Which of the two holds at
+# each size is what the tables above print, on this GPU. Where the host sets the pace, the launch is everything:
+# eager pays Python, the binding and the driver, native the driver and a builtin call, the floor the driver alone,
+# and one graph replay costs about what one launch does but carries any number of kernels. What a graph saves
+# grows with the launches in one call: measure your real step, not one kernel. And a capture that fails is not a
+# timing: it is a diagnosis.
 #
 # The command line does the same without a notebook:
 #

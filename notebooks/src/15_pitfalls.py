@@ -7,7 +7,7 @@
 # here. The first six are caught: by the bit-exact check against NumPy, by a typed error naming the CUresult, by
 # the update's result info, or by the timing summary's spread. The seventh is no error anywhere: the driver orders
 # the two launches one after the other, as documented, and the results stay right; what is lost is concurrency,
-# which only a timing could show, and (7) says when its timing can and cannot.
+# and (7) catches it without a clock: it holds one stream and asks whether the other one finished meanwhile.
 #
 # *Prerequisites: notebooks 01 to 07.*
 
@@ -194,33 +194,54 @@ cap.graph.close()
 # multiple executable graphs." And an executable writes the buffers it was captured with: two copies running at
 # once would race on them. Concurrency needs two executables **and** two sets of buffers.
 
-# %% [gpu] one executable on two streams against two executables of two chains, timed; both outputs checked
-big = cgl.Chain(dev, n=1 << 20, kernels=chain.kernels)
-other = cgl.Chain(dev, n=1 << 20, kernels=chain.kernels)
+# %% [gpu] holds stream A, queues a launch behind the hold, and asks whether stream B finished meanwhile
+from cugraphlab.bench import DeviceHold
+hk = dev.load_kernels(names=["hold"])  # one thread spinning until the host sets a flag (bench.DeviceHold)
+big = cgl.Chain(dev, n=1 << 16, kernels=chain.kernels)  # small grids: the GPU has room to run both at once
+other = cgl.Chain(dev, n=1 << 16, kernels=chain.kernels)
 e1, e2 = big.graph_exec(), other.graph_exec()
 sa, sb = big.stream.handle, other.stream.handle
-def rounds(pairs, k=200):
-    big.stream.synchronize(); other.stream.synchronize()
-    t0 = time.perf_counter_ns()
-    for _ in range(k):
-        for exe_, stream_ in pairs:
-            cu("cuGraphLaunch", exe_.handle, stream_)
-    big.stream.synchronize(); other.stream.synchronize()
-    return (time.perf_counter_ns() - t0) / 1e3 / k
-rounds([(e1, sa), (e1, sb)], 20); rounds([(e1, sa), (e2, sb)], 20)  # warm-up
-one = rounds([(e1, sa), (e1, sb)])
-two = rounds([(e1, sa), (e2, sb)])
-print(f"one executable on A and B: {one:.1f} us per pair of launches; two executables: {two:.1f} us "
-      f"({one / two:.2f}x)")
+for exe_, stream_ in ((e1, sa), (e2, sb)):  # first launches (upload, module loading) before any hold
+    cu("cuGraphLaunch", exe_.handle, stream_)
+cu("cuCtxSynchronize")
+NOT_READY, SUCCESS = d.CUresult.CUDA_ERROR_NOT_READY, d.CUresult.CUDA_SUCCESS
+
+def finished_while_held(exe_b, wait_s=0.2):
+    """A held by the spinning kernel, e1 queued on A behind it, then exe_b launched on B: did B finish while A was
+    still held? (cuStreamQuery(B) polled for up to wait_s; the hold lets go only when the host releases it)"""
+    for c in (big, other):
+        c.randomize(); c.poison()
+    cu("cuCtxSynchronize")
+    with DeviceHold(dev, hk, big.stream, timeout_ms=5000) as hold:
+        with hold.held() as held:
+            cu("cuGraphLaunch", e1.handle, sa)  # queued on A, behind the hold
+            cu("cuGraphLaunch", exe_b.handle, sb)
+            t0 = time.perf_counter()
+            while d.cuStreamQuery(sb)[0] == NOT_READY and time.perf_counter() - t0 < wait_s:
+                time.sleep(0.001)
+            done = d.cuStreamQuery(sb)[0] == SUCCESS
+        assert held["report"].released, "the hold let go by its own timeout: this answer is not a held one"
+    cu("cuCtxSynchronize")
+    return done
+
+one_done = finished_while_held(e1)  # the same executable on B
+two_done = finished_while_held(e2)  # another executable, with its own buffers, on B
+print(f"one executable on A and B:      B finished while A was held: {one_done}")
+print(f"two executables, one per stream: B finished while A was held: {two_done}")
+assert not one_done, "B's launch of e1 finished while A's launch of e1 was still queued: not the documented order"
+assert two_done, "B's own executable did not finish while A was held"
 for c, name in ((big, "chain A"), (other, "chain B")):
     v = cgl.compare_bits(name, c.out.to_numpy(), c.expected())
     print(v)
     assert v.ok, f"{name}: {v}"
+hk.close()
 
 # %% [markdown]
-# What the ratio can say: at 2^20 floats each kernel fills the GPU, so even two executables on two streams have
-# little room to overlap, and a ratio near 1 says nothing about the mistake. Nothing here fails; the documented
-# ordering above, not this timing, is the lesson: one executable runs one launch at a time.
+# Read the two lines. While A is held nothing on A can start, so whatever B's launch is ordered behind waits as
+# long as the hold. With one executable, B's launch is ordered behind A's launch of it (the sentence above), and B
+# does not finish. With two executables nothing ties B to A, and B finishes while A is still held. No clock is
+# needed: `cuStreamQuery` reads an order, and the assertions hold on any GPU. The results are right both ways;
+# what the mistake costs is the overlap, which a timing would show only where the kernels leave the GPU room.
 
 # %% [markdown]
 # ## On the H200: the capture mistakes, in every mode
@@ -236,7 +257,7 @@ show_record("doctor", "re:^(sync|legacy_stream) +refused")
 # between replays must either live in memory the graph reads (pitfall 1's fix) or be written into the
 # executable (`cuGraphExecKernelNodeSetParams`, `cuGraphExecUpdate`: pitfalls 3 and 5). Captures must stay inside
 # one world of streams: no waiting, no legacy stream (pitfalls 2 and 6). And an executable is one sequence of
-# work: it never overlaps itself (pitfall 7).
+# work: it never overlaps itself, whichever stream launches it (pitfall 7).
 #
 # ## Exercises
 
@@ -257,21 +278,26 @@ def _check1(out1):
 grade(1, updated_out, _check1)
 
 # %% [markdown exercise 2]
-# ### Exercise 2 · Two executables, side by side (GPU)
-# Make two chains `ca`, `cb` of 2^16 floats (their own buffers and streams), an executable of each, launch both
-# once (each on its own stream) on fresh inputs with poisoned outputs, wait for both, and put the two outputs in
-# `side_by_side = (out_a, out_b)` (keep `ca` and `cb` open for the check). The check: each bit-exact against its
-# own chain's NumPy result.
+# ### Exercise 2 · Fix a stale pointer without copying (GPU)
+# Pitfall 1 fixed the moved input by copying it into the buffer the graph reads. The other fix points the graph
+# at the new buffer. Capture the chain (`chain.capture()`) and instantiate it; put fresh inputs in a **new** device
+# array (`xh_moved = rng.standard_normal(chain.n, dtype=np.float32)`, `x_moved = dev.to_device(xh_moved)`); make
+# the executable's `add` node read `x_moved` (`add` packs `(out, x, y, n)`: set argument 1 in
+# `chain.launches[0].args`, then `cuGraphExecKernelNodeSetParams` with `kernel_node_params`, as pitfall 5 did for
+# the scalar; then set argument 1 back to `chain.x`). Launch it with a poisoned output and put the output in
+# `moved_out`; keep `xh_moved` and `x_moved`. The check: bit-exact against NumPy on `xh_moved` and `chain.y_host`,
+# and `chain.x` must not hold `xh_moved` (no copy).
 
 # %% [exercise 2]
-side_by_side = None
+moved_out = None
 
-# %% [check 2 gpu] both outputs, each against its own inputs
-def _check2(outs):
-    va = cgl.compare_bits("chain a", np.asarray(outs[0]), ca.expected())
-    vb = cgl.compare_bits("chain b", np.asarray(outs[1]), cb.expected())
-    return va.ok and vb.ok, f"{va}; {vb}"
-grade(2, side_by_side, _check2)
+# %% [check 2 gpu] the executable read the new buffer, and nothing was copied into the old one
+def _check2(out2):
+    want = cgl.reference(chain.ops, xh_moved, chain.y_host, chain.scalar)
+    v = cgl.compare_bits("the graph pointed at x_moved", np.asarray(out2), want)
+    copied = np.array_equal(chain.x.to_numpy(), xh_moved)
+    return v.ok and not copied, f"{v}; xh_moved copied into chain.x: {copied}"
+grade(2, moved_out, _check2)
 
 # %% [markdown]
 # ## Change this and run again

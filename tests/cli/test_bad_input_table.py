@@ -226,7 +226,7 @@ def test_each_bad_input_gets_its_one_line(argv, code, fragment, places, no_gpu, 
     if args == ["compile", "--no-cache"]:  # as where cuda-bindings is not installed
         import cuda.bindings
 
-        monkeypatch.setattr("cugraphlab.core._calls._nvrtc", None)
+        monkeypatch.setattr("cugraphlab.core._door._nvrtc", None)
         monkeypatch.delattr(cuda.bindings, "nvrtc", raising=False)
         monkeypatch.setitem(sys.modules, "cuda.bindings.nvrtc", None)
     got = cli.main(args)

@@ -160,7 +160,7 @@ def test_info_without_cuda_bindings_shows_its_facts_and_what_to_install(monkeypa
     import cuda.bindings
 
     for name in ("driver", "nvrtc"):
-        monkeypatch.setattr(f"cugraphlab.core._calls._{name}", None)
+        monkeypatch.setattr(f"cugraphlab.core._door._{name}", None)
         monkeypatch.delattr(cuda.bindings, name, raising=False)
         monkeypatch.setitem(sys.modules, f"cuda.bindings.{name}", None)
     monkeypatch.setattr("cugraphlab.core.device._initialised", False)
@@ -179,7 +179,7 @@ def test_a_cuda_library_not_found_is_one_line_naming_the_install(monkeypatch, ca
     def missing(name):
         raise DynamicLibNotFoundError("Failure finding libnvrtc.so: no such file in the searched folders")
 
-    monkeypatch.setattr("cugraphlab.core._calls.nvrtc_fn", missing)
+    monkeypatch.setattr("cugraphlab.core._door.nvrtc_fn", missing)
     assert cli.main(["compile", "--no-cache"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "a CUDA library was not found (Failure finding libnvrtc.so" in lines[0]

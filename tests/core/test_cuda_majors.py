@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from cugraphlab.core import _calls, device
+from cugraphlab.core import _calls, _compat, _door, device
 from cugraphlab.core.errors import DriverMismatchError, NoDeviceError, UnsupportedError
 
 
@@ -14,12 +14,12 @@ def fake_driver(monkeypatch, *, bindings=(13, 5), driver=(12, 4), nvrtc=None, **
     """Replace the bindings' driver module with a stub speaking CUDA ``bindings``, on a driver for ``driver``,
     and NVRTC's version with ``nvrtc`` (default: the bindings' own)."""
     nvrtc = nvrtc or bindings
-    monkeypatch.setattr(_calls, "nv", lambda name, *args: nvrtc if name == "nvrtcVersion" else 1 / 0)
+    monkeypatch.setattr(_door, "nv", lambda name, *args: nvrtc if name == "nvrtcVersion" else 1 / 0)
     mod = SimpleNamespace(CUDA_VERSION=bindings[0] * 1000 + bindings[1] * 10, CUgraphEdgeData=lambda: "plain edge",
                           cuInit=lambda flags: (0,),
                           cuDriverGetVersion=lambda: (0, driver[0] * 1000 + driver[1] * 10), **fns)
-    monkeypatch.setattr(_calls, "driver_module", lambda: mod)
-    monkeypatch.setattr(_calls, "bindings_version", lambda: "%d.%d.0" % bindings)
+    monkeypatch.setattr(_door, "driver_module", lambda: mod)
+    monkeypatch.setattr(_compat, "bindings_version", lambda: "%d.%d.0" % bindings)
     monkeypatch.setattr(device, "_initialised", False)
     return mod
 
@@ -69,7 +69,7 @@ def test_a_driver_older_than_cuda_12_is_refused_with_update_advice(monkeypatch):
 
 
 def test_the_check_with_the_real_bindings_and_a_stubbed_driver(monkeypatch):
-    monkeypatch.setattr(_calls, "driver_cuda_version", lambda: (12, 8))
+    monkeypatch.setattr(_compat, "driver_cuda_version", lambda: (12, 8))
     if _calls.bindings_major() >= 13:
         with pytest.raises(DriverMismatchError, match=r"cugraphlab\[cu12\]"):
             _calls.check_driver_matches_bindings()

@@ -183,8 +183,8 @@ _EXIT_SCRIPT = textwrap.dedent('''
         print("AFTER", len(fake.after_context), "LIVE", len(live), "RETAINS", fake.primary_retains(0), flush=True)
 
     atexit.register(report)
-    import cugraphlab.core._calls as calls
-    calls._driver = fake
+    import cugraphlab.core._door as door
+    door._driver = fake
     import cugraphlab as cgl
     with cgl.Device(0) as dev:
         kernels = dev.load_kernels(names=["add"])

@@ -93,7 +93,7 @@ def test_missing_devrt_is_one_line(monkeypatch):
 
 
 def test_missing_nvjitlink_is_one_line(monkeypatch):
-    from cugraphlab.core import _calls
+    from cugraphlab.core import _door
 
     class Gone:
         class nvJitLinkError(Exception):
@@ -103,7 +103,7 @@ def test_missing_nvjitlink_is_one_line(monkeypatch):
         def version():
             raise RuntimeError("Function nvJitLinkVersion not found (libnvJitLink.so.13 not found)")
 
-    monkeypatch.setattr(_calls, "_nvjitlink", Gone)
+    monkeypatch.setattr(_door, "_nvjitlink", Gone)
     with pytest.raises(UnsupportedError) as e:
         link.require_nvjitlink()
     assert "\n" not in str(e.value) and "nvidia-nvjitlink" in str(e.value)

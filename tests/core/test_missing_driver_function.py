@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cugraphlab.core import _calls
+from cugraphlab.core import _calls, _door
 from cugraphlab.core.errors import MissingDriverFunctionError, UnsupportedError
 from fake_driver import FakeDriver
 
@@ -30,7 +30,7 @@ def class_form(name):
 @pytest.fixture
 def fake(monkeypatch):
     f = FakeDriver(driver_version=13000)
-    monkeypatch.setattr(_calls, "_driver", f)
+    monkeypatch.setattr(_door, "_driver", f)
     return f
 
 
@@ -92,7 +92,7 @@ def test_12x_add_node_falls_back_to_the_12_2_form_on_either_error(monkeypatch, f
     f.CUDA_VERSION = 12090  # 12.x bindings: the _v2 spellings
     plain = Recorder((OK, "n1"))
     f.cuGraphAddNode, f.cuGraphAddNode_v2 = plain, form("cuGraphAddNode_v2")
-    monkeypatch.setattr(_calls, "_driver", f)
+    monkeypatch.setattr(_door, "_driver", f)
     assert _calls.graph_add_node("g", ["a"], "p") == "n1"
     assert plain.calls == [("g", ["a"], 1, "p")]
 
@@ -108,5 +108,5 @@ def test_12x_edges_fall_back_without_edge_data_on_either_error(monkeypatch, form
         return (OK, None, None, 1) if n == 0 else (OK, ["a"], ["b"], 1)
 
     f.cuGraphGetEdges, f.cuGraphGetEdges_v2 = edges, form("cuGraphGetEdges_v2")
-    monkeypatch.setattr(_calls, "_driver", f)
+    monkeypatch.setattr(_door, "_driver", f)
     assert _calls.graph_edges("g") == [("a", "b", None)]

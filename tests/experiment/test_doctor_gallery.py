@@ -64,6 +64,17 @@ def test_modes_table(results):
     assert outcome[("other_thread", "global")].startswith("refused")
     assert outcome[("other_thread", "thread_local")] == "allowed"
     assert all(outcome[("sync", m)].startswith("refused") for m in ("global", "thread_local", "relaxed"))
+    # a synchronous copy the driver accepted ran at once, outside the graph: not "refused: CUDA_SUCCESS"
+    copies = [outcome[("host_copy", m)] for m in ("global", "thread_local", "relaxed")]
+    assert "ran, not captured" in copies and "refused: CUDA_SUCCESS" not in copies, copies
+
+
+def test_the_modes_table_names_an_old_records_accepted_copy_as_ran_not_captured():
+    from cugraphlab.report.doctor import render_modes_table
+
+    row = {"case": "host_copy", "mode": "global", "outcome": "refused: CUDA_SUCCESS", "restored": True}
+    text = render_modes_table([row])
+    assert "ran, not captured" in text and "CUDA_SUCCESS" not in text, text
 
 
 def test_rendering(results):
@@ -75,3 +86,12 @@ def test_rendering(results):
     assert "fix:" in render_diagnosis(gallery[0].diagnosis)
     modes = render_modes_table([r.to_dict() for r in table])
     assert "global" in modes and "relaxed" in modes and "PyTorch" in modes
+
+
+def test_the_why_of_a_sync_lists_only_calls_the_driver_refuses():
+    """The gallery shows a synchronous cuMemcpy accepted in every mode (host_copy: ran, not captured), so the sync
+    mistake's why must not name it among the refused waits."""
+    from cugraphlab.graphs import MISTAKES
+
+    why = MISTAKES["sync"].why
+    assert "cuStreamSynchronize" in why and "cuMemcpy" not in why, why

@@ -68,12 +68,12 @@ def test_captured_while_has_the_built_topology(cond_driver, into):
         assert same, text
         assert text.startswith("parent: same topology: 2 nodes, 1 edges; body: same topology: 5 nodes, 4 edges")
         # the comparison can fail: a body captured without one of the chain's launches differs
-        real = loops._capture_launches
-        loops._capture_launches = lambda *a: [x for i, x in enumerate(real(*a)) if i != 2]  # drop `sub`
+        real = loops.while_captured._capture_launches
+        loops.while_captured._capture_launches = lambda *a: [x for i, x in enumerate(real(*a)) if i != 2]  # drop `sub`
         try:
             same, text = loops.same_as_built(7, into)
         finally:
-            loops._capture_launches = real
+            loops.while_captured._capture_launches = real
         assert not same and "body: different topology" in text and "parent: same topology" in text
 
 

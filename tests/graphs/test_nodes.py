@@ -151,7 +151,7 @@ def test_captured_host_func_goes_to_libcuda_and_the_capture_graph_keeps_it(fake,
 
 
 def test_launch_host_func_is_traced_and_checked(fake, dev, monkeypatch):
-    from cugraphlab.core import _calls
+    from cugraphlab.core import _calls, _door
     from cugraphlab.core.errors import CudaError
     from cugraphlab.graphs.host import HostCallback, launch_host_func
 
@@ -165,7 +165,7 @@ def test_launch_host_func_is_traced_and_checked(fake, dev, monkeypatch):
             def cuLaunchHostFunc(self, *a):
                 return 201  # CUDA_ERROR_INVALID_CONTEXT
 
-        monkeypatch.setattr(_calls, "_libcuda", Refusing())
+        monkeypatch.setattr(_door, "_libcuda", Refusing())
         with pytest.raises(CudaError, match="CUDA_ERROR_INVALID_CONTEXT"):
             launch_host_func(s, cb)
     s.close()

@@ -43,7 +43,7 @@ class FakeDriver:
         """Types, enums and constants: the real module's; the 12.x names of the 13 call forms: the fake's own."""
         base, _, version = name.rpartition("_v")
         if base.startswith("cu") and version.isdigit() and hasattr(type(self), base):
-            # cuda-bindings 12 spells the 13 form cuXxx_v2/_v3 (core/_calls.py's table); the fakes implement the 13
+            # cuda-bindings 12 spells the 13 form cuXxx_v2/_v3 (core/_compat.py's table); the fakes implement the 13
             # form under the plain name, with the same arguments and results
             return getattr(self, base)
         return getattr(_real, name)
@@ -277,13 +277,13 @@ class FakeDriver:
 
 
 # --- the one seam: which driver cugraphlab talks to -------------------------------------------------------------
-# cugraphlab.core sends every driver call through ``core._calls._driver`` (and the few ctypes calls through
-# ``_calls._libcuda``) and runs cuInit once per process (``core.device._initialised``). Tests name those private
+# cugraphlab.core sends every driver call through ``core._door._driver`` (and the few ctypes calls through
+# ``_door._libcuda``) and runs cuInit once per process (``core.device._initialised``). Tests name those private
 # globals here and nowhere else: ``use_driver`` (a context manager), ``patch_driver`` (through pytest's monkeypatch,
 # undone at the test's teardown), ``refuse_device`` (no driver at all),
 # ``install_driver`` (for good, in a worker process) and ``current_driver``; the fixtures ``fake_driver`` and
 # ``no_gpu`` (tests/conftest.py) are made of them.
-_DRIVER, _LIBCUDA, _INITIALISED = ("cugraphlab.core._calls._driver", "cugraphlab.core._calls._libcuda",
+_DRIVER, _LIBCUDA, _INITIALISED = ("cugraphlab.core._door._driver", "cugraphlab.core._door._libcuda",
                                    "cugraphlab.core.device._initialised")
 
 
@@ -299,17 +299,17 @@ def patch_driver(monkeypatch, fake, libcuda=None):
 
 def current_driver():
     """What cugraphlab talks to now: the bindings' driver module or a fake."""
-    import cugraphlab.core._calls as calls
+    import cugraphlab.core._door as door
 
-    return calls._driver
+    return door._driver
 
 
 def install_driver(fake):
     """cugraphlab talks to ``fake`` for the rest of this process (a worker process of a test, which ends with it)."""
-    import cugraphlab.core._calls as calls
+    import cugraphlab.core._door as door
     import cugraphlab.core.device as device
 
-    calls._driver, device._initialised = fake, False
+    door._driver, device._initialised = fake, False
     return fake
 
 

@@ -1,7 +1,7 @@
 """The fake driver (tests/fake_driver.py) grown by the node families: graphs that remember their nodes and edges,
 host nodes that the fake *really calls* at each launch (through the function pointer, as the driver would), event,
 child graph and empty nodes, clones, node enabling, priorities and cuGraphInstantiateWithParams; and a fake libcuda
-for core._calls.launch_host_func. Graph handles stay in the ledger (made/released); nodes do not (the graph owns
+for core._door.launch_host_func. Graph handles stay in the ledger (made/released); nodes do not (the graph owns
 them)."""
 from __future__ import annotations
 
@@ -261,7 +261,7 @@ class FakeNodesDriver(FakeDriver):
 
 
 class FakeLibcuda:
-    """Stands in for ctypes.CDLL("libcuda.so.1") in core._calls.libcuda()."""
+    """Stands in for ctypes.CDLL("libcuda.so.1") in core._door.libcuda()."""
 
     def __init__(self, fake: FakeNodesDriver):
         self.fake = fake

@@ -3,8 +3,8 @@
 Without ``argtypes`` ctypes passes a Python int as a C ``int``: a 64-bit handle or pointer is cut to 32 bits and the
 driver dereferences the rest of it (a segfault, or a wrong object). Without ``restype`` the CUresult comes back
 through the same conversion. This reads the source: in each module that opens ``ctypes.CDLL("libcuda.so.1")`` (or
-takes core._calls.libcuda()), every ``cuXxx`` read off the library must have both set in that module (for
-``libcuda()``, in core/_calls.py, where it is opened). Functions only taken by address (``ctypes.cast``, as
+takes core._door.libcuda()), every ``cuXxx`` read off the library must have both set in that module (for
+``libcuda()``, in core/_door.py, where it is opened). Functions only taken by address (``ctypes.cast``, as
 bench/native.py does) and prototypes made with ``ctypes.CFUNCTYPE`` are not calls through the library object and
 are not counted.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "cugraphlab"
-CALLS = PACKAGE / "core" / "_calls.py"
+CALLS = PACKAGE / "core" / "_door.py"
 
 
 def _is_libcuda_open(node: ast.AST) -> bool:
@@ -38,7 +38,7 @@ class _Module:
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and _is_libcuda_open(node.value):
                 self.holders |= {ast.unparse(t) for t in node.targets}
-        self.accessed: dict[str, str] = {}  # symbol -> "module" or "libcuda()" (prototyped in core/_calls.py)
+        self.accessed: dict[str, str] = {}  # symbol -> "module" or "libcuda()" (prototyped in core/_door.py)
         self.bound: list[tuple[int, str, str]] = []  # (line, local name, symbol) of each fn = lib.cuXxx
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and node.attr.startswith("cu"):
@@ -89,7 +89,7 @@ def _modules() -> list[_Module]:
 
 def test_the_scan_sees_the_modules_that_call_libcuda():
     seen = {str(m.path.relative_to(ROOT)): set(m.accessed) for m in _modules()}
-    assert "cuLaunchHostFunc" in seen["cugraphlab/core/_calls.py"]
+    assert "cuLaunchHostFunc" in seen["cugraphlab/core/_door.py"]
     assert "cuGraphExecUpdate_v2" in seen["cugraphlab/graphs/update.py"]
     assert {"cuGraphLaunch", "cuLaunchKernel"} <= seen["cugraphlab/bench/paired/ways.py"]
 

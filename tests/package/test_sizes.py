@@ -15,10 +15,8 @@ LIMITS = {"module": 600, "function": 80, "class": 300}
 
 #: "path" (module) or "path::Qualified.name" -> (kind, lines when the limits were set). Only shrinks.
 KNOWN: dict[str, tuple[str, int]] = {
-    # issue 32 §2 splits these: _calls -> calls / compat / shims
-    "core/_calls.py": ("module", 682),
+    # issue 32 §2 splits these
     "experiment/memchain.py": ("module", 638),
-    "experiment/conditional.py": ("module", 601),  # ConditionalGraphs (below) is to be split
     # the measure_* bodies: set-up, the timed rounds and the record in one function each
     "bench/graphs/conditional.py::measure_while": ("function", 120),
     "bench/measure/latency.py::measure_latency": ("function", 109),
@@ -26,8 +24,6 @@ KNOWN: dict[str, tuple[str, int]] = {
     "bench/graphs/memnodes.py::_measure_size": ("function", 99),
     "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
     "bench/measure/timeline.py::record_timeline": ("function", 82),
-    # issue 32 §2: ConditionalGraphs -> one small object per conditional kind over one shared state
-    "experiment/conditional.py::ConditionalGraphs": ("class", 417),
     "experiment/branches.py::BranchGraphs": ("class", 377),
     "experiment/device_loop.py::DeviceLoop": ("class", 324),
 }

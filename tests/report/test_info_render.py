@@ -27,12 +27,12 @@ def test_no_driver():
 def test_info_with_cu13_bindings_on_a_12_driver_names_the_install_and_exits_0(fake_driver, monkeypatch, capsys):
     """The CLI end of the start-up check: a stubbed CUDA 12.4 driver under the installed bindings."""
     from cugraphlab import cli
-    from cugraphlab.core import _calls
+    from cugraphlab.core import _calls, _compat
 
     fake_driver.version = 12040
     if _calls.bindings_major() < 13:  # cu12 bindings run on a 12.4 driver: pretend to be cu13 for this test
-        monkeypatch.setattr(_calls, "bindings_cuda_version", lambda: (13, 5))
-        monkeypatch.setattr(_calls, "bindings_version", lambda: "13.5.0")
+        monkeypatch.setattr(_compat, "bindings_cuda_version", lambda: (13, 5))
+        monkeypatch.setattr(_compat, "bindings_version", lambda: "13.5.0")
     assert cli.main(["info"]) == 0  # info's facts need no usable driver: it has done its work (issue 30)
     out, err = capsys.readouterr()
     last = out.strip().splitlines()[-1]

@@ -87,7 +87,7 @@ def sim(monkeypatch):
 
     fake = GraphFakeDriver()
     kernels = Kernels(empty=Kernel(None, "empty", 0x7000))
-    monkeypatch.setattr("cugraphlab.core._calls._driver", fake)
+    monkeypatch.setattr("cugraphlab.core._door._driver", fake)
     monkeypatch.setattr("cugraphlab.core.device._initialised", False)
     monkeypatch.setattr("cugraphlab.core.device.Device.load_kernels", lambda self, names=None, **kw: kernels)
     monkeypatch.setattr("cugraphlab.bench.records.environment.driver_release", lambda: "999.99")

@@ -32,7 +32,7 @@ class Mistake:
 MISTAKES: dict[str, Mistake] = {m.key: m for m in (
     Mistake("sync", "a synchronizing call inside the capture",
             "Nothing runs while a stream captures: the work is recorded, not executed. A call that waits for work to "
-            "finish (cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize, a synchronous cuMemcpy) would wait "
+            "finish (cuStreamSynchronize, cuCtxSynchronize, cuEventSynchronize) would wait "
             "for work that will never run, so the driver refuses it and invalidates the capture; every later call "
             "on the stream answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and cuStreamEndCapture returns no graph.",
             "Move the wait out of the capture: synchronize before cuStreamBeginCapture or after the graph has been "

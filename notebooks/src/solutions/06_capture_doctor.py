@@ -1,20 +1,26 @@
-# %% [solution 1 gpu] captures an allocation under each mode and keeps the first finding's class
-alloc_modes = {}
-for mode in ("global", "thread_local", "relaxed"):
-    case, made = capture(chain.stream, explain=True, mode=mode), []
-    try:
-        with case:
-            cu("cuLaunchKernel", *chain.launches[0].call_args)
-            made.append(dev.array(1 << 20))  # the allocation inside the capture
-    except cgl.CugraphlabError as e:
-        print(f"{mode}: {type(e).__name__} {getattr(e, 'name', '')}")
-    found = case.diagnosis.first
-    alloc_modes[mode] = None if found is None else found.kind
-    if case.graph is not None:
-        case.graph.close()
-    for arr in made:
-        arr.close()
-print(alloc_modes)
+# %% [solution 1 gpu] an allocation inside a capture, then a stream-ordered one
+from cugraphlab.graphs import alloc_async, free_async
+alloc_ways, made = {}, []
+case = capture(chain.stream, explain=True)
+try:
+    with case:
+        cu("cuLaunchKernel", *chain.launches[0].call_args)
+        made.append(dev.array(1 << 20))  # cuMemAlloc: not a stream operation
+except cgl.CugraphlabError as e:
+    print(f"cuMemAlloc: {type(e).__name__} {getattr(e, 'name', '')}")
+alloc_ways["cuMemAlloc"] = None if case.diagnosis.first is None else case.diagnosis.first.kind
+if case.graph is not None:
+    case.graph.close()
+for arr in made:
+    arr.close()
+ordered = capture(chain.stream, explain=True)
+with ordered:
+    cu("cuLaunchKernel", *chain.launches[0].call_args)
+    scratch = alloc_async(chain.stream, 1 << 22)  # an alloc node; the address is usable by work captured after it
+    free_async(chain.stream, scratch)             # a free node
+alloc_ways["cuMemAllocAsync"] = None if ordered.diagnosis.first is None else ordered.diagnosis.first.kind
+async_graph = ordered.graph
+print(alloc_ways, async_graph.node_kinds())
 
 # %% [solution 2 gpu] forks two streams, joins only the first
 second = dev.create_stream()

@@ -11,12 +11,16 @@ chain.launches[1].args.set(2, 2.0)
 for o in (old_exe, old_graph, new_graph):
     o.close()
 
-# %% [solution 2 gpu] two chains, an executable of each, on their own streams
-ca, cb = cgl.Chain(dev, n=1 << 16), cgl.Chain(dev, n=1 << 16)
-exe_a, exe_b = ca.graph_exec(), cb.graph_exec()
-for c in (ca, cb):
-    c.randomize(); c.poison()
-cu("cuGraphLaunch", exe_a.handle, ca.stream.handle)
-cu("cuGraphLaunch", exe_b.handle, cb.stream.handle)
-ca.stream.synchronize(); cb.stream.synchronize()
-side_by_side = (ca.out.to_numpy(), cb.out.to_numpy())
+# %% [solution 2 gpu] the add node pointed at a new buffer with cuGraphExecKernelNodeSetParams
+g_moved = chain.capture()
+exe_moved = g_moved.instantiate()
+add_node = kernel_nodes_in_order(g_moved)[0]  # add, mul, sub, relu
+xh_moved = rng.standard_normal(chain.n, dtype=np.float32)
+x_moved = dev.to_device(xh_moved)
+chain.launches[0].args.set(1, x_moved)  # add reads x_moved ...
+cu("cuGraphExecKernelNodeSetParams", exe_moved.handle, add_node, kernel_node_params(chain.launches[0]))
+chain.launches[0].args.set(1, chain.x)  # ... in the executable only; the eager launch reads chain.x again
+chain.poison()
+cu("cuGraphLaunch", exe_moved.handle, s); cu("cuStreamSynchronize", s)
+moved_out = chain.out.to_numpy()
+exe_moved.close(); g_moved.close()
