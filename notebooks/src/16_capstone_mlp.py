@@ -314,7 +314,8 @@ def small_config(b=1, width=64):
     c = SimpleNamespace(dims=dims, eager=eager_d, exe=e, nodes=nodes_d,
                         first_params=[kernel_node_params(L[0]) for L in eager_d], static_x=static_d, copy_exe=ce,
                         xs=xs_d, out=out_d, refs=[mlp_ref(x, **host_w) for x in xs_h], xs_host=xs_h,
-                        host_weights=host_w, weights=weights, owned=[ce, cg, e, g, static_d, out_d, h_d, *xs_d, *weights])
+                        host_weights=host_w, weights=weights,
+                        owned=[ce, cg, e, g, static_d, out_d, h_d, *xs_d, *weights])
     for i in range(SLOTS):  # every slot through the set-params graph, bit for bit, before any timing
         h_d.poison(); out_d.poison()
         cu("cuGraphExecKernelNodeSetParams", e.handle, nodes_d[0], c.first_params[i])
@@ -372,7 +373,8 @@ for label, rows in (("capstone", per_step), ("batch 1", per_step_small)):
 # same whichever API made them.
 #
 # In the launch-bound step (batch 1, 64-wide layers) the kernels are short and eager pays five host calls for
-# them: there a graph's single launch shows, in the wall column of the graph rows against eager. Pointing the
+# them. Where the host sets eager's pace there (the cell's last lines say whether it did), a graph's single launch
+# shows in both columns of the graph rows against eager's: it is what the graph is for. Pointing the
 # graph at the next batch costs one `cuGraphExecKernelNodeSetParams` call, not a new capture; copying each batch
 # into a static buffer (what a `torch.cuda.graph` user does) adds a copy on the GPU and a call on the host. Setting
 # a node's parameters needs them, which you have for any executable whose kernel launches you can rebuild (your
