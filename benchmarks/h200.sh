@@ -252,6 +252,11 @@ phase_doctor_field() {  # the capture doctor's field gallery: mistakes from publ
   tail -1 "$r/doctor_field.log"
 }
 
+phase_doctor_payoff() {  # the replay watch's break-even against cugraphlab measure's on one callable (doctor_payoff.py)
+  t 120 doctor_payoff $PY -X faulthandler benchmarks/doctor_payoff.py "$r/doctor_payoff" > "$r/doctor_payoff.log" 2>&1
+  tail -1 "$r/doctor_payoff.log"
+}
+
 phase_ratios() {  # the figures the GPU tests once bounded, with their intervals (ratio_figures.py)
   install_carried cupti
   t 300 ratio_figures $PY -X faulthandler benchmarks/ratio_figures.py "$r/ratio_figures" > "$r/ratio_figures.log" 2>&1

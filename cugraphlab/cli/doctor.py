@@ -4,6 +4,7 @@
     cugraphlab doctor -m package.module [args...]
     cugraphlab doctor --gallery [ours|field|all] [--device N] [--json PATH]   # all: both galleries
     cugraphlab doctor --replay SCRIPT.py [args...]   # also: per capture site, captures, replays, capture cost
+    cugraphlab doctor --replay --eager-us 40 SCRIPT.py   # and the break-even against 40 us of eager work per use
     cugraphlab doctor --cupti SCRIPT.py | --cupti --gallery   # also name calls made by CuPy, PyTorch, raw bindings
 
 Under the doctor, every ``capture(...)`` made through cugraphlab without ``explain=`` is explained
@@ -40,6 +41,19 @@ def _device_index(text: str) -> int:
     return value
 
 
+def _eager_us(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"--eager-us takes the host microseconds of the eager work per use, a "
+                                         f"number > 0, got {text!r}")
+    return value
+
+
 def add_commands(sub, common) -> None:
     """Register ``doctor`` on ``sub`` (argparse subparsers) with the ``common`` parent options."""
     p = sub.add_parser("doctor", parents=[common],
@@ -52,8 +66,13 @@ def add_commands(sub, common) -> None:
                         "field (mistakes from public threads, in PyTorch, CuPy, cuda.core, Triton, numba-cuda), "
                         "or all (the default: both)")
     p.add_argument("--replay", action="store_true",
-                   help="with a script: also the replay watch, per capture site (PyTorch, CuPy, cuda.core): "
-                        "captures, replays and what the captures cost, and a site re-captured on every use")
+                   help="with a script: also the replay watch, per capture site (cugraphlab, PyTorch, CuPy, "
+                        "cuda.core): captures, instantiations, replays, updates and their host cost, graph memory, a "
+                        "site re-captured on every use, a graph launched on two streams or racing a copy, a refused "
+                        "exec update")
+    p.add_argument("--eager-us", type=_eager_us, default=None, metavar="US",
+                   help="with --replay: the host microseconds of the same work done eagerly, per use: each site's "
+                        "break-even (pays off after N replays / has paid off / never pays off here)")
     p.add_argument("--device", type=_device_index, default=None, help="CUDA device index for --gallery (default 0)")
     p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
@@ -74,7 +93,12 @@ def cmd_doctor(args) -> int:
                 raise InvalidArgumentError(f"--gallery takes {', '.join(GALLERIES)} (or nothing: all), "
                                            f"got {args.gallery!r}")
             raise InvalidArgumentError("give a script, a module or --gallery, not both")
+        if args.replay or args.eager_us is not None:
+            raise InvalidArgumentError("--replay and --eager-us watch a script (the field gallery runs its replay "
+                                       "cases under the replay watch by itself)")
         return _gallery(args)
+    if args.eager_us is not None and not args.replay:
+        raise InvalidArgumentError("--eager-us is for --replay (the break-even of each capture site)")
     for option, given in (("--json", args.json), ("--no-overhead", args.no_overhead),
                           ("--device", args.device is not None)):
         if given:  # taken and ignored would be worse than refused
@@ -82,7 +106,8 @@ def cmd_doctor(args) -> int:
     if args.module is not None:
         if not args.module:
             raise InvalidArgumentError("-m needs a module name")
-        return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti, replay=args.replay)
+        return _run(args.module[0], list(args.module[1:]), module=True, cupti=args.cupti, replay=args.replay,
+                    eager_us=args.eager_us)
     if not args.script:
         raise InvalidArgumentError("name a Python file to run (or -m MODULE, or --gallery)")
     from pathlib import Path
@@ -92,10 +117,12 @@ def cmd_doctor(args) -> int:
         raise InvalidArgumentError(f"{args.script} is a folder with no __main__.py: name a Python file to run")
     if not script.exists():
         raise InvalidArgumentError(f"no such file: {args.script}")
-    return _run(args.script, list(args.args), module=False, cupti=args.cupti, replay=args.replay)
+    return _run(args.script, list(args.args), module=False, cupti=args.cupti, replay=args.replay,
+                eager_us=args.eager_us)
 
 
-def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, replay: bool = False) -> int:
+def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, replay: bool = False,
+         eager_us: float | None = None) -> int:
     import os
 
     from cugraphlab.graphs.doctor import run_explained
@@ -105,7 +132,7 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
     if module:  # as `python -m` does: a module in the current folder is found
         sys.path.insert(0, here)
     try:
-        code, diagnoses = run_explained(target, argv, module=module, cupti=cupti)
+        code, diagnoses = run_explained(target, argv, module=module, cupti=cupti, replay=replay)
     finally:
         if module and here in sys.path:
             sys.path.remove(here)
@@ -117,7 +144,7 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
         from cugraphlab.report.doctor import render_sites
 
         events = doctor_watch.LAST.events if doctor_watch.LAST is not None else []
-        print(render_sites(doctor_stacks.site_stats(events)))
+        print(render_sites(doctor_stacks.site_stats(events, eager_us)))
     if code == 0 and any(not d.ok for d in diagnoses):
         return EXIT_FAILED
     return code

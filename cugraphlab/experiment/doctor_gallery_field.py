@@ -236,15 +236,15 @@ class CleanResult:
         return d
 
 
-def run_replay(*, timeout: float = TIMEOUT, workers: int = 2) -> list[ReplayResult]:
-    """Every replay hazard case, both variants."""
+def run_replay(keys=None, *, timeout: float = TIMEOUT, workers: int = 2) -> list[ReplayResult]:
+    """Every replay hazard case (or those named in ``keys``), both variants."""
     def one(c: FieldCase) -> ReplayResult:
         broken = run_case(c, "broken", timeout)
         fixed = run_case(c, "fixed", timeout) if broken.code != SKIP else Run("fixed", SKIP, tail=broken.tail)
         return ReplayResult(c.key, c.thread, c.line("capture"), broken, fixed, c.kind, c.call)
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(one, REPLAY_CASES))
+        return list(pool.map(one, [case(k) for k in keys] if keys else REPLAY_CASES))
 
 
 def run_clean(*, timeout: float = TIMEOUT, workers: int = 4) -> list[CleanResult]:
@@ -269,8 +269,9 @@ def child_main(key: str, variant: str, out: str) -> int:
     treat_as_user_code(str(script))
     os.chdir(HERE.parent.parent.parent)  # paths relative to the tree: cugraphlab/graphs/field_gallery/...
     argv = ["--fixed"] if variant == "fixed" else []
+    replay = key in CLEAN or any(c.key == key for c in REPLAY_CASES)  # under the replay watch too
     try:
-        code, diagnoses = run_explained(str(script), argv)
+        code, diagnoses = run_explained(str(script), argv, replay=replay)
     except NoDeviceError as e:  # a cugraphlab case without a GPU: skipped, like a stack that is missing
         print(f"skip: no usable GPU: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
         code, diagnoses = SKIP, []

@@ -38,6 +38,7 @@ from ..core._calls import (
 from ..core.errors import CugraphlabError, InvalidArgumentError, check
 from .capture import CAPTURE_MODES
 from .conditional import add_conditional_bodies, create_handle
+from .taken import driver_took
 
 __all__ = ["capture_into", "capturing_graph", "capture_handle", "add_conditional_to_capture",
            "require_capture_into"]
@@ -53,6 +54,11 @@ def _mode(mode: str):
     if mode not in CAPTURE_MODES:
         raise InvalidArgumentError(f"capture mode must be one of {', '.join(CAPTURE_MODES)}, got {mode!r}")
     return getattr(driver_module().CUstreamCaptureMode, f"CU_STREAM_CAPTURE_MODE_{mode.upper()}")
+
+
+def _note(exc, said: str) -> None:
+    if said and exc is not None and hasattr(exc, "add_note"):  # add_note: Python 3.11+
+        exc.add_note(f"cugraphlab: {said}.")
 
 
 class capture_into:
@@ -80,9 +86,17 @@ class capture_into:
 
     def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         result = driver_fn("cuStreamEndCapture")(self.stream.handle)
+        said = ""
+        if int(result[0]) == int(driver_module().CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED):
+            said = driver_took(self.graph)  # the driver destroyed the graph captured into (graphs.taken)
         if exc_type is not None:
+            _note(exc, said)
             return False  # the block's error goes on; the graph is not ours to destroy
-        check(result, "cuStreamEndCapture")
+        try:
+            check(result, "cuStreamEndCapture")
+        except CugraphlabError as e:
+            _note(e, said)
+            raise
         got = result[1]
         if got is not None and int(got) and int(got) != int(self.graph):
             raise CugraphlabError("cuStreamEndCapture returned another graph than the one captured into")

@@ -26,6 +26,7 @@ from ..core._calls import require_conditional as gate
 from ..core._calls import require_conditional_branches as gate_branches
 from ..core.cuda_headers import HEADER, cuda_include_dir
 from ..core.errors import UnsupportedError
+from .taken import register_body
 
 __all__ = ["HEADER", "cuda_include_dir", "conditional_options", "require_conditional",
            "require_conditional_branches", "create_handle", "conditional_node_params", "add_conditional_node",
@@ -108,7 +109,11 @@ def add_conditional_bodies(graph, deps, kind: str, handle, ctx, size: int = 1) -
     destroy them (no Graph object ever wraps one)."""
     p = conditional_node_params(kind, handle, ctx, size)
     node = graph_add_node(getattr(graph, "handle", graph), list(deps), p)
-    return node, bodies_of(p)
+    bodies = bodies_of(p)
+    if hasattr(graph, "_driver_took"):  # a Graph: told if a capture into a body is invalidated (graphs.taken)
+        for body in bodies:
+            register_body(body, graph)
+    return node, bodies
 
 
 def add_conditional_node(graph, deps, kind: str, handle, ctx) -> tuple:

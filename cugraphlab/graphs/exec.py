@@ -17,6 +17,7 @@ from ..core._calls import cu, driver_fn
 from ..core._resource import Resource
 from ..core.errors import check
 from .inspect import Topology, edge_pairs, graph_nodes, node_kind, topology, write_dot
+from .taken import register_owner
 
 __all__ = ["Graph", "GraphExec", "ready_exec", "run_once", "ExecCache", "keep_alive"]
 
@@ -56,7 +57,17 @@ class Graph(Resource):
             raise
         self.handle = handle if handle is not None else cu("cuGraphCreate", 0)
         h = self.handle
-        self._own(lambda: cu("cuGraphDestroy", h))
+        fate = self._fate = [True]  # False once the driver destroyed the graph itself (graphs.taken)
+        self._own(lambda: cu("cuGraphDestroy", h) if fate[0] else None)
+        register_owner(h, self)
+        self.lost = ""  # why the graph was taken from this object (graphs.taken), "" while it is ours
+
+    def _driver_took(self, why: str) -> None:
+        """The driver destroyed this graph, or destroying it would crash it (graphs.taken): close this object
+        without calling cuGraphDestroy; ``lost`` says why, and using the graph afterwards raises (it is closed)."""
+        self._fate[0] = False
+        self.lost = why
+        self.close()
 
     def nodes(self) -> list:
         """The graph's nodes (CUgraphNode handles) in the driver's order (cuGraphGetNodes)."""

@@ -156,6 +156,10 @@ def render_replay_and_clean(replay: Iterable[Any], clean: Iterable[Any], field: 
             f"flagged in the mistake: {'yes' if r['caught'] else 'NO'}, not in its fix: "
             f"{'yes' if r['fix_works'] else 'NO'}")
         lines.append(f"replay hazard {r['key']} ({r['thread']}): {state}")
+        first = next((d["findings"][0] for d in r["broken"].get("diagnoses") or [] if d.get("findings")), None)
+        if first is not None:
+            lines.append(f"  named: {first.get('kind')} {first.get('call')} at {first.get('where')}: "
+                         f"{first.get('detail', '')}")
         if not r["skipped"]:
             lines.append(render_sites(r["broken"]["sites"]))
     rows = [[c["key"], "skipped" if c["skipped"] else c["run"]["code"], "-" if c["skipped"] else c["findings"],
@@ -220,21 +224,44 @@ def render_field(rows: Iterable[Any]) -> str:
     return "\n\n".join([head] + notes + [counts])
 
 
+def _us(seconds: float, n: int) -> str:
+    return f"{1e6 * seconds / n:.1f}" if n else "-"
+
+
+def _mib(b) -> str:
+    return "-" if not b else f"{b / (1 << 20):.1f}"
+
+
 def render_sites(sites: Iterable[Mapping]) -> str:
-    """The replay watch (``cugraphlab doctor --replay``): per capture site, captures, replays, host time of the
-    captures (begin to end, PyTorch's instantiate included), and a warning where a site re-captures about as often
-    as its graphs replay (pytorch/pytorch#171672)."""
+    """The replay watch (``cugraphlab doctor --replay``), "is my graph reused, and does it pay off?": per capture
+    site, captures, instantiations, replays and updates with the host cost of each (perf_counter_ns), the graph
+    memory it holds, the break-even against eager with its verdict (graphs.doctor.sites); a warning where a site
+    re-captures about as often as its graphs replay (pytorch/pytorch#171672); the updates the driver refused."""
     sites = list(sites)
     if not sites:
-        return "replay watch: no capture by PyTorch, CuPy or cuda.core seen"
-    rows = [[s["site"] or "?", s["stack"], s["captures"], s["ok"], s["replays"],
-             f"{1e6 * s['capture_s'] / max(1, s['captures']):.0f}", f"{1e3 * s['capture_s']:.1f}"] for s in sites]
-    lines = ["replay watch (host clock: perf_counter from capture begin to end):",
-             format_table(["capture site", "stack", "captures", "ok", "replays", "us per capture", "ms in total"],
-                          rows, align="llrrrrr")]
+        return "replay watch: no capture seen (cugraphlab, PyTorch, CuPy or cuda.core)"
+    rows = [[s["site"] or "?", s["stack"], s["captures"], s.get("instantiations", "-"), s["replays"],
+             f"{s.get('updates', 0)}/{s.get('refused', 0)}", _us(s["capture_s"], s["captures"]),
+             _us(s.get("instantiate_s", 0.0), s.get("instantiations", 0)) if s["stack"] != "torch" else "in capture",
+             _us(s.get("replay_s", 0.0), s["replays"]), _us(s.get("update_s", 0.0), s.get("updates", 0)),
+             _mib(s.get("graph_mem_used") or s.get("pool_bytes"))] for s in sites]
+    lines = ["replay watch (host clock: perf_counter_ns; a capture from its begin to its end, PyTorch's instantiate "
+             "included; graph memory: the device's in use after the site's first launch, cuDeviceGetGraphMemAttribute, "
+             "or the growth of PyTorch's reserved pool over the capture):",
+             format_table(["capture site", "stack", "captures", "instantiations", "replays", "updates/refused",
+                           "us per capture", "us per instantiate", "us per replay", "us per update", "graph MiB"],
+                          rows, align="llrrrrrrrrr")]
     for s in sites:
         if s.get("recaptures_every_replay"):
             lines.append(f"re-captured on every use: {s['site']} captured {s['captures']} times for {s['replays']} "
                          f"replays ({1e3 * s['capture_s']:.1f} ms of capture and instantiate): capture once, "
                          f"outside the loop, and replay the same graph (keep its inputs in static buffers)")
+        if s.get("refused"):
+            recapture = 1e6 * (s["capture_s"] / max(1, s["captures"]) + s.get("instantiate_s", 0.0)
+                               / max(1, s.get("instantiations", 0)))
+            lines.append(f"updates refused at {s['site']}: {s['refused']} of {s['updates']}, "
+                         f"{_us(s['update_s'], s['updates'])} us per update against {recapture:.1f} us to capture "
+                         f"and instantiate again; " + "; ".join(s.get("refusals", [])[:2]))
+        if s.get("verdict"):
+            lines.append(f"{s['site']}: {s['verdict']}")
     return "\n".join(lines)

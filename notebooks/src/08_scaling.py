@@ -171,8 +171,9 @@ if scaling is not None:
 # nanoseconds per node for the held launch, about ten for a launch into an idle stream, far nearer the 12.6+ figure
 # than the old one; and a launch stays one call of a few µs against thousands of µs of instantiate: that is the
 # point of a graph. So the pay-off is fast wherever a launch costs the host more than the kernel costs the
-# device: within a few replays from four nodes up in the live sweep above, and later for a graph of one node,
-# where a replay saves least (the sweep's first line and the record's break-even give that count). Where the
+# device: the live sweep above prints after how many replays each length pays off on this GPU (on the H200, within
+# a few replays from four nodes up), and later for a graph of one node, where a replay saves least (the sweep's
+# first line and the record's break-even give that count). Where the
 # kernels are long (large inputs), eager launches hide behind the device and the graph saves little per round.
 #
 # ## Exercises

@@ -107,8 +107,8 @@ show_record("nodes", r"re:^graph, (no host node|host node \((python|c)\)) +\d", 
 
 # %% [markdown]
 # ## What it means
-# A host node makes the GPU wait for a CPU thread of the driver: tens of microseconds, against a few for the
-# kernels (and far more while another Python thread holds the GIL, in the full record). The child graph is copied
+# A host node makes the GPU wait for a CPU thread of the driver: in the H200 record, tens of microseconds, against
+# a few for the kernels (and far more while another Python thread holds the GIL, in the full record). The child graph is copied
 # into its node, so the original can go. An empty node is a node without work: it costs little, and it keeps an
 # M-to-N join at M + N edges.
 #

@@ -296,6 +296,7 @@ SCRIPTS = {
     "nodes.py": ["{out}/n.json"], "scaling.py": ["{out}/s.json"], "measure_overhead.py": ["{out}"],
     "measure_overhead_parts.py": ["{out}"], "plugin_false_alarms.py": ["{out}"], "switch.py": ["{out}"],
     "while_fold.py": ["{out}"], "conditional_sanitize_probe.py": ["while"], "ratio_figures.py": ["{out}"],
+    "doctor_payoff.py": ["{out}"],
 }
 
 

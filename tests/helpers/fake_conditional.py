@@ -12,6 +12,11 @@ What the model keeps, and what a test can assert on:
 - capture: cuStreamBeginCapture makes the graph at once (cuStreamGetCaptureInfo names it), captured launches and
   memsets become nodes after the stream's frontier, cuStreamUpdateCaptureDependencies replaces the frontier,
   cuStreamEndCapture returns the graph (for cuStreamBeginCaptureToGraph, the graph captured into: no new handle).
+- invalidation, as the H200's driver does it (benchmarks/conditional_invalidation_probe.py): cuStreamSynchronize of
+  a capturing stream answers CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the capture; cuStreamEndCapture
+  then answers CUDA_ERROR_STREAM_CAPTURE_INVALIDATED and, for a capture into an existing graph, destroys that graph
+  (counted in ``released``); a parent whose conditional body was destroyed so is ``broken_parents``, and
+  cuGraphDestroy of it is listed in ``refused`` (a segmentation fault on the H200).
 - ``driver_version`` and ``cuda_version`` (the bindings' CUDA_VERSION, e.g. 12090 for the 12.x call forms).
 """
 from __future__ import annotations
@@ -44,6 +49,7 @@ class FakeConditionalDriver(FakeDriver):
         self.handles: list[int] = []
         self.refused: list[tuple[str, int]] = []
         self._arrays = []  # the phGraph_out arrays, kept alive like driver-owned memory
+        self.broken_parents: set[int] = set()  # parents whose body the driver destroyed (invalidated capture)
 
     # --- graphs as nodes and edges ------------------------------------------------------------------------------
     def _new_graph(self, kind: str = "graph") -> int:
@@ -67,6 +73,9 @@ class FakeConditionalDriver(FakeDriver):
 
     def cuGraphDestroy(self, h):
         h = int(h)
+        if h in self.broken_parents:
+            self.refused.append(("cuGraphDestroy of a parent whose conditional body the driver destroyed", h))
+            return (_real.CUresult.CUDA_ERROR_UNKNOWN,)
         if self.made.get(h) == "body graph":
             self.refused.append(("cuGraphDestroy of a conditional body", h))
             return (_real.CUresult.CUDA_ERROR_INVALID_HANDLE,)
@@ -167,7 +176,23 @@ class FakeConditionalDriver(FakeDriver):
         cap = self.captures.pop(int(stream), None)
         if cap is None:
             return (_real.CUresult.CUDA_ERROR_ILLEGAL_STATE, None)
+        if cap.get("invalid"):
+            target = cap["graph"]
+            if cap["to_existing"]:  # the driver destroys the graph captured into
+                self.released[target] += 1
+                for parent, bodies in self.bodies_of.items():
+                    if target in bodies:
+                        bodies.remove(target)
+                        self.broken_parents.add(parent)
+            return (_real.CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, None)
         return (OK, cap["graph"])
+
+    def cuStreamSynchronize(self, h):
+        cap = self.captures.get(int(h))
+        if cap is not None:
+            cap["invalid"] = True
+            return (_real.CUresult.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        return (OK,)
 
     def cuStreamGetCaptureInfo(self, stream):
         cap = self.captures.get(int(stream))

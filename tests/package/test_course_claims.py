@@ -40,7 +40,7 @@ def test_04_the_slope_per_node_falls_to_eight_branches_and_no_further():
 
 
 def test_08_a_few_replays_from_four_nodes_up_and_later_for_one_node():
-    text = _output("08_scaling", "pays off after", "within a few replays from four nodes up")
+    text = _output("08_scaling", "pays off after", "a few replays from four nodes up")
     replays = {int(m[1]): int(m[2]) for m in re.finditer(r"L=\s*(\d+):.*pays off after (\d+) replays", text)}
     assert 1 in replays and len(replays) >= 4, text
     longer = [k for n, k in replays.items() if n >= 4]
@@ -67,3 +67,24 @@ def test_12_pdls_saving_is_read_from_the_graph_and_eager_is_called_host_bound_on
     text = _output("12_pdl", "PDL saves", "PDL cannot shorten those waits")
     assert re.search(r"^graph: PDL saves -?[\d.]+ us per programmatic edge \(3 per iteration", text, re.M), text
     assert "eager: PDL saves" not in text, text
+
+
+def test_16_our_bit_exact_matmul_is_slower_on_the_gpu_than_cublas_in_the_same_kind_of_graph():
+    """"Our matmul trades speed for reproducibility": the device time per step of torch.cuda.graph capturing cuBLAS
+    against the same capture of our kernels, in the capstone's configuration (the first table)."""
+    text = _output("16_capstone_mlp", 'for label, rows in (("capstone"', "Our matmul trades speed for reproducibility.")
+    first = re.search(r"^capstone: device per step, torch\.cuda\.graph of cuBLAS ([\d.]+) us, of our kernels "
+                      r"([\d.]+) us", text, re.M)
+    if first is None:
+        pytest.skip("16: no torch rows in the committed output (torch was not installed where it ran)")
+    cublas, ours = float(first[1]), float(first[2])
+    assert cublas < ours, text
+
+
+def test_16_the_pace_verdict_matches_the_figures_it_prints():
+    text = _output("16_capstone_mlp", 'for label, rows in (("capstone"', "the cell's last lines say whether it did")
+    lines = re.findall(r"^(capstone|batch 1): device per step, eager ([\d.]+) us, graph \+ set params ([\d.]+) us "
+                       r"\(the same kernels\): (.*)$", text, re.M)
+    assert [k for k, *_ in lines] == ["capstone", "batch 1"], text
+    for _, eager, graph, verdict in lines:
+        assert verdict.startswith("the graph removed GPU time") == (float(graph) < 0.8 * float(eager)), (eager, graph)

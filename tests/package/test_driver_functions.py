@@ -60,6 +60,8 @@ INTRODUCED = {
     "cuMemcpy3D": 2000, "cuMemcpyAtoH": 2000, "cuMemcpyDtoD": 2000, "cuMemcpyDtoH": 2000, "cuMemcpyHtoA": 2000,
     "cuMemcpyHtoD": 2000, "cuMemcpyPeer": 4000, "cuMemsetD16": 2000, "cuMemsetD16Async": 3020, "cuMemsetD32": 2000,
     "cuMemsetD8": 2000, "cuMemsetD8Async": 3020, "cuPointerGetAttribute": 4000, "cuStreamQuery": 2000,
+    # the replay watch (graphs.doctor.launches): the memory a captured kernel's pointer arguments point into
+    "cuFuncGetParamInfo": 12040, "cuMemGetAddressRange": 2000,
 }
 
 # Every function newer than the 12.0 floor: where the one-line gate (or the fallback) is.
@@ -72,6 +74,8 @@ GATES = {
     "cuGraphConditionalHandleCreate": "core._calls.require_conditional (driver 12.3)",
     "cuStreamBeginCaptureToGraph": "graphs.capture_into.require_capture_into, only for conditional bodies "
                                    "(require_conditional: 12.3)",
+    "cuFuncGetParamInfo": "graphs.doctor.launches._pointer_ranges: looked up with getattr and any failure caught; "
+                          "without it only a graph's captured copies and memsets count as its memory",
 }
 NOT_FUNCTIONS = {"cuEvent", "cuXxx"}  # a clock name's prefix and a placeholder in prose
 

@@ -16,7 +16,7 @@ SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
 PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "notebooks-cu12", "exercises", "measure", "diff", "nvbench",
           "nvbench-product", "launch-scaling", "plugin", "ci-recipe", "sanitize", "compare", "floor", "exec-update",
-          "launch-modes", "graph-api", "host", "doctor-field", "ratios"]
+          "launch-modes", "graph-api", "host", "doctor-field", "doctor-payoff", "ratios"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line
 OPTIONAL = {"benchmarks/measure_overhead.py", "benchmarks/plugin_false_alarms.py", "benchmarks/diff_judges.py",
             "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh",

@@ -22,6 +22,7 @@ from .calls import (
 from .cupti import driver_equivalent
 from .findings import CAPTURE_ERRORS, Diagnosis, Finding
 from .forks import open_dependencies
+from .launches import capture_ended
 from .process import record
 
 __all__ = ["Doctor"]
@@ -132,6 +133,7 @@ class Doctor:
             self._check_states(exit_site, at_exit=True)
             unjoined, open_deps = open_dependencies(self)
             result = driver_module().cuStreamEndCapture(self.stream.handle)
+            capture_ended(self.stream.handle, result)  # the replay watch, where one runs (graphs.doctor.launches)
         finally:
             _local.busy = False
             if self.cupti is not None:

@@ -145,6 +145,32 @@ MISTAKES: dict[str, Mistake] = {m.key: m for m in (
             "data, and nothing fails.",
             "Allocate the graph's inputs and outputs once (static tensors), keep them alive as long as the graph, "
             "and fill them in place before each replay (static_x.copy_(x))."),
+    Mistake("concurrent_launch", "a graph launched on two streams with nothing ordering the launches",
+            "An executable graph has one copy of its parameters and writes the same outputs at every launch. The "
+            "driver orders two launches of one executable behind each other (cuGraphLaunch), but nothing orders "
+            "the work around them: what the first stream does after its launch (reading the outputs, writing the "
+            "next inputs) runs while the second launch, on another stream, overwrites the same memory. Nothing "
+            "fails; the results are whichever write came last.",
+            "Launch one executable on one stream; or make the second stream wait for the first (record an event on "
+            "the first stream after its work, cuStreamWaitEvent on the second); or, to run the graph twice at "
+            "once, instantiate it twice, each executable with its own buffers."),
+    Mistake("input_race", "a graph's memory written on another stream, unordered with its launch",
+            "A replay reads and writes the addresses of its capture. An async copy or memset into that memory "
+            "queued on another stream, with no event or synchronization between it and the launch, may run "
+            "before, during or after the graph: the replay reads half-old inputs, or the copy overwrites what the "
+            "graph is using. Nothing fails.",
+            "Order the two: record an event on the copy stream after the copy and make the launch stream wait for "
+            "it (cuStreamWaitEvent) before the launch, and the other way round before the next copy; or copy on "
+            "the launch stream itself."),
+    Mistake("update_refused", "an exec update the driver refused",
+            "cuGraphExecUpdate pairs the nodes of the new graph with the executable's and copies the new "
+            "parameters over; when the topology, a node's type or a kernel's function changed, the driver "
+            "refuses (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) and says why in CUgraphExecUpdateResultInfo. The "
+            "executable keeps its old parameters: a caller that goes on launching it runs the old work, and one "
+            "that re-instantiates pays for the update and the instantiation.",
+            "Keep the topology of the captures the same (the same kernels in the same order, every branch "
+            "captured, fixed shapes), so that updates are accepted; where it must change, capture and "
+            "instantiate once per shape and keep each executable (an ExecCache keyed by shape)."),
     Mistake("other", "a call refused during capture",
             "The driver refused this call while the stream was capturing.",
             "Move the call out of the capture, or read the driver's text for the code named."),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 
 from .frames import _quiet, _user_site, is_user_file
 from .stacks import StackEvent
@@ -24,6 +25,22 @@ class StackPatches:
             return False
         self.restore.append((owner, name, old))
         return True
+
+    def _ending(self, stack: str, end0):
+        """``end0`` (a stack's end-of-capture method) wrapped: the watch is told of the end, with the exception it
+        raised if it raised, from the caller's frame; the result and the exception pass through untouched."""
+        watch = self
+
+        def end(owner, *args, **kwargs):
+            try:
+                out = end0(owner, *args, **kwargs)
+            except BaseException as e:
+                watch.end(stack, id(owner), sys._getframe(1), e)
+                raise
+            watch.end(stack, id(owner), sys._getframe(1))
+            return out
+
+        return end
 
     def patch_torch(self, torch) -> None:
         graphs = getattr(getattr(torch, "cuda", None), "graphs", None)
@@ -46,6 +63,7 @@ class StackPatches:
                 stream = None
             watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
             watch.remember_inputs(torch, id(g), sys._getframe(1))
+            watch.pool_before[id(g)] = _reserved(torch)
 
         def capture_end(g, *args, **kwargs):
             try:
@@ -53,13 +71,20 @@ class StackPatches:
             except BaseException as e:
                 watch.end("torch", id(g), sys._getframe(1), e)
                 raise
-            watch.end("torch", id(g), sys._getframe(1))
+            before = watch.pool_before.pop(id(g), None)
+            after = _reserved(torch)
+            grown = after - before if before is not None and after is not None else 0
+            watch.end("torch", id(g), sys._getframe(1), mem=max(0, grown))
             return out
 
         def replay(g, *args, **kwargs):
             watch.replayed("torch", id(g), sys._getframe(1))
             watch.check_inputs(id(g), sys._getframe(1))
-            return replay0(g, *args, **kwargs)
+            t0 = time.perf_counter_ns()
+            try:
+                return replay0(g, *args, **kwargs)
+            finally:
+                watch.replay_cost(id(g), time.perf_counter_ns() - t0)
 
         if self._set(cls, "capture_begin", capture_begin) and self._set(cls, "capture_end", capture_end):
             if replay0 is not None:
@@ -80,16 +105,8 @@ class StackPatches:
             begin0(s, *args, **kwargs)
             watch.begin("cupy", id(s), getattr(s, "ptr", None), names.get(mode, str(mode)), sys._getframe(1))
 
-        def end_capture(s, *args, **kwargs):
-            try:
-                out = end0(s, *args, **kwargs)
-            except BaseException as e:
-                watch.end("cupy", id(s), sys._getframe(1), e)
-                raise
-            watch.end("cupy", id(s), sys._getframe(1))
-            return out
-
-        if self._set(cls, "begin_capture", begin_capture) and self._set(cls, "end_capture", end_capture):
+        if self._set(cls, "begin_capture", begin_capture) and \
+                self._set(cls, "end_capture", self._ending("cupy", end0)):
             self.patched.append("cupy")
 
     def patch_cuda_core(self, module) -> None:
@@ -111,16 +128,8 @@ class StackPatches:
             watch.begin("cuda.core", id(b), stream, str(mode), sys._getframe(1))
             return out
 
-        def end_building(b, *args, **kwargs):
-            try:
-                out = end0(b, *args, **kwargs)
-            except BaseException as e:
-                watch.end("cuda.core", id(b), sys._getframe(1), e)
-                raise
-            watch.end("cuda.core", id(b), sys._getframe(1))
-            return out
-
-        if self._set(cls, "begin_building", begin_building) and self._set(cls, "end_building", end_building):
+        if self._set(cls, "begin_building", begin_building) and \
+                self._set(cls, "end_building", self._ending("cuda.core", end0)):
             self.patched.append("cuda.core")
 
     def patch_host_callbacks(self) -> None:
@@ -210,13 +219,30 @@ class StackPatches:
             n = self.replays.get(key)
             if n is None:
                 file, line, fn = _user_site(frame)
-                self.replays[key] = [stack, file, line, fn, 1]
+                self.replays[key] = [stack, file, line, fn, 1, 0]
             else:
                 n[4] += 1
+
+    @_quiet()
+    def replay_cost(self, key: int, ns: int) -> None:
+        """The host ns of one replay call (perf_counter_ns around it), added to its graph's."""
+        with self.lock:
+            n = self.replays.get(key)
+            if n is not None:
+                n[5] += ns
 
     @_quiet()
     def _flush_replays(self) -> None:
         with self.lock:
             done, self.replays = self.replays, {}
-        for key, (stack, file, line, fn, count) in done.items():
-            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count))
+        for key, (stack, file, line, fn, count, ns) in done.items():
+            self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count, seconds=ns / 1e9))
+
+
+def _reserved(torch) -> int | None:
+    """What PyTorch's caching allocator has reserved on the current device (memory_stats'
+    "reserved_bytes.all.current"): its growth over a capture is the graph's private pool."""
+    try:
+        return int(torch.cuda.memory_stats().get("reserved_bytes.all.current", 0))
+    except Exception:
+        return None

@@ -53,9 +53,10 @@ def explain_all(cupti: bool = False):
 
 
 def run_explained(target: str, argv: list[str] | None = None, *, module: bool = False,
-                  cupti: bool = False) -> tuple[int, list]:
+                  cupti: bool = False, replay: bool = False) -> tuple[int, list]:
     """Run a Python file, or a folder holding ``__main__.py`` (``runpy.run_path``), or a module (``module=True``:
-    ``runpy.run_module``) as ``__main__``, with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``.
+    ``runpy.run_module``) as ``__main__``, with ``sys.argv`` set to ``[target, *argv]``, under ``explain_all(cupti)``
+    and the stack watch (``replay``: with the replay watch of cugraphlab's own graphs, graphs.doctor.launches).
 
     Returns (the script's exit code, the diagnoses of every capture it made through cugraphlab, then those of the
     captures PyTorch, CuPy and cuda.core made, graphs.doctor.stacks). An exception the
@@ -74,7 +75,7 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
     from .watch import watching_stacks
 
     code = 0
-    with explain_all(cupti) as diagnoses, watching_stacks() as stacks:
+    with explain_all(cupti) as diagnoses, watching_stacks(replay) as stacks:
         try:
             if module:
                 runpy.run_module(target, run_name="__main__", alter_sys=True)

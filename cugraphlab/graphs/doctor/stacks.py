@@ -29,6 +29,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from .findings import CAPTURE_ERRORS, Diagnosis, Finding
+from .sites import site_stats  # re-exported: the replay watch's table (graphs.doctor.sites)
 
 __all__ = ["STACK_CALLS", "StackEvent", "calls_on_line", "classify_line", "code_of", "explain_events", "site_stats"]
 
@@ -292,7 +293,8 @@ class StackEvent:
     """One thing the stack watch saw (module doc). ``capture``: the number of the capture open when it happened
     (its begin event's), 0 for none; ``text``: an exception's "Type: first line"; ``code``: its CUresult name."""
 
-    kind: str  # "begin" | "end" | "raise" | "call" | "replay"
+    kind: str  # "begin" | "end" | "raise" | "call" | "replay" | "stale"; the replay watch of cugraphlab's own graphs
+    #            (graphs.doctor.launches): "captured" | "instantiated" | "update" | "hazard"
     stack: str = ""
     file: str = ""
     line: int = 0
@@ -311,6 +313,8 @@ class StackEvent:
     seconds: float = 0.0
     escaped: bool = False  # the exception left the script (it ended it): raised inside a capture, it broke it
     count: int = 1  # replays: how many launches of the graph this event stands for
+    mem: int = 0  # bytes: a torch capture's pool growth (end); the device's graph memory in use (cugraphlab replay)
+    mem_reserved: int = 0  # bytes: the device's graph memory reserved (cugraphlab replay)
 
     @property
     def where(self) -> str:
@@ -436,6 +440,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
                          f"({e.call}.copy_(new)) instead of binding the name to a new tensor: a replay reads the "
                          "addresses of the capture."))
         out.append(d)
+    out += _hazards([e for e in events if e.kind == "hazard"])
     loose = [e for e in events if e.capture == 0 and e.kind in ("raise", "call")
              and (e.kind == "call" or _is_capture_code(e.code) or e.in_callback)]
     callbacks = [e for e in loose if e.kind == "call" or e.in_callback]
@@ -457,26 +462,15 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         out.append(d)
     return out
 
-def site_stats(events: list[StackEvent]) -> list[dict]:
-    """The replay watch's table: per capture site (file:line of the begin), the captures, how many ended well,
-    their host seconds (begin to end, which includes PyTorch's instantiate), and the replays of the graphs
-    captured there. A site captured (and instantiated) about as often as its graphs are replayed re-captures on
-    every iteration (pytorch #171672)."""
-    sites: dict[str, dict] = {}
-    begins = {e.capture: e for e in events if e.kind == "begin"}
-    site_of_graph: dict[str, str] = {}
+def _hazards(events: list[StackEvent]) -> list[Diagnosis]:
+    """The replay watch's hazards (graphs.doctor.launches): one diagnosis per capture site, a finding per hazard."""
+    out: dict[str, Diagnosis] = {}
     for e in events:
-        if e.kind == "begin":
-            site_of_graph[e.call] = e.where
-            sites.setdefault(e.where, {"site": e.where, "stack": e.stack, "captures": 0, "ok": 0,
-                                       "capture_s": 0.0, "replays": 0})
-        elif e.kind == "end" and e.capture in begins:
-            s = sites[begins[e.capture].where]
-            s["captures"] += 1
-            s["ok"] += int(e.ok)
-            s["capture_s"] += e.seconds
-        elif e.kind == "replay" and e.call in site_of_graph:
-            sites[site_of_graph[e.call]]["replays"] += e.count
-    for s in sites.values():
-        s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
-    return list(sites.values())
+        d = out.get(e.where)
+        if d is None:
+            d = out[e.where] = Diagnosis(stream="?", mode="replay", ok=True, end_result="captured; hazard at replay",
+                                         stack=e.stack, where=e.where)
+        d.findings.append(Finding(e.call, "cuGraphExecUpdate" if e.call == "update_refused" else "cuGraphLaunch",
+                                  result=e.code, where=e.where, detail=e.text, seen=True))
+        d.calls_seen += 1
+    return list(out.values())

@@ -55,12 +55,15 @@ class _AfterImport(importlib.abc.MetaPathFinder):
 class StackWatch(StackPatches):
     """Records StackEvents while installed (``install`` / ``uninstall``; ``watching_stacks()`` does both)."""
 
-    def __init__(self):
+    def __init__(self, replay: bool = False):
+        self.replay = replay  # also the replay watch of cugraphlab's own graphs (graphs.doctor.launches)
+        self.launches = None
         self.events: list[StackEvent] = []
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
         self.by_key: dict[int, int] = {}  # id(graph or stream object) -> open capture number
         self.replays: dict[int, list] = {}  # id(graph) -> [stack, file, line, function, replays]
+        self.pool_before: dict[int, int | None] = {}  # id(graph) -> torch's reserved bytes at its capture_begin
         self.inputs: dict[int, tuple] = {}  # id(graph) -> (capture number, [(name, weakref, shape, dtype, ptr)])
         self.kept: dict[int, BaseException] = {}  # the exceptions recorded (identity, for seen-before)
         self.ev_exc: dict[int, BaseException] = {}  # id(raise event) -> its exception
@@ -97,7 +100,7 @@ class StackWatch(StackPatches):
         self._arm()
 
     @_quiet()
-    def end(self, stack: str, key: int, frame, exc: BaseException | None = None) -> None:
+    def end(self, stack: str, key: int, frame, exc: BaseException | None = None, mem: int = 0) -> None:
         with self.lock:
             cid = self.by_key.pop(key, 0)
             info = self.open.pop(cid, None)
@@ -106,7 +109,7 @@ class StackWatch(StackPatches):
         file, line, fn = _user_site(frame)
         self._add(StackEvent("end", stack, file, line, fn, text=_text(exc) if exc else "",
                              code=code_of(str(exc), exc) if exc else "", ok=exc is None, capture=cid,
-                             stream=_hex(info["stream"]), seconds=time.perf_counter() - info["t0"]))
+                             stream=_hex(info["stream"]), seconds=time.perf_counter() - info["t0"], mem=mem))
         if exc is not None:
             self.raised(exc, None, capture=cid)
         if not self.open:
@@ -233,6 +236,10 @@ class StackWatch(StackPatches):
             pass
         self.prev_excepthook = threading.excepthook
         threading.excepthook = self._excepthook
+        if self.replay:
+            from .launches import LaunchWatch
+
+            self.launches = LaunchWatch(self._add).install()
         return self
 
     @staticmethod
@@ -268,6 +275,9 @@ class StackWatch(StackPatches):
 
     def uninstall(self) -> None:
         self.close_open()
+        if self.launches is not None:
+            self.launches.uninstall()
+            self.launches = None
         self._flush_replays()
         self.kept.clear()  # the events keep the text; the exceptions (and their frames) go
         self.ev_exc.clear()
@@ -299,10 +309,11 @@ def _hex(h) -> str:
 
 
 class watching_stacks:
-    """Context manager: a StackWatch installed for the block (``as w``: the watch)."""
+    """Context manager: a StackWatch installed for the block (``as w``: the watch); ``replay``: with the replay watch
+    of cugraphlab's own graphs too (graphs.doctor.launches)."""
 
-    def __init__(self):
-        self.watch = StackWatch()
+    def __init__(self, replay: bool = False):
+        self.watch = StackWatch(replay)
 
     def __enter__(self) -> StackWatch:
         return self.watch.install()

@@ -100,10 +100,15 @@ CASES: tuple[FieldCase, ...] = (
 
 
 #: Replay hazards (the replay watch, ``cugraphlab doctor --replay``): every capture succeeds; the watch must flag
-#: the broken script's capture site and not its fixed twin's.
+#: the broken script's capture site and not its fixed twin's (the cugraphlab cases: graphs.doctor.launches).
 REPLAY_CASES: tuple[FieldCase, ...] = (
     FieldCase("replay_recapture", "pytorch/pytorch#171672", "torch", "recapture", "", ""),
     FieldCase("replay_stale_input", "triton-lang/triton#3166", "torch", "stale_input", "x", ""),
+    FieldCase("replay_two_streams", "XPU-Forces/xpu_graph#491", "cugraphlab", "concurrent_launch", "cuGraphLaunch",
+              ""),
+    FieldCase("replay_input_race", "ashalliants/ninfer-3090#44", "cugraphlab", "input_race", "cuGraphLaunch", ""),
+    FieldCase("replay_update_refused", "ggml-org/llama.cpp#7302", "cugraphlab", "update_refused",
+              "cuGraphExecUpdate", ""),
 )
 
 #: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.
