@@ -17,9 +17,6 @@ LIMITS = {"module": 600, "function": 80, "class": 300}
 KNOWN: dict[str, tuple[str, int]] = {
     # issue 32 §2 splits these
     "experiment/memchain.py": ("module", 638),
-    # the measure_* bodies: set-up, the timed rounds and the record in one function each
-    "bench/measure/latency.py::measure_latency": ("function", 109),
-    "bench/measure/timeline.py::record_timeline": ("function", 82),
     "experiment/branches.py::BranchGraphs": ("class", 377),
     "experiment/device_loop.py::DeviceLoop": ("class", 324),
 }
