@@ -326,3 +326,27 @@ def test_bad_replay_options_are_one_line_and_exit_2(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) <= 3
+
+
+# --- the ordering model alone -----------------------------------------------------------------------------------------
+def test_the_order_of_streams_follows_events_waits_and_host_waits():
+    from cugraphlab.graphs.doctor.order import StreamOrder
+
+    o = StreamOrder()
+    a1 = (0xA, o.enqueue(0xA))
+    assert not o.ordered(a1, 0xB) and o.ordered(a1, 0xA)
+    o.record(7, 0xA)
+    a2 = (0xA, o.enqueue(0xA))  # after the record: not covered by it
+    o.wait(0xB, 7)
+    assert o.ordered(a1, 0xB) and not o.ordered(a2, 0xB)
+    o.event_done(7)  # the host saw the event: a1 is before everything later, anywhere
+    assert o.ordered(a1, 0xC) and not o.ordered(a2, 0xC)
+    o.stream_done(0xA)
+    assert o.ordered(a2, 0xC)
+    c1 = (0xC, o.enqueue(0xC))
+    assert not o.ordered(c1, 0xA)
+    o.enqueue(0)  # work on the legacy stream: a host wait for everything queued so far
+    assert o.ordered(c1, 0xA) and o.ordered(c1, 0xB)
+    d1 = (0xD, o.enqueue(0xD))
+    o.host_wait_all()  # cuCtxSynchronize
+    assert o.ordered(d1, 0xA)

@@ -4,18 +4,15 @@ Installed by ``cugraphlab doctor --replay`` (``run_explained(replay=True)``), it
 through the package's door (``core._calls``) and keeps, per capture site (the user's line that began the capture):
 captures, instantiations, launches and exec updates, each with its host cost (perf_counter_ns of the driver call,
 from a tracer that keeps only the last call; of a capture, from cuStreamBeginCapture's return to
-cuStreamEndCapture's). It reports two hazards as StackEvents of kind "hazard" (graphs.doctor.stacks explains them):
+cuStreamEndCapture's). It reports three hazards as StackEvents of kind "hazard" (graphs.doctor.stacks explains them):
 
 - ``concurrent_launch``: an executable launched on a stream while its previous launch, on another stream, is not
   ordered before it; ``input_race``: an async copy or memset on one stream writes memory the graph reads or writes,
   while a launch of it on another stream is not ordered with the copy (either way round).
-  Ordering is the host's view of the streams, the rule of the CUDA Programming Guide ("Streams", "Events"): each
-  stream a sequence; cuEventRecord takes a snapshot of what its stream has queued; cuStreamWaitEvent makes a stream
-  follow that snapshot; a host wait (cuStreamSynchronize, cuEventSynchronize, cuCtxSynchronize, a query that
-  answered done, a synchronous copy or any work on the legacy stream) orders everything queued so far before all
-  later work. The driver itself orders launches of one executable ("each launch is ordered behind ... any previous
-  launches of hGraphExec", cuGraphLaunch), so two launches on two streams never run the graph twice at once, but
-  the work around them is not ordered: the first stream's reads of the graph's outputs race the second launch.
+  Ordering is the host's view of the streams (graphs.doctor.order: events, waits and host synchronizations).
+  The driver itself orders launches of one executable ("each launch is ordered behind ... any previous launches
+  of hGraphExec", cuGraphLaunch), so two launches on two streams never run the graph twice at once, but the work
+  around them is not ordered: the first stream's reads of the graph's outputs race the second launch.
   The memory a graph touches: the ranges of its captured copies and memsets, and the allocations its captured
   kernels' pointer arguments point into (cuFuncGetParamInfo, CUDA 12.4+, and cuMemGetAddressRange; without them
   only the copies and memsets).
@@ -32,11 +29,11 @@ import threading
 import time
 
 from .frames import _quiet, _user_site
+from .order import StreamOrder
 from .stacks import StackEvent
 
 __all__ = ["LaunchWatch", "capture_ended", "graph_memory"]
 
-_LEGACY = (0, 1)  # NULL and CU_STREAM_LEGACY: synchronizes with every blocking stream; taken as a host wait
 _WRITES = {"cuMemcpyHtoDAsync": (0, 2, 3), "cuMemcpyDtoDAsync": (0, 2, 3),  # name -> (dst, bytes, stream) args
            "cuMemsetD8Async": (0, 2, 3), "cuMemsetD16Async": (0, 2, 3), "cuMemsetD32Async": (0, 2, 3)}
 _ELEMENT = {"cuMemsetD16Async": 2, "cuMemsetD32Async": 4}
@@ -67,10 +64,8 @@ class LaunchWatch:
     def __init__(self, sink):
         self.sink = sink
         self.lock = threading.RLock()
-        self.seq: dict[int, int] = {}  # stream -> operations queued on it so far
-        self.clock: dict[int, dict[int, int]] = {}  # stream -> {stream: operations known ordered before its next}
-        self.host: dict[int, int] = {}  # what the host has waited for: ordered before every later operation
-        self.events: dict[int, dict[int, int]] = {}  # event -> the snapshot its last record took
+        self.order = StreamOrder()  # what the host knows is ordered before what (graphs.doctor.order)
+        self.in_capture: dict[int, int] = {}  # event -> the origin stream of the capture it was recorded in
         self.capturing: dict[int, dict] = {}  # stream -> its open capture {"site", "t0", "ranges", "origin"}
         self.graph_of: dict[int, dict] = {}  # captured graph -> {"site", "ranges", "ns"}
         self.execs: dict[int, dict] = {}  # exec -> {"site", "ranges", "last": (stream, seq), "launches", "flagged"}
@@ -109,42 +104,6 @@ class LaunchWatch:
     def _timed(self, api, args, result, ns) -> None:
         self.last_ns = ns
 
-    # ---- ordering ---------------------------------------------------------------------------------------------------
-    def _clock(self, s: int) -> dict[int, int]:
-        c = self.clock.get(s)
-        if c is None:
-            c = self.clock[s] = {}
-        return c
-
-    def _enqueue(self, s: int) -> int:
-        """One more operation on stream ``s``: ordered after what the host has waited for; its number."""
-        if s in _LEGACY:
-            self._host_wait_all()
-            return 0
-        c = self._clock(s)
-        for k, v in self.host.items():
-            if c.get(k, 0) < v:
-                c[k] = v
-        n = self.seq.get(s, 0) + 1
-        self.seq[s] = n
-        c[s] = n
-        return n
-
-    def _host_wait_all(self) -> None:
-        self.host = dict(self.seq)
-
-    def _host_wait(self, snapshot: dict[int, int]) -> None:
-        for k, v in snapshot.items():
-            if self.host.get(k, 0) < v:
-                self.host[k] = v
-
-    def _ordered(self, before: tuple[int, int], s: int) -> bool:
-        """Whether operation ``before`` (stream, number) is ordered before the next operation on stream ``s``."""
-        bs, bn = before
-        if bs == s:
-            return True
-        return max(self._clock(s).get(bs, 0), self.host.get(bs, 0)) >= bn
-
     # ---- the observer ----------------------------------------------------------------------------------------------
     def observe(self, name: str, args: tuple, result, frame) -> None:
         if isinstance(result, BaseException):
@@ -171,34 +130,25 @@ class LaunchWatch:
             elif name == "cuEventRecord":
                 e, s = _int(args[0]), _int(args[1])
                 cap = self.capturing.get(s)
+                self.in_capture.pop(e, None)
                 if cap is not None:
-                    self.events[e] = {"capture": cap["origin"]}
-                elif s in _LEGACY:
-                    self._host_wait_all()
-                    self.events[e] = dict(self.host)
+                    self.in_capture[e] = cap["origin"]
                 else:
-                    self.events[e] = dict(self._clock(s))
+                    self.order.record(e, s)
             elif name == "cuStreamWaitEvent":
-                s, snap = _int(args[0]), self.events.get(_int(args[1]), {})
-                if "capture" in snap:  # a fork into a capture
-                    origin = self.capturing.get(snap["capture"])
+                s, e = _int(args[0]), _int(args[1])
+                if e in self.in_capture:  # a fork into a capture
+                    origin = self.capturing.get(self.in_capture[e])
                     if origin is not None:
                         self.capturing[s] = origin
-                    return
-                c = self._clock(s)
-                for k, v in snap.items():
-                    if c.get(k, 0) < v:
-                        c[k] = v
-            elif name == "cuEventSynchronize" or (name == "cuEventQuery" and code == 0):
-                self._host_wait(self.events.get(_int(args[0]), {}))
-            elif name in ("cuStreamSynchronize",) or (name == "cuStreamQuery" and code == 0):
-                s = _int(args[0])
-                if s in _LEGACY:
-                    self._host_wait_all()
                 else:
-                    self._host_wait({s: self.seq.get(s, 0)})
+                    self.order.wait(s, e)
+            elif name == "cuEventSynchronize" or (name == "cuEventQuery" and code == 0):
+                self.order.event_done(_int(args[0]))
+            elif name == "cuStreamSynchronize" or (name == "cuStreamQuery" and code == 0):
+                self.order.stream_done(_int(args[0]))
             elif name in _HOST_WAITS:
-                self._host_wait_all()
+                self.order.host_wait_all()
             elif name in _WRITES or name in _READS:
                 self._copy(name, args, frame)
             elif name in ("cuLaunchKernel", "cuLaunchKernelEx"):
@@ -241,7 +191,7 @@ class LaunchWatch:
             return
         x = self._exec(exe, frame)
         where = _user_site(frame)
-        if x["last"] is not None and not self._ordered(x["last"], s) and "concurrent" not in x["flagged"]:
+        if x["last"] is not None and not self.order.ordered(x["last"], s) and "concurrent" not in x["flagged"]:
             x["flagged"].add("concurrent")
             prev_s = x["last"][0]
             self._hazard(x, "concurrent_launch", where,
@@ -254,7 +204,7 @@ class LaunchWatch:
                 if ws == s:
                     continue
                 for n, lo, hi, wwhere in reversed(writes):
-                    if not self._ordered((ws, n), s) and _overlaps(x["ranges"], lo, hi):
+                    if not self.order.ordered((ws, n), s) and _overlaps(x["ranges"], lo, hi):
                         x["flagged"].add("race")
                         self._hazard(x, "input_race", where,
                                      f"launched on stream {hex(s)} at {_at(where)} while an async write of "
@@ -263,7 +213,7 @@ class LaunchWatch:
                         break
                 if "race" in x["flagged"]:
                     break
-        n = self._enqueue(s)
+        n = self.order.enqueue(s)
         x["last"], x["last_where"] = (s, n), where
         x["launches"] += 1
         x["launch_ns"] = x.get("launch_ns", 0) + self.last_ns
@@ -284,7 +234,7 @@ class LaunchWatch:
         if cap is not None:  # recorded into the graph: memory the graph touches
             cap["ranges"].extend(touched)
             return
-        n = self._enqueue(s)
+        n = self.order.enqueue(s)
         if name not in _WRITES:
             return
         where = _user_site(frame)
@@ -296,7 +246,7 @@ class LaunchWatch:
         for x in self.execs.values():  # a write while a launch on another stream may still read or write it
             if x["last"] is None or x["last"][0] == s or "race" in x["flagged"] or not x["ranges"]:
                 continue
-            if not self._ordered(x["last"], s) and _overlaps(x["ranges"], lo, hi):
+            if not self.order.ordered(x["last"], s) and _overlaps(x["ranges"], lo, hi):
                 x["flagged"].add("race")
                 self._hazard(x, "input_race", where,
                              f"an async write of {size} bytes at {hex(lo)} (memory the graph uses) on stream "
@@ -311,7 +261,7 @@ class LaunchWatch:
             s = _int(getattr(config, "hStream", 0))
         cap = self.capturing.get(s)
         if cap is None:
-            self._enqueue(s)
+            self.order.enqueue(s)
             return
         cap["ranges"].extend(_pointer_ranges(f, params))
 

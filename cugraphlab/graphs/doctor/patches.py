@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from typing import Any
 
 from .frames import _quiet, _user_site, is_user_file
 from .stacks import StackEvent
@@ -15,7 +16,19 @@ __all__ = ["StackPatches"]
 
 
 class StackPatches:
-    """The patching half of StackWatch (a mixin: ``self`` is the watch)."""
+    """The patching half of StackWatch (a mixin: ``self`` is the watch, which sets these in its ``__init__``)."""
+
+    restore: list
+    patched: list[str]
+    lock: Any  # threading.RLock
+    by_key: dict[int, int]
+    inputs: dict[int, tuple]
+    events: list[StackEvent]
+    replays: dict[int, list]
+    pool_before: dict[int, int | None]
+
+    def _add(self, ev: StackEvent) -> None:
+        raise NotImplementedError  # StackWatch records it
 
     def _set(self, owner, name: str, value) -> bool:
         old = owner.__dict__.get(name, None) if hasattr(owner, "__dict__") else None
