@@ -28,6 +28,7 @@ import ctypes
 import threading
 import time
 
+from .allocations import Allocations
 from .frames import _quiet, _user_site
 from .order import StreamOrder
 from .stacks import StackEvent
@@ -65,10 +66,11 @@ class LaunchWatch:
         self.sink = sink
         self.lock = threading.RLock()
         self.order = StreamOrder()  # what the host knows is ordered before what (graphs.doctor.order)
+        self.allocs = Allocations()  # which allocations are live (graphs.doctor.allocations)
         self.in_capture: dict[int, int] = {}  # event -> the origin stream of the capture it was recorded in
         self.capturing: dict[int, dict] = {}  # stream -> its open capture {"site", "t0", "ranges", "origin"}
         self.graph_of: dict[int, dict] = {}  # captured graph -> {"site", "ranges", "ns"}
-        self.execs: dict[int, dict] = {}  # exec -> {"site", "ranges", "last": (stream, seq), "launches", "flagged"}
+        self.execs: dict[int, dict] = {}  # exec -> what the watch keeps of it (_new_exec)
         self.writes: dict[int, list] = {}  # stream -> [(seq, start, end, where)] of its async writes
         self.last_ns = 0  # the host ns of the driver call just observed (the tracer's record)
         self.timer = None
@@ -118,9 +120,9 @@ class LaunchWatch:
             if code != 0:
                 return
             if name in ("cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"):
-                s = _int(args[0])
+                s = _int(args[0])  # into an existing graph (a conditional body): a part of a graph, not a site
                 self.capturing[s] = {"site": _user_site(frame), "t0": time.perf_counter_ns(), "ranges": [],
-                                     "origin": s}
+                                     "allocs": [], "origin": s, "part": name == "cuStreamBeginCaptureToGraph"}
             elif name == "cuStreamEndCapture":
                 self._end_capture(_int(args[0]), result)
             elif name in _INSTANTIATE:
@@ -153,6 +155,10 @@ class LaunchWatch:
                 self._copy(name, args, frame)
             elif name in ("cuLaunchKernel", "cuLaunchKernelEx"):
                 self._kernel(name, args)
+            elif name in ("cuMemAlloc", "cuMemAllocAsync") and isinstance(result, tuple) and len(result) > 1:
+                self.allocs.allocated(_int(result[1]), _int(args[0]), _user_site(frame))
+            elif name in ("cuMemFree", "cuMemFreeAsync"):
+                self.allocs.released(_int(args[0]), _user_site(frame))
 
     # ---- captures and executables -----------------------------------------------------------------------------------
     def _end_capture(self, s: int, result) -> None:
@@ -163,8 +169,10 @@ class LaunchWatch:
             del self.capturing[k]
         graph = _int(result[1]) if isinstance(result, tuple) and len(result) > 1 else 0
         ns = time.perf_counter_ns() - cap["t0"]
+        if cap.get("part"):
+            return
         if graph:
-            self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "ns": ns}
+            self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "allocs": cap["allocs"], "ns": ns}
         file, line, fn = cap["site"]
         self.sink(StackEvent("captured", "cugraphlab", file, line, fn, call=hex(graph), seconds=ns / 1e9))
 
@@ -173,8 +181,7 @@ class LaunchWatch:
         graph = _int(args[0]) if args else 0
         g = self.graph_of.get(graph)
         site = g["site"] if g is not None else _user_site(frame)  # a graph built node by node: where instantiated
-        self.execs[exe] = {"site": site, "ranges": list(g["ranges"]) if g else [], "last": None, "launches": 0,
-                           "flagged": set(), "first_launch": None}
+        self.execs[exe] = _new_exec(site, g)
         file, line, fn = site
         self.sink(StackEvent("instantiated", "cugraphlab", file, line, fn, call=hex(exe),
                              seconds=self.last_ns / 1e9))
@@ -182,8 +189,7 @@ class LaunchWatch:
     def _exec(self, exe: int, frame) -> dict:
         x = self.execs.get(exe)
         if x is None:  # instantiated before the watch: its launch line stands for the site
-            x = self.execs[exe] = {"site": _user_site(frame), "ranges": [], "last": None, "launches": 0,
-                                   "flagged": set(), "first_launch": None}
+            x = self.execs[exe] = _new_exec(_user_site(frame), None)
         return x
 
     def _launch(self, exe: int, s: int, frame) -> None:
@@ -199,6 +205,13 @@ class LaunchWatch:
                          f"at {_at(x['last_where'])} is not ordered before it (no event of that stream waited "
                          f"for, no synchronization between): the work queued on {hex(prev_s)} after the first "
                          f"launch (reading the graph's outputs, writing its inputs) races the second")
+        for lo, hi, generation in x.get("allocs", ()) if "stale" not in x["flagged"] else ():
+            changed = self.allocs.changed(lo, hi, generation)
+            if changed:
+                x["flagged"].add("stale")
+                self._hazard(x, "stale_input", where, f"launched at {_at(where)}: a captured kernel's pointer "
+                             f"argument {hex(lo)} ({hi - lo} bytes at the capture) {changed}; the launch reads it")
+                break
         if x["ranges"] and "race" not in x["flagged"]:
             for ws, writes in self.writes.items():
                 if ws == s:
@@ -216,7 +229,7 @@ class LaunchWatch:
         n = self.order.enqueue(s)
         x["last"], x["last_where"] = (s, n), where
         x["launches"] += 1
-        x["launch_ns"] = x.get("launch_ns", 0) + self.last_ns
+        x["launch_ns"] += self.last_ns
         if x["launches"] == 1:  # graph memory is mapped at an executable's first launch
             x["mem"] = graph_memory()
 
@@ -263,7 +276,9 @@ class LaunchWatch:
         if cap is None:
             self.order.enqueue(s)
             return
-        cap["ranges"].extend(_pointer_ranges(f, params))
+        for lo, hi in _pointer_ranges(f, params):
+            cap["ranges"].append((lo, hi))
+            cap["allocs"].append((lo, hi, self.allocs.generation(lo)))
 
     def _update(self, args: tuple, result, code: int, frame) -> None:
         exe = _int(args[0])
@@ -321,6 +336,15 @@ def capture_ended(stream, result) -> None:
     if w is not None:
         with w.lock:
             w._end_capture(_int(stream), result)
+
+
+def _new_exec(site, graph: dict | None) -> dict:
+    """What the watch keeps of an executable: its capture site, the memory its graph touches (``ranges``; of that,
+    the allocations its kernels' pointers lie in with their generation, ``allocs``), its last launch (stream,
+    number) and where, its launch count and host ns, the hazards already reported (``flagged``)."""
+    return {"site": site, "ranges": list(graph["ranges"]) if graph else [],
+            "allocs": list(graph["allocs"]) if graph else [], "last": None, "last_where": None, "launches": 0,
+            "launch_ns": 0, "flagged": set()}
 
 
 def _at(where) -> str:
