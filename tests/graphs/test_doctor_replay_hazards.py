@@ -399,3 +399,21 @@ def test_a_captured_pointer_no_longer_in_its_allocation_is_named_and_refilling_i
     else:
         assert "now lies in another allocation, made at " in f.detail
         assert f"{THIS}:{line_of('# allocated again here')} after the capture" in f.detail
+
+
+@pytest.mark.parametrize("explain", [True, False])  # ended by the doctor, or through the door
+def test_a_failed_capture_leaves_its_stream_a_plain_stream_again(dev, kernel, explain):
+    from cugraphlab.core.errors import CaptureError
+
+    s = dev.create_stream()
+    with Watched() as w:
+        with pytest.raises(CaptureError):
+            with capture(s, explain=explain):
+                cu("cuStreamSynchronize", s.handle)  # refused: the capture is invalidated
+        assert w.watch.capturing == {}
+        exe, graph, *_ = captured_exec(dev, kernel, s)
+        exe.launch(s)
+        exe.close()
+        graph.close()
+    (site,) = [t for t in site_stats(w.events) if t["replays"]]
+    assert (site["captures"], site["replays"]) == (1, 1)

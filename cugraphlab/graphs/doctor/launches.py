@@ -117,14 +117,15 @@ class LaunchWatch:
             if name == "cuGraphExecUpdate":
                 self._update(args, result, code, frame)
                 return
+            if name == "cuStreamEndCapture":  # ended, also when it failed: the stream no longer captures
+                self._end_capture(_int(args[0]), result if code == 0 else (status, None))
+                return
             if code != 0:
                 return
             if name in ("cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"):
                 s = _int(args[0])  # into an existing graph (a conditional body): a part of a graph, not a site
                 self.capturing[s] = {"site": _user_site(frame), "t0": time.perf_counter_ns(), "ranges": [],
                                      "allocs": [], "origin": s, "part": name == "cuStreamBeginCaptureToGraph"}
-            elif name == "cuStreamEndCapture":
-                self._end_capture(_int(args[0]), result)
             elif name in _INSTANTIATE:
                 self._instantiated(args, result, frame)
             elif name == "cuGraphLaunch":
@@ -169,10 +170,9 @@ class LaunchWatch:
             del self.capturing[k]
         graph = _int(result[1]) if isinstance(result, tuple) and len(result) > 1 else 0
         ns = time.perf_counter_ns() - cap["t0"]
-        if cap.get("part"):
+        if cap.get("part") or not graph:  # a conditional body, or a capture that failed: no graph to count
             return
-        if graph:
-            self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "allocs": cap["allocs"], "ns": ns}
+        self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "allocs": cap["allocs"], "ns": ns}
         file, line, fn = cap["site"]
         self.sink(StackEvent("captured", "cugraphlab", file, line, fn, call=hex(graph), seconds=ns / 1e9))
 
