@@ -11,9 +11,16 @@ import pytest
 
 # pyproject's ``pythonpath`` puts tests/helpers (the fakes, which tests of every floor import by name: fake_driver
 # ...) and benchmarks/ (the studies, ``studies.floor`` ..., research outside the package) on sys.path
-from skip_summary import cut_at_word, pytest_terminal_summary  # noqa: F401  (the skipped tests, by reason)
+from figures_summary import figures_summary
+from skip_summary import cut_at_word  # noqa: F401
+from skip_summary import pytest_terminal_summary as skipped_by_reason
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    skipped_by_reason(terminalreporter, exitstatus, config)  # the skipped tests, one line per reason
+    figures_summary(terminalreporter)  # the figures tests report (record_property("figures", ...)): sizes
 
 
 @functools.lru_cache(maxsize=1)

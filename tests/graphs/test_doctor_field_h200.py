@@ -321,5 +321,5 @@ def test_each_numba_case_compiles_inside_stack_works_before_its_capture(key):
     tree = ast.parse(c.script.read_text())
     (block,) = [n for n in ast.walk(tree) if isinstance(n, ast.With) and "stack_works" in ast.unparse(n.items[0])]
     inside = ast.unparse(block)
-    assert "@cuda.jit" in inside and "double[16, 256" in inside and "as_cuda_array" in inside
+    assert "doubling(cuda, cupy)" in inside and "double[16, 256" in inside
     assert block.end_lineno < c.line("capture")

@@ -17,13 +17,6 @@ LIMITS = {"module": 600, "function": 80, "class": 300}
 KNOWN: dict[str, tuple[str, int]] = {
     # issue 32 §2 splits these
     "experiment/memchain.py": ("module", 638),
-    # the measure_* bodies: set-up, the timed rounds and the record in one function each
-    "bench/graphs/conditional.py::measure_while": ("function", 120),
-    "bench/measure/latency.py::measure_latency": ("function", 109),
-    "bench/graphs/update.py::measure_update_costs": ("function", 107),
-    "bench/graphs/memnodes.py::_measure_size": ("function", 99),
-    "bench/graphs/devlaunch.py::_measure_size": ("function", 96),
-    "bench/measure/timeline.py::record_timeline": ("function", 82),
     "experiment/branches.py::BranchGraphs": ("class", 377),
     "experiment/device_loop.py::DeviceLoop": ("class", 324),
 }
@@ -64,6 +57,20 @@ def report(found: dict[str, tuple[str, int]] | None = None) -> str:
         lines.append(f"{kind}{'es' if kind == 'class' else 's'}: {len(mine)}, largest {mine[0][0]} lines, {len(big)} over {limit}")
         lines += big
     return "\n".join(lines)
+
+
+def test_the_figures_are_reported(record_property):
+    """The figures in the run's output (a section after the tests, tests/helpers/figures_summary.py): how many
+    modules, functions and classes, the largest of each, and every one over its limit."""
+    text = report()
+    record_property("figures", ("sizes: modules over 600 lines, functions over 80, classes over 300", text))
+    lines = text.splitlines()
+    heads = [line for line in lines if not line.startswith(" ")]
+    assert [h.split(":")[0] for h in heads] == ["modules", "functions", "classes"]
+    for head, (kind, limit) in zip(heads, LIMITS.items()):
+        assert head.endswith(f"over {limit}")
+        over_limit = int(head.rsplit(" over ", 1)[0].rsplit(" ", 1)[1])
+        assert over_limit == sum(1 for k, n in over(sizes()).values() if k == kind)
 
 
 def test_nothing_new_is_over_a_limit():

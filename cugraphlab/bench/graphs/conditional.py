@@ -96,15 +96,7 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
 
     ops = parse_ops(ops)
     size = validate_size(size)
-    n = positive_int("iterations", iterations)
-    positive_int("repeats", repeats)
-    unroll = int(unroll)
-    if unroll < 0 or (unroll and n % unroll):
-        raise InvalidArgumentError(f"unroll must be 0 (off) or divide iterations ({n}), got {unroll}")
-    every = int(decide_every)
-    if every < 0 or every == 1 or (every and n % every):
-        raise InvalidArgumentError(f"decide_every must be 0 (off) or a K > 1 that divides iterations ({n}): a "
-                                   f"body of K iterations is exact only then; got {decide_every}")
+    n, unroll, every = _checked_counts(iterations, repeats, unroll, decide_every)
     own_device = not hasattr(device, "compute_capability")
     dev = Device(device) if own_device else device
     try:
@@ -113,63 +105,13 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
                 dev.create_event() as start, dev.create_event() as end:
             kit = conditional_graphs(chain)
             env = collect(dev)
-            stream = chain.stream
-            exe = kit.while_exec(n)
-
-            def while_node():
-                exe.launch(stream)
-
             fold = ops[-1] == "relu"  # the folded body replaces relu
-            folded_exe = kit.while_exec(n, fold=True) if fold else None
-
-            def while_folded():
-                folded_exe.launch(stream)
-
+            kit.while_exec(n)  # instantiated before the PDL bodies' (kept: the plan takes them from the cache)
+            if fold:
+                kit.while_exec(n, fold=True)
             extra, pdl_refused, pdl_body = _folded_extras(dev, kit, n, fold, bool(pdl), every)
-
-            def host_loop():
-                kit.run_host_loop(n)
-
-            def no_decision():
-                chain.run("graph", n)
-
-            plan = [
-                ("WHILE node", "1 cuGraphLaunch; the GPU decides after every iteration", while_node, True),
-                *([(WHILE_FOLDED, "1 cuGraphLaunch; the body's relu kernel decides (4 kernel nodes, not 5)",
-                    while_folded, True)] if fold else []),
-                *extra,
-                ("Python loop", "per iteration: cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize", host_loop,
-                 True),
-                ("graphs, no decision", "per iteration: cuGraphLaunch, nothing read back (floor)", no_decision,
-                 False),
-                *([(unrolled_name(unroll), f"{n // unroll} cuGraphLaunch of {unroll} iterations each (no decision)",
-                    lambda: chain.run("graph", n, unroll), False)] if unroll else []),
-            ]
-            # Warm-up (instantiate, upload, first-launch work), one loop at a time: under compute-sanitizer memcheck
-            # and initcheck a WHILE graph enqueued while an earlier conditional graph still runs on the stream
-            # ends in CUDA_ERROR_ILLEGAL_ADDRESS with no access error reported (H200, sanitizer 2025.3.1; without
-            # the sanitizer it is bit-exact). The timed loops below already wait after each loop for its check.
-            for _name, _how, run, _counted in plan:
-                run()
-                stream.synchronize()
-            count_ok = {p[0]: True for p in plan}
-
-            def checker(name: str, counted: bool):
-                def check() -> int:
-                    if counted and kit.read_state().count != n:
-                        count_ok[name] = False
-                    return chain.check_result("graph").mismatches
-                return check
-
-            # each variant runs its whole loop of n iterations per call; times come out per loop iteration
-            variants = [Variant(name, stream, lambda _k, run=run: run(), kit.fresh, checker(name, counted))
-                        for name, _how, run, counted in plan]
-            timings = interleave(variants, n, repeats, start, end, progress=progress)
-            variants = [
-                LoopVariant(name, how, timings[name].wall(WALL_CLOCK), timings[name].device(DEVICE_CLOCK),
-                            count_ok[name], timings[name].verified, timings[name].mismatches)
-                for name, how, _run, _counted in plan
-            ]
+            plan = _plan(kit, n, fold, extra, unroll)
+            variants, timings = _timed(plan, kit, n, repeats, start, end, progress)
             checks = [_check_dict(kit.run_until(threshold)), _check_dict(kit.run_if(True)),
                       _check_dict(kit.run_if(False))]
             _graph, info = kit.build_while(n)
@@ -193,6 +135,88 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     finally:
         if own_device:
             dev.close()
+
+
+def _checked_counts(iterations, repeats, unroll, decide_every) -> tuple[int, int, int]:
+    """(iterations, unroll, decide_every) checked before any GPU work: ``unroll`` 0 or a divisor of the
+    iterations, ``decide_every`` 0 or a K > 1 that divides them."""
+    n = positive_int("iterations", iterations)
+    positive_int("repeats", repeats)
+    unroll = int(unroll)
+    if unroll < 0 or (unroll and n % unroll):
+        raise InvalidArgumentError(f"unroll must be 0 (off) or divide iterations ({n}), got {unroll}")
+    every = int(decide_every)
+    if every < 0 or every == 1 or (every and n % every):
+        raise InvalidArgumentError(f"decide_every must be 0 (off) or a K > 1 that divides iterations ({n}): a "
+                                   f"body of K iterations is exact only then; got {decide_every}")
+    return n, unroll, every
+
+
+def _plan(kit, n: int, fold: bool, extra: list, unroll: int) -> list[tuple]:
+    """The timed rows, (name, the driver calls that drive it, run, whether the loop state counts), in order."""
+    chain = kit.chain
+    stream = chain.stream
+    exe = kit.while_exec(n)
+
+    def while_node():
+        exe.launch(stream)
+
+    folded_exe = kit.while_exec(n, fold=True) if fold else None
+
+    def while_folded():
+        folded_exe.launch(stream)
+
+    def host_loop():
+        kit.run_host_loop(n)
+
+    def no_decision():
+        chain.run("graph", n)
+
+    return [
+        ("WHILE node", "1 cuGraphLaunch; the GPU decides after every iteration", while_node, True),
+        *([(WHILE_FOLDED, "1 cuGraphLaunch; the body's relu kernel decides (4 kernel nodes, not 5)",
+            while_folded, True)] if fold else []),
+        *extra,
+        ("Python loop", "per iteration: cuGraphLaunch + cuMemcpyDtoHAsync + cuStreamSynchronize", host_loop,
+         True),
+        ("graphs, no decision", "per iteration: cuGraphLaunch, nothing read back (floor)", no_decision,
+         False),
+        *([(unrolled_name(unroll), f"{n // unroll} cuGraphLaunch of {unroll} iterations each (no decision)",
+            lambda: chain.run("graph", n, unroll), False)] if unroll else []),
+    ]
+
+
+def _timed(plan: list[tuple], kit, n: int, repeats: int, start, end, progress) -> tuple[list[LoopVariant], dict]:
+    """Each row of ``plan`` warmed up, then timed interleaved per repeat on fresh inputs, its count and bits checked
+    after every loop: (LoopVariant rows, the timings by name)."""
+    chain = kit.chain
+    stream = chain.stream
+    # Warm-up (instantiate, upload, first-launch work), one loop at a time: under compute-sanitizer memcheck
+    # and initcheck a WHILE graph enqueued while an earlier conditional graph still runs on the stream
+    # ends in CUDA_ERROR_ILLEGAL_ADDRESS with no access error reported (H200, sanitizer 2025.3.1; without
+    # the sanitizer it is bit-exact). The timed loops below already wait after each loop for its check.
+    for _name, _how, run, _counted in plan:
+        run()
+        stream.synchronize()
+    count_ok = {p[0]: True for p in plan}
+
+    def checker(name: str, counted: bool):
+        def check() -> int:
+            if counted and kit.read_state().count != n:
+                count_ok[name] = False
+            return chain.check_result("graph").mismatches
+        return check
+
+    # each variant runs its whole loop of n iterations per call; times come out per loop iteration
+    variants = [Variant(name, stream, lambda _k, run=run: run(), kit.fresh, checker(name, counted))
+                for name, _how, run, counted in plan]
+    timings = interleave(variants, n, repeats, start, end, progress=progress)
+    rows = [
+        LoopVariant(name, how, timings[name].wall(WALL_CLOCK), timings[name].device(DEVICE_CLOCK),
+                    count_ok[name], timings[name].verified, timings[name].mismatches)
+        for name, how, _run, _counted in plan
+    ]
+    return rows, timings
 
 
 def _folded_extras(dev, kit, n: int, fold: bool, pdl: bool, every: int):

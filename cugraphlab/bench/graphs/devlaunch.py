@@ -317,73 +317,90 @@ def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, time
             (_unrolled(unroll), f"{n // unroll} cuGraphLaunch of {unroll} iterations each (no decision)",
              lambda: chain.run("graph", n, unroll), None),
         ]
-        # Warm-up (first launches, uploads), one loop at a time: compute-sanitizer's memcheck fails a conditional
-        # graph queued behind a running one (bench.graphs.conditional says more).
-        for _name, _how, run, _counter in plan:
-            run()
-            stream.synchronize()
-        count_ok = {p[0]: (True if p[3] else None) for p in plan}
-
-        def prepare():
-            kit.fresh()
-            ckit.state.poison(stream)
-
-        def checker(name, counter):
-            def check() -> int:
-                if counter == "device":
-                    st = kit.read_state()
-                    if st.count != n or st.status:
-                        count_ok[name] = False
-                elif counter == "while" and ckit.read_state().count != n:
-                    count_ok[name] = False
-                return chain.check_result("graph").mismatches
-            return check
-
-        variants = [Variant(name, stream, lambda _k, run=run: run(), prepare, checker(name, counter))
-                    for name, _how, run, counter in plan]
-        timings = interleave(variants, n, repeats, start, end, progress=progress)
-        for name, how, _run, _counter in plan:
-            t = timings[name]
-            label = f"{size} {name}"
-            result.keep_samples(label + " device", t.device_us, "us", "device")
-            result.keep_samples(label + " wall", t.wall_us, "us", "wall")
-            result.loops.append(LoopRow(size, name, how, t.wall(), t.device(), count_ok[name], t.verified,
-                                        t.mismatches))
-        # Checks with data-dependent stops and feedback (the output is the chain applied k times).
-        feedback_n = min(n, 40)  # 2^k growth: stay finite
-        every_feedback = unroll * max(1, 100 // unroll)  # about 2^100 at most: finite in float32
-        limit = 10_000 - 10_000 % unroll or unroll
-        for chk in (kit.run_launch("fire_and_forget"), kit.run_launch("tail"), kit.run_launch("sibling"),
-                    kit.run_loop("self", feedback_n, feedback=True), kit.run_loop("scheduler", feedback_n,
-                                                                                  feedback=True),
-                    kit.run_loop("folded", feedback_n, feedback=True),
-                    kit.run_loop("folded", every_feedback, feedback=True, every=unroll),
-                    kit.run_loop("self", 10_000, threshold=_threshold(chain), probe=32),
-                    kit.run_loop("scheduler", 10_000, threshold=_threshold(chain), probe=32),
-                    kit.run_loop("folded", 10_000, threshold=_threshold(chain), probe=32),
-                    kit.run_loop("folded", limit, threshold=_threshold(chain), probe=32, every=unroll)):
-            d = _check_dict(chk)
-            d["size"] = size
-            result.checks.append(d)
-        # Where the time goes: stamped loops.
-        rows = min(timeline_rows, kit.capacity - 1)
-        for shape in ("self", "scheduler", "folded"):
-            kit.clear_slots()
-            chk = kit.run_loop(shape, rows, stamped=True)
-            d = _check_dict(chk)
-            d["size"] = size
-            d["kind"] += " (stamped)"
-            result.checks.append(d)
-            label = "self, folded" if shape == "folded" else shape
-            for seg, values in timeline_segments(kit.read_slots(rows), shape).items():
-                if len(values):
-                    result.timeline.append(SegmentRow(size, label, seg,
-                                                      summarize(values, unit="us", clock="globaltimer")))
-                    result.keep_samples(f"{size} {label} timeline {seg}", values, "us", "globaltimer")
+        _loop_rows(result, plan, kit, ckit, n, size, repeats, start, end, progress)
+        _stop_checks(result, kit, n, unroll, size)
+        _timeline_rows(result, kit, size, timeline_rows)
         if latency_samples:
             lat, lat_checks = _measure_latency(result, kit, latency_samples)
             result.latency.extend(lat)
             result.checks.extend(lat_checks)
+
+
+def _loop_rows(result, plan, kit, ckit, n, size, repeats, start, end, progress) -> None:
+    """Each way of ``plan`` warmed up, then timed interleaved on fresh inputs, its count and bits checked after every
+    loop: the result's loop rows and their samples."""
+    chain = kit.chain
+    stream = chain.stream
+    # Warm-up (first launches, uploads), one loop at a time: compute-sanitizer's memcheck fails a conditional
+    # graph queued behind a running one (bench.graphs.conditional says more).
+    for _name, _how, run, _counter in plan:
+        run()
+        stream.synchronize()
+    count_ok = {p[0]: (True if p[3] else None) for p in plan}
+
+    def prepare():
+        kit.fresh()
+        ckit.state.poison(stream)
+
+    def checker(name, counter):
+        def check() -> int:
+            if counter == "device":
+                st = kit.read_state()
+                if st.count != n or st.status:
+                    count_ok[name] = False
+            elif counter == "while" and ckit.read_state().count != n:
+                count_ok[name] = False
+            return chain.check_result("graph").mismatches
+        return check
+
+    variants = [Variant(name, stream, lambda _k, run=run: run(), prepare, checker(name, counter))
+                for name, _how, run, counter in plan]
+    timings = interleave(variants, n, repeats, start, end, progress=progress)
+    for name, how, _run, _counter in plan:
+        t = timings[name]
+        label = f"{size} {name}"
+        result.keep_samples(label + " device", t.device_us, "us", "device")
+        result.keep_samples(label + " wall", t.wall_us, "us", "wall")
+        result.loops.append(LoopRow(size, name, how, t.wall(), t.device(), count_ok[name], t.verified,
+                                    t.mismatches))
+
+
+def _stop_checks(result, kit, n, unroll, size) -> None:
+    """Checks with data-dependent stops and feedback (the output is the chain applied k times)."""
+    chain = kit.chain
+    feedback_n = min(n, 40)  # 2^k growth: stay finite
+    every_feedback = unroll * max(1, 100 // unroll)  # about 2^100 at most: finite in float32
+    limit = 10_000 - 10_000 % unroll or unroll
+    for chk in (kit.run_launch("fire_and_forget"), kit.run_launch("tail"), kit.run_launch("sibling"),
+                kit.run_loop("self", feedback_n, feedback=True), kit.run_loop("scheduler", feedback_n,
+                                                                              feedback=True),
+                kit.run_loop("folded", feedback_n, feedback=True),
+                kit.run_loop("folded", every_feedback, feedback=True, every=unroll),
+                kit.run_loop("self", 10_000, threshold=_threshold(chain), probe=32),
+                kit.run_loop("scheduler", 10_000, threshold=_threshold(chain), probe=32),
+                kit.run_loop("folded", 10_000, threshold=_threshold(chain), probe=32),
+                kit.run_loop("folded", limit, threshold=_threshold(chain), probe=32, every=unroll)):
+        d = _check_dict(chk)
+        d["size"] = size
+        result.checks.append(d)
+
+
+def _timeline_rows(result, kit, size, timeline_rows) -> None:
+    """Where the time goes: stamped loops of each shape, their segments (globaltimer) and checks."""
+    rows = min(timeline_rows, kit.capacity - 1)
+    for shape in ("self", "scheduler", "folded"):
+        kit.clear_slots()
+        chk = kit.run_loop(shape, rows, stamped=True)
+        d = _check_dict(chk)
+        d["size"] = size
+        d["kind"] += " (stamped)"
+        result.checks.append(d)
+        label = "self, folded" if shape == "folded" else shape
+        for seg, values in timeline_segments(kit.read_slots(rows), shape).items():
+            if len(values):
+                result.timeline.append(SegmentRow(size, label, seg,
+                                                  summarize(values, unit="us", clock="globaltimer")))
+                result.keep_samples(f"{size} {label} timeline {seg}", values, "us", "globaltimer")
 
 
 def _threshold(chain) -> float:

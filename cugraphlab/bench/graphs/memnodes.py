@@ -310,92 +310,116 @@ def _first_launch(stream, make: Callable, prepare: Callable, count_bad: Callable
     return host, complete, bad
 
 
+def _pre_prepare(pre: Chain):
+    """Fresh random inputs and poisoned outputs for the preallocated chain, before each of its runs."""
+    def prepare():
+        pre.randomize()
+        pre.poison()
+    return prepare
+
+
+def _first_rows(device, size, mem, pre, stream, first_samples, record) -> list[FirstLaunch]:
+    """The first launch after instantiation (host call and completion) of each FIRST_ROWS way, kept in ``record``."""
+    def mem_make(trim: bool):
+        def make():
+            mem.close_exec()
+            if trim:
+                device.synchronize()
+                trim_graph_mem(device)
+            return mem.instantiate()
+        return make
+
+    def pre_make():
+        g = pre.capture()
+        try:
+            return g.instantiate()
+        finally:
+            g.close()
+
+    plan = [
+        (FIRST_ROWS[0], mem_make(True), mem.prepare, mem.mismatches, lambda exe: None),
+        (FIRST_ROWS[1], mem_make(False), mem.prepare, mem.mismatches, lambda exe: None),
+        (FIRST_ROWS[2], pre_make, _pre_prepare(pre), lambda: pre.check_result("graph").mismatches,
+         lambda exe: exe.close()),
+    ]
+    first = []
+    for name, make, prep, mismatches, finish in plan:
+        host, complete, bad = _first_launch(stream, make, prep, mismatches, finish, first_samples)
+        first.append(FirstLaunch(name, summarize(host, unit="us", clock="host_api"),
+                                 summarize(complete, unit="us", clock="wall"), bad))
+        record.keep_samples(f"{size}/first/{name}/host_api", host, "us", "host_api")
+        record.keep_samples(f"{size}/first/{name}/complete", complete, "us", "wall")
+    return first
+
+
+def _steady_variants(chains: dict, pre, stream, shapes, iters: int, amortized: bool) -> list[Variant]:
+    """The timed rows, warmed up: each shape's MemChain, the preallocated chain, and (``amortized``) the unrolled
+    block graphs against the preallocated chain unrolled alike."""
+    pre_prepare = _pre_prepare(pre)
+    warm = min(iters, 200)
+    for sh in shapes:
+        chains[sh].run(warm)
+    pre.run("graph", warm)
+    stream.synchronize()
+    variants = [Variant(MEM_ROWS[sh], stream, chains[sh].run, chains[sh].prepare, chains[sh].mismatches)
+                for sh in shapes]
+    variants.append(Variant(PRE_ROW, stream, lambda k: pre.run("graph", k), pre_prepare,
+                            lambda: pre.check_result("graph").mismatches))
+    if amortized:  # run(k) enqueues k iterations: k / AMORTIZE launches of the unrolled graphs
+        mu = chains["block_unrolled"]
+        mu.run(max(1, warm // AMORTIZE))
+        pre.run("graph", AMORTIZE * max(1, warm // AMORTIZE), AMORTIZE)
+        stream.synchronize()
+        variants.append(Variant(MEM_AMORTIZED_ROW, stream, lambda k: mu.run(k // AMORTIZE), mu.prepare,
+                                mu.mismatches, grain=AMORTIZE))
+        variants.append(Variant(PRE_AMORTIZED_ROW, stream, lambda k: pre.run("graph", k, AMORTIZE),
+                                pre_prepare, lambda: pre.check_result("graph").mismatches, grain=AMORTIZE))
+    return variants
+
+
+def _steady_rows(device, size, mem, pre, kernels, stream, start, end, iters, repeats, seed, record, progress,
+                 shapes) -> tuple[list[Steady], dict, dict]:
+    """(steady rows, address reuse per shape, view per shape): every shape timed interleaved with the
+    preallocated chain, each loop also cut into CHUNKS chunks whose samples the record keeps (for diff)."""
+    mem.instantiate()
+    others = {sh: MemChain(device, size, shape=sh, kernels=kernels, stream=stream, seed=seed)
+              for sh in shapes if sh != "line"}
+    amortized = iters % AMORTIZE == 0 and "block" in shapes
+    if amortized:
+        others["block_unrolled"] = MemChain(device, size, shape="block", kernels=kernels, stream=stream,
+                                            seed=seed, unroll=AMORTIZE)
+    try:
+        chains = {"line": mem, **others}
+        variants = _steady_variants(chains, pre, stream, shapes, iters, amortized)
+        timings = interleave(variants, iters, repeats, start, end, progress=progress, chunks=CHUNKS)
+        steady = []
+        for v in variants:
+            t = timings[v.name]
+            steady.append(Steady(v.name, t.device("device"), t.wall("wall"), t.mismatches))
+            record.keep_samples(f"{size}/steady/{v.name}/device", t.device_chunks or t.device_us, "us", "device")
+            record.keep_samples(f"{size}/steady/{v.name}/wall", t.wall_chunks or t.wall_us, "us", "wall")
+        shape_reuse = {sh: chains[sh].address_reuse().to_dict() for sh in shapes}
+        shape_views = {sh: chains[sh].view(f"{sh}: {SHAPE_TEXT[sh]}, {size:,} floats") for sh in shapes}
+    finally:
+        for m in others.values():
+            m.close()
+    return steady, shape_reuse, shape_views
+
+
 def _measure_size(device, size, kernels, stream, start, end, iters, repeats, first_samples, seed, record,
                   progress, shapes=MEMCHAIN_SHAPES) -> SizeResult:
     say = progress or (lambda _m: None)
     footprint, walk_bad = _walk_footprint(device, size, kernels, stream, iters, seed)
     say(f"{size:,} floats: footprint walk done")
-    first: list[FirstLaunch] = []
-    steady: list[Steady] = []
     with MemChain(device, size, kernels=kernels, stream=stream, seed=seed) as mem, \
             Chain(device, n=size, kernels=kernels, stream=stream, seed=seed) as pre:
         view, graph_bytes = mem.view(f"the chain with graph-allocated intermediates, {size:,} floats"), \
             mem.graph.allocated_bytes
         reuse = mem.address_reuse().to_dict()
-
-        def mem_make(trim: bool):
-            def make():
-                mem.close_exec()
-                if trim:
-                    device.synchronize()
-                    trim_graph_mem(device)
-                return mem.instantiate()
-            return make
-
-        def pre_make():
-            g = pre.capture()
-            try:
-                return g.instantiate()
-            finally:
-                g.close()
-
-        def pre_prepare():
-            pre.randomize()
-            pre.poison()
-
-        plan = [
-            (FIRST_ROWS[0], mem_make(True), mem.prepare, mem.mismatches, lambda exe: None),
-            (FIRST_ROWS[1], mem_make(False), mem.prepare, mem.mismatches, lambda exe: None),
-            (FIRST_ROWS[2], pre_make, pre_prepare, lambda: pre.check_result("graph").mismatches,
-             lambda exe: exe.close()),
-        ]
-        for name, make, prep, check, finish in plan:
-            host, complete, bad = _first_launch(stream, make, prep, check, finish, first_samples)
-            first.append(FirstLaunch(name, summarize(host, unit="us", clock="host_api"),
-                                     summarize(complete, unit="us", clock="wall"), bad))
-            record.keep_samples(f"{size}/first/{name}/host_api", host, "us", "host_api")
-            record.keep_samples(f"{size}/first/{name}/complete", complete, "us", "wall")
+        first = _first_rows(device, size, mem, pre, stream, first_samples, record)
         say(f"{size:,} floats: first launches done")
-
-        mem.instantiate()
-        others = {sh: MemChain(device, size, shape=sh, kernels=kernels, stream=stream, seed=seed)
-                  for sh in shapes if sh != "line"}
-        amortized = iters % AMORTIZE == 0 and "block" in shapes
-        if amortized:
-            others["block_unrolled"] = MemChain(device, size, shape="block", kernels=kernels, stream=stream,
-                                                seed=seed, unroll=AMORTIZE)
-        try:
-            chains = {"line": mem, **others}
-            warm = min(iters, 200)
-            for sh in shapes:
-                chains[sh].run(warm)
-            pre.run("graph", warm)
-            stream.synchronize()
-            variants = [Variant(MEM_ROWS[sh], stream, chains[sh].run, chains[sh].prepare, chains[sh].mismatches)
-                        for sh in shapes]
-            variants.append(Variant(PRE_ROW, stream, lambda k: pre.run("graph", k), pre_prepare,
-                                    lambda: pre.check_result("graph").mismatches))
-            if amortized:  # run(k) enqueues k iterations: k / AMORTIZE launches of the unrolled graphs
-                mu = chains["block_unrolled"]
-                mu.run(max(1, warm // AMORTIZE))
-                pre.run("graph", AMORTIZE * max(1, warm // AMORTIZE), AMORTIZE)
-                stream.synchronize()
-                variants.append(Variant(MEM_AMORTIZED_ROW, stream, lambda k: mu.run(k // AMORTIZE), mu.prepare,
-                                        mu.mismatches, grain=AMORTIZE))
-                variants.append(Variant(PRE_AMORTIZED_ROW, stream, lambda k: pre.run("graph", k, AMORTIZE),
-                                        pre_prepare, lambda: pre.check_result("graph").mismatches, grain=AMORTIZE))
-            # each timed loop also cut into CHUNKS chunks: their samples are what the record keeps (for diff)
-            timings = interleave(variants, iters, repeats, start, end, progress=progress, chunks=CHUNKS)
-            for v in variants:
-                t = timings[v.name]
-                steady.append(Steady(v.name, t.device("device"), t.wall("wall"), t.mismatches))
-                record.keep_samples(f"{size}/steady/{v.name}/device", t.device_chunks or t.device_us, "us", "device")
-                record.keep_samples(f"{size}/steady/{v.name}/wall", t.wall_chunks or t.wall_us, "us", "wall")
-            shape_reuse = {sh: chains[sh].address_reuse().to_dict() for sh in shapes}
-            shape_views = {sh: chains[sh].view(f"{sh}: {SHAPE_TEXT[sh]}, {size:,} floats") for sh in shapes}
-        finally:
-            for m in others.values():
-                m.close()
+        steady, shape_reuse, shape_views = _steady_rows(device, size, mem, pre, kernels, stream, start, end, iters,
+                                                        repeats, seed, record, progress, shapes)
         say(f"{size:,} floats: repeats done")
     same, diff, _explicit_view, _captured_view = topology_check(device, size, kernels=kernels, stream=stream,
                                                                 seed=seed)

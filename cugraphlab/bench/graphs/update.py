@@ -86,7 +86,6 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     rng = np.random.default_rng(seed)
     dev, stream = chain.device, chain.stream
     sets = [fresh_inputs(dev, chain.n, chain.scalar, rng), fresh_inputs(dev, chain.n, -1.5 * chain.scalar, rng)]
-    perf = time.perf_counter_ns
     costs: dict[str, Summary] = {}
     verified: dict[str, bool] = {}
     samples_by_path: dict[str, list[float]] = {}
@@ -96,72 +95,9 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
             params = [[kernel_node_params(launch) for launch in ls] for ls in launch_sets]
             graphs = [capture_launches(stream, ls) for ls in launch_sets]
             try:
-                set_fn = driver_fn("cuGraphExecKernelNodeSetParams")
-                upd_fn = driver_fn("cuGraphExecUpdate")
-                inst_fn = driver_fn("cuGraphInstantiate")
-                xdestroy_fn = driver_fn("cuGraphExecDestroy")
-                exe_h = cg.exec.handle
-
-                def set_params(k):
-                    for node, p in zip(cg.nodes, params[k]):
-                        r = set_fn(exe_h, node, p)
-                        if r[0]:
-                            check(r, "cuGraphExecKernelNodeSetParams")
-
-                def exec_update(k):
-                    r = upd_fn(exe_h, graphs[k].handle)
-                    if r[0]:
-                        check(r, "cuGraphExecUpdate")
-
-                def recapture_update(k):
-                    g = capture_launches(stream, launch_sets[k])
-                    r = upd_fn(exe_h, g.handle)
-                    g.close()
-                    if r[0]:
-                        check(r, "cuGraphExecUpdate")
-
-                def reinstantiate(k):
-                    r = inst_fn(graphs[k].handle, 0)
-                    if r[0]:
-                        check(r, "cuGraphInstantiate")
-                    r2 = xdestroy_fn(r[1])
-                    if r2[0]:
-                        check(r2, "cuGraphExecDestroy")
-
-                def recapture_instantiate(k):
-                    g = capture_launches(stream, launch_sets[k])
-                    r = inst_fn(g.handle, 0)
-                    g.close()
-                    if r[0]:
-                        check(r, "cuGraphInstantiate")
-                    r2 = xdestroy_fn(r[1])
-                    if r2[0]:
-                        check(r2, "cuGraphExecDestroy")
-
-                paths = {"set_params": set_params, "exec_update": exec_update}
-                try:
-                    direct = DirectExecUpdate(cg.exec)
-                except UnsupportedError:  # no libcuda through ctypes: the row is left out
-                    direct = None
-                if direct is not None:
-                    direct_calls = [direct.bind(g) for g in graphs]
-
-                    def exec_update_ctypes(k):
-                        status = direct_calls[k]()
-                        if status:
-                            raise_for_status(status, "cuGraphExecUpdate (ctypes)", 0)
-
-                    paths[CTYPES_PATH] = exec_update_ctypes
-                paths.update({"recapture_update": recapture_update, "reinstantiate": reinstantiate,
-                              "recapture_instantiate": recapture_instantiate})
+                paths = _update_paths(cg, params, graphs, launch_sets)
                 for name, fn in paths.items():
-                    for i in range(warmup):
-                        fn(i % 2)
-                    samples = []
-                    for i in range(repeats):
-                        t0 = perf()
-                        fn(i % 2)
-                        samples.append((perf() - t0) / 1e3)
+                    samples = _timed_path(fn, warmup, repeats)
                     costs[name] = summarize(samples, unit="us", clock=HOST_CLOCK)
                     samples_by_path[name] = samples
                     # Check what the path left: the last update used set (repeats - 1) % 2.
@@ -179,6 +115,84 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     for name in costs:
         result.keep_samples(name, samples_by_path[name], clock="host_api")
     return result
+
+
+def _update_paths(cg: ChainGraph, params: list, graphs: list, launch_sets: list) -> dict:
+    """name -> fn(k): each update path applying input set ``k`` (0 or 1) to ``cg``'s executable, every driver result
+    checked; "exec_update (ctypes)" only where libcuda opens through ctypes."""
+    stream = cg.chain.stream
+    set_fn = driver_fn("cuGraphExecKernelNodeSetParams")
+    upd_fn = driver_fn("cuGraphExecUpdate")
+    inst_fn = driver_fn("cuGraphInstantiate")
+    xdestroy_fn = driver_fn("cuGraphExecDestroy")
+    exe_h = cg.exec.handle
+
+    def set_params(k):
+        for node, p in zip(cg.nodes, params[k]):
+            r = set_fn(exe_h, node, p)
+            if r[0]:
+                check(r, "cuGraphExecKernelNodeSetParams")
+
+    def exec_update(k):
+        r = upd_fn(exe_h, graphs[k].handle)
+        if r[0]:
+            check(r, "cuGraphExecUpdate")
+
+    def recapture_update(k):
+        g = capture_launches(stream, launch_sets[k])
+        r = upd_fn(exe_h, g.handle)
+        g.close()
+        if r[0]:
+            check(r, "cuGraphExecUpdate")
+
+    def reinstantiate(k):
+        r = inst_fn(graphs[k].handle, 0)
+        if r[0]:
+            check(r, "cuGraphInstantiate")
+        r2 = xdestroy_fn(r[1])
+        if r2[0]:
+            check(r2, "cuGraphExecDestroy")
+
+    def recapture_instantiate(k):
+        g = capture_launches(stream, launch_sets[k])
+        r = inst_fn(g.handle, 0)
+        g.close()
+        if r[0]:
+            check(r, "cuGraphInstantiate")
+        r2 = xdestroy_fn(r[1])
+        if r2[0]:
+            check(r2, "cuGraphExecDestroy")
+
+    paths = {"set_params": set_params, "exec_update": exec_update}
+    try:
+        direct = DirectExecUpdate(cg.exec)
+    except UnsupportedError:  # no libcuda through ctypes: the row is left out
+        direct = None
+    if direct is not None:
+        direct_calls = [direct.bind(g) for g in graphs]
+
+        def exec_update_ctypes(k):
+            status = direct_calls[k]()
+            if status:
+                raise_for_status(status, "cuGraphExecUpdate (ctypes)", 0)
+
+        paths[CTYPES_PATH] = exec_update_ctypes
+    paths.update({"recapture_update": recapture_update, "reinstantiate": reinstantiate,
+                  "recapture_instantiate": recapture_instantiate})
+    return paths
+
+
+def _timed_path(fn, warmup: int, repeats: int) -> list[float]:
+    """µs per call of ``fn`` (host clock, perf_counter_ns), alternating the two input sets, after ``warmup``."""
+    perf = time.perf_counter_ns
+    for i in range(warmup):
+        fn(i % 2)
+    samples = []
+    for i in range(repeats):
+        t0 = perf()
+        fn(i % 2)
+        samples.append((perf() - t0) / 1e3)
+    return samples
 
 
 def _check_path(cg: ChainGraph, path: str, inputs: Inputs, graph, stream) -> bool:

@@ -82,6 +82,88 @@ def _per_call(fn, k: int, after=None):
     return sample
 
 
+def _native_rows(add, rows: list, native_factory, empty, exe, stream, k: int, sync) -> None:
+    """The native floor: the same launch and graph from C, same context, function and stream, and what Python adds
+    (paired); each row is left with its note where the C loops or the native launch cannot be built."""
+    floor, why = open_native_floor(native_factory)
+    if floor is None:
+        for key, what in {**C_ROWS, **NATIVE_ROWS}.items():
+            rows.append(LatencyRow(key, what, None, note=why))
+        return
+    c_empty = floor.launch_loop(empty)
+    add("c_launch_empty", C_ROWS["c_launch_empty"], c_per_call(c_empty, k, sync))
+    add("py_adds_launch", PAIRED_ROWS["py_adds_launch"], paired_excess(empty, c_empty, k, sync))
+    native, native_why = open_native_launch(empty, floor)  # same entry point as the C loop
+    if native is None:
+        for key, what in NATIVE_ROWS.items():
+            rows.append(LatencyRow(key, what, None, note=native_why))
+    else:
+        with native:
+            add("native_launch_empty", NATIVE_ROWS["native_launch_empty"], _per_call(native.fire, k, sync))
+            add("native_adds_launch", NATIVE_ROWS["native_adds_launch"],
+                paired_excess(native.fire, c_empty, k, sync))
+    c_graph = floor.graph_loop(exe, stream)
+    add("c_graph_launch", C_ROWS["c_graph_launch"], c_per_call(c_graph, 50, stream.synchronize))
+    add("py_adds_graph", PAIRED_ROWS["py_adds_graph"],
+        paired_excess(lambda: exe.launch(stream), c_graph, 50, stream.synchronize))
+
+
+def _lifecycle_rows(add, small, exe, nodes: int) -> None:
+    """Graph lifecycle: cuGraphInstantiate of the small chain's graph, and cuGraphExecUpdate of ``exe`` from it."""
+    graph = small.capture()
+    try:
+        def instantiate_once() -> float:
+            t0 = time.perf_counter_ns()
+            h = cu("cuGraphInstantiate", graph.handle, 0)
+            t = (time.perf_counter_ns() - t0) / 1e3
+            cu("cuGraphExecDestroy", h)
+            return t
+
+        add("instantiate", f"cuGraphInstantiate, {nodes}-node chain graph", instantiate_once,
+            max_samples=200)
+        update = driver_fn("cuGraphExecUpdate")
+
+        def update_once():
+            r = update(exe.handle, graph.handle)
+            if r[0]:
+                check(r, "cuGraphExecUpdate")
+
+        add("exec_update", "cuGraphExecUpdate, same topology", _per_call(update_once, 50))
+    finally:
+        graph.close()
+
+
+def _device_rows(rows: list, device, chain, ops, n: int, timeline_iters: int) -> None:
+    """End to end per kernel (device clock, events) and the device gaps between kernels (globaltimer)."""
+    with device.create_event() as e0, device.create_event() as e1:
+        for mode in ("eager", "graph"):
+            chain.run(mode, 200)
+            samples = [time_mode(chain, mode, 1000, e0, e1)[1] / len(ops) for _ in range(5)]
+            s = summarize(samples, unit="us", clock=DEVICE_CLOCK)
+            rows.append(LatencyRow(f"e2e_{mode}", f"end to end per kernel, {mode} ({n:,} floats)", s))
+    tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters)
+    for m in tl.modes:
+        rows.append(LatencyRow(f"gap_{m.mode}", f"device gap between chain kernels, {m.mode}", m.gap_us))
+    tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, probe=True)
+    for m in tl.modes:
+        rows.append(LatencyRow(f"probe_gap_{m.mode}", f"device gap between empty kernels, {m.mode}", m.gap_us))
+
+
+def _decomposition(rows: list) -> dict:
+    """One empty launch's host cost taken apart (Python, the binding, the driver), and the native floor's summary."""
+    r = {row.key: row.us.median for row in rows if row.us is not None}
+    return {
+        "python_us": r["python_loop"],
+        "binding_us": max(r["binding_call"] - r["python_loop"], 0.0),
+        "driver_us": max(r["launch_empty"] - r["binding_call"], 0.0),
+        "total_us": r["launch_empty"],
+        "note": ("host cost of one empty-kernel cuLaunchKernel = Python loop + the binding's own overhead (a trivial "
+                 "binding call minus the loop) + the driver (the launch minus a trivial binding call)"),
+        **native_summary(r),
+        "native_note": next((row.note for row in rows if row.key in C_ROWS and row.note), ""),
+    }
+
+
 def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
                     timeline_iters: int = 50, progress=None, native_factory=None) -> LatencyResult:
     """Measure every row of ``cugraphlab latency`` on ``device``. ``native_factory`` replaces the builder of the C
@@ -115,74 +197,10 @@ def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: fl
         exe = small.graph_exec()
         add("graph_launch", f"cuGraphLaunch, {len(ops)}-kernel chain graph",
             _per_call(lambda: exe.launch(small.stream), 50, small.stream.synchronize))
-        # --- the native floor: the same launch and graph from C, same context, function and stream ------------------
-        floor, why = open_native_floor(native_factory)
-        if floor is None:
-            for key, what in {**C_ROWS, **NATIVE_ROWS}.items():
-                rows.append(LatencyRow(key, what, None, note=why))
-        else:
-            c_empty = floor.launch_loop(empty)
-            add("c_launch_empty", C_ROWS["c_launch_empty"], c_per_call(c_empty, k, sync))
-            add("py_adds_launch", PAIRED_ROWS["py_adds_launch"], paired_excess(empty, c_empty, k, sync))
-            native, native_why = open_native_launch(empty, floor)  # same entry point as the C loop
-            if native is None:
-                for key, what in NATIVE_ROWS.items():
-                    rows.append(LatencyRow(key, what, None, note=native_why))
-            else:
-                with native:
-                    add("native_launch_empty", NATIVE_ROWS["native_launch_empty"], _per_call(native.fire, k, sync))
-                    add("native_adds_launch", NATIVE_ROWS["native_adds_launch"],
-                        paired_excess(native.fire, c_empty, k, sync))
-            c_graph = floor.graph_loop(exe, small.stream)
-            add("c_graph_launch", C_ROWS["c_graph_launch"], c_per_call(c_graph, 50, small.stream.synchronize))
-            add("py_adds_graph", PAIRED_ROWS["py_adds_graph"],
-                paired_excess(lambda: exe.launch(small.stream), c_graph, 50, small.stream.synchronize))
-        # --- graph lifecycle -------------------------------------------------------------------------------------
-        graph = small.capture()
-        try:
-            def instantiate_once() -> float:
-                t0 = time.perf_counter_ns()
-                h = cu("cuGraphInstantiate", graph.handle, 0)
-                t = (time.perf_counter_ns() - t0) / 1e3
-                cu("cuGraphExecDestroy", h)
-                return t
-
-            add("instantiate", f"cuGraphInstantiate, {len(ops)}-node chain graph", instantiate_once,
-                max_samples=200)
-            update = driver_fn("cuGraphExecUpdate")
-
-            def update_once():
-                r = update(exe.handle, graph.handle)
-                if r[0]:
-                    check(r, "cuGraphExecUpdate")
-
-            add("exec_update", "cuGraphExecUpdate, same topology", _per_call(update_once, 50))
-        finally:
-            graph.close()
-        # --- end to end and on the device ------------------------------------------------------------------------
-        with device.create_event() as e0, device.create_event() as e1:
-            for mode in ("eager", "graph"):
-                chain.run(mode, 200)
-                samples = [time_mode(chain, mode, 1000, e0, e1)[1] / len(ops) for _ in range(5)]
-                s = summarize(samples, unit="us", clock=DEVICE_CLOCK)
-                rows.append(LatencyRow(f"e2e_{mode}", f"end to end per kernel, {mode} ({n:,} floats)", s))
-        tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters)
-        for m in tl.modes:
-            rows.append(LatencyRow(f"gap_{m.mode}", f"device gap between chain kernels, {m.mode}", m.gap_us))
-        tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, probe=True)
-        for m in tl.modes:
-            rows.append(LatencyRow(f"probe_gap_{m.mode}", f"device gap between empty kernels, {m.mode}", m.gap_us))
-    r = {row.key: row.us.median for row in rows if row.us is not None}
-    decomposition = {
-        "python_us": r["python_loop"],
-        "binding_us": max(r["binding_call"] - r["python_loop"], 0.0),
-        "driver_us": max(r["launch_empty"] - r["binding_call"], 0.0),
-        "total_us": r["launch_empty"],
-        "note": ("host cost of one empty-kernel cuLaunchKernel = Python loop + the binding's own overhead (a trivial "
-                 "binding call minus the loop) + the driver (the launch minus a trivial binding call)"),
-        **native_summary(r),
-        "native_note": next((row.note for row in rows if row.key in C_ROWS and row.note), ""),
-    }
+        _native_rows(add, rows, native_factory, empty, exe, small.stream, k, sync)
+        _lifecycle_rows(add, small, exe, len(ops))
+        _device_rows(rows, device, chain, ops, n, timeline_iters)
+    decomposition = _decomposition(rows)
     config = {"size": n, "ops": list(ops), "time_cap_s": time_cap_s, "timeline_iters": timeline_iters,
               "host_clock": "host_call", "device_clock": "device", "gap_clock": "globaltimer"}
     result = LatencyResult(config=config, rows=rows, decomposition=decomposition, env=collect(device),

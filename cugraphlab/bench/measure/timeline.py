@@ -85,6 +85,23 @@ def _stamps_complete(events: list[dict]) -> bool:
         b >= a for a, b in zip(ends, starts[1:]))
 
 
+def _stamped_launches(chain, stamped, stamps, iters: int, shape: LaunchConfig, probe: bool) -> tuple[list, list]:
+    """(launches, kernel names): ``iters`` iterations of the chain's kernels built with -DCGL_STAMP (or, with
+    ``probe``, as many empty kernels), each writing its start and end into its own 16-byte slot of ``stamps``."""
+    per_iter = chain.op_args()
+    launches: list[Launch] = []
+    for i in range(iters):
+        for j, (name, sig, args) in enumerate(per_iter):
+            slot = stamps.ptr + 16 * (i * len(per_iter) + j)
+            if probe:
+                launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), shape, chain.stream))
+            else:
+                launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), shape,
+                                       chain.stream))
+    names = [("empty" if probe else name) for _ in range(iters) for name, _, _ in per_iter]
+    return launches, names
+
+
 def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
                     modes=TIMELINE_MODES, probe: bool = False,
                     launch_config: LaunchConfig | None = None) -> TimelineResult:
@@ -101,16 +118,7 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
         per_iter = chain.op_args()
         shape = launch_config or (LaunchConfig(1, 32) if probe else chain.config)
         count = iters * len(per_iter)
-        launches: list[Launch] = []
-        for i in range(iters):
-            for j, (name, sig, args) in enumerate(per_iter):
-                slot = stamps.ptr + 16 * (i * len(per_iter) + j)
-                if probe:
-                    launches.append(Launch(stamped["empty"], PackedArgs(("ptr",), (slot,)), shape, chain.stream))
-                else:
-                    launches.append(Launch(stamped[name], PackedArgs(sig + ("ptr",), args + (slot,)), shape,
-                                           chain.stream))
-        names = [("empty" if probe else name) for _ in range(iters) for name, _, _ in per_iter]
+        launches, names = _stamped_launches(chain, stamped, stamps, iters, shape, probe)
         fresh = np.zeros(2 * count, dtype=np.uint64)
         fresh[0::2] = _EMPTY_START
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from typing import Any
 
 from .frames import _quiet, _user_site, is_user_file
 from .stacks import StackEvent
@@ -17,7 +18,19 @@ _OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's frame (its f_locals a sna
 
 
 class StackPatches:
-    """The patching half of StackWatch (a mixin: ``self`` is the watch)."""
+    """The patching half of StackWatch (a mixin: ``self`` is the watch, which sets these in its ``__init__``)."""
+
+    restore: list
+    patched: list[str]
+    lock: Any  # threading.RLock
+    by_key: dict[int, int]
+    inputs: dict[int, tuple]
+    events: list[StackEvent]
+    replays: dict[int, list]
+    pool_before: dict[int, int | None]
+
+    def _add(self, ev: StackEvent) -> None:
+        raise NotImplementedError  # StackWatch records it
 
     def _set(self, owner, name: str, value) -> bool:
         old = owner.__dict__.get(name, None) if hasattr(owner, "__dict__") else None
@@ -27,6 +40,22 @@ class StackPatches:
             return False
         self.restore.append((owner, name, old))
         return True
+
+    def _ending(self, stack: str, end0):
+        """``end0`` (a stack's end-of-capture method) wrapped: the watch is told of the end, with the exception it
+        raised if it raised, from the caller's frame; the result and the exception pass through untouched."""
+        watch = self
+
+        def end(owner, *args, **kwargs):
+            try:
+                out = end0(owner, *args, **kwargs)
+            except BaseException as e:
+                watch.end(stack, id(owner), sys._getframe(1), e)
+                raise
+            watch.end(stack, id(owner), sys._getframe(1))
+            return out
+
+        return end
 
     def patch_torch(self, torch) -> None:
         graphs = getattr(getattr(torch, "cuda", None), "graphs", None)
@@ -92,16 +121,8 @@ class StackPatches:
             begin0(s, *args, **kwargs)
             watch.begin("cupy", id(s), getattr(s, "ptr", None), names.get(mode, str(mode)), sys._getframe(1))
 
-        def end_capture(s, *args, **kwargs):
-            try:
-                out = end0(s, *args, **kwargs)
-            except BaseException as e:
-                watch.end("cupy", id(s), sys._getframe(1), e)
-                raise
-            watch.end("cupy", id(s), sys._getframe(1))
-            return out
-
-        if self._set(cls, "begin_capture", begin_capture) and self._set(cls, "end_capture", end_capture):
+        if self._set(cls, "begin_capture", begin_capture) and \
+                self._set(cls, "end_capture", self._ending("cupy", end0)):
             self.patched.append("cupy")
 
     def patch_cuda_core(self, module) -> None:
@@ -123,16 +144,8 @@ class StackPatches:
             watch.begin("cuda.core", id(b), stream, str(mode), sys._getframe(1))
             return out
 
-        def end_building(b, *args, **kwargs):
-            try:
-                out = end0(b, *args, **kwargs)
-            except BaseException as e:
-                watch.end("cuda.core", id(b), sys._getframe(1), e)
-                raise
-            watch.end("cuda.core", id(b), sys._getframe(1))
-            return out
-
-        if self._set(cls, "begin_building", begin_building) and self._set(cls, "end_building", end_building):
+        if self._set(cls, "begin_building", begin_building) and \
+                self._set(cls, "end_building", self._ending("cuda.core", end0)):
             self.patched.append("cuda.core")
 
     def patch_host_callbacks(self) -> None:

@@ -493,6 +493,7 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         out.append(d)
     return out
 
+
 def _suspect_between(begin: StackEvent, failed: StackEvent) -> Finding | None:
     """A capture invalidated by a call that raised nothing (the stack swallowed the driver's answer: CuPy's
     ``Event.done``): the first line between the capture's begin and the line that failed, in the same function of
@@ -519,6 +520,13 @@ def _suspect_between(begin: StackEvent, failed: StackEvent) -> Finding | None:
     return None
 
 
+_HAZARD_FIXES = {  # the fix in cugraphlab's terms, where the class's own names another stack's
+    "stale_input": "Keep every buffer the graph was captured with alive as long as its executable, and copy new data "
+                   "into it (x.copy_from(new)) instead of binding the name to a new buffer; to use another buffer, "
+                   "capture again or point the executable at it (graphs.try_exec_update).",
+}
+
+
 def _hazards(events: list[StackEvent]) -> list[Diagnosis]:
     """The replay watch's hazards (graphs.doctor.launches): one diagnosis per capture site, a finding per hazard."""
     out: dict[str, Diagnosis] = {}
@@ -528,6 +536,7 @@ def _hazards(events: list[StackEvent]) -> list[Diagnosis]:
             d = out[e.where] = Diagnosis(stream="?", mode="replay", ok=True, end_result="captured; hazard at replay",
                                          stack=e.stack, where=e.where)
         d.findings.append(Finding(e.call, "cuGraphExecUpdate" if e.call == "update_refused" else "cuGraphLaunch",
-                                  result=e.code, where=e.where, detail=e.text, seen=True))
+                                  result=e.code, where=e.where, detail=e.text, seen=True,
+                                  fix_hint=_HAZARD_FIXES.get(e.call, "") if e.stack == "cugraphlab" else ""))
         d.calls_seen += 1
     return list(out.values())

@@ -116,6 +116,7 @@ REPLAY_CASES: tuple[FieldCase, ...] = (
     FieldCase("replay_input_race", "ashalliants/ninfer-3090#44", "cugraphlab", "input_race", "cuGraphLaunch", ""),
     FieldCase("replay_update_refused", "ggml-org/llama.cpp#7302", "cugraphlab", "update_refused",
               "cuGraphExecUpdate", ""),
+    FieldCase("replay_freed_buffer", "triton-lang/triton#3166", "cugraphlab", "stale_input", "cuGraphLaunch", ""),
 )
 
 #: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.

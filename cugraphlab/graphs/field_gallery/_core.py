@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import skip
+from cugraphlab.graphs.field_gallery._field import check, skip
 
 
 def core():
@@ -37,3 +37,13 @@ def to_host(buf, n: int) -> np.ndarray:
     err, = driver.cuMemcpyDtoH(out.ctypes.data, int(buf.handle), out.nbytes)
     assert int(err) == 0, err
     return out
+
+
+def replay_and_check(graph, stream, src, dst, xh: np.ndarray, name: str = "copy by the replay") -> None:
+    """The copy graph replayed: fresh inputs ``xh`` into ``src``, ``dst`` poisoned with NaN, one launch on
+    ``stream``, then ``dst`` checked bit for bit against ``xh``."""
+    to_device(src, xh)
+    to_device(dst, np.full(xh.size, np.nan, dtype=np.float32))
+    graph.launch(stream)
+    stream.sync()
+    check(name, to_host(dst, xh.size), xh)

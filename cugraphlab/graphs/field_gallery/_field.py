@@ -1,4 +1,5 @@
-"""What every field case shares: the variant asked for, skipping with a reason, and bit-exact checks.
+"""What every field case shares: the variant asked for, skipping with a reason, bit-exact checks, PyTorch's warm-up
+on a side stream before a capture (``warm_up``) and a CuPy graph's checked replay (``launch_and_check``).
 
 A case runs as ``python CASE.py`` (the mistake) or ``python CASE.py --fixed`` (its fixed twin); it exits SKIP (77)
 with one line "skip: ..." when its stack or the GPUs it needs are missing, so that the gallery counts it as
@@ -61,6 +62,24 @@ def need_cupy():
     except Exception as e:
         skip(f"CuPy sees no CUDA device ({type(e).__name__})")
     return cupy
+
+
+def warm_up(torch, step) -> None:
+    """Run ``step()`` once on a side stream and join it back, as PyTorch's CUDA graph docs ask before a capture
+    (the kernels load, cuBLAS makes its workspace, the caching allocator has the blocks)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        step()
+    torch.cuda.current_stream().wait_stream(side)
+
+
+def launch_and_check(graph, stream, out, name: str, want) -> None:
+    """A CuPy graph replayed on ``stream`` into ``out`` poisoned with NaN first, then ``out`` checked bit for bit."""
+    out.fill(np.nan)
+    graph.launch(stream)
+    stream.synchronize()
+    check(name, out.get(), want)
 
 
 def inputs(n: int, seed: int | None = None) -> np.ndarray:

@@ -3,8 +3,8 @@
 
 The doctor must find nothing.
 """
-from cugraphlab.graphs.field_gallery._core import core, to_device, to_host
-from cugraphlab.graphs.field_gallery._field import check, inputs
+from cugraphlab.graphs.field_gallery._core import core, replay_and_check
+from cugraphlab.graphs.field_gallery._field import inputs
 
 
 def main() -> None:
@@ -22,10 +22,7 @@ def main() -> None:
     graph = gb.end_building().complete()
     for _ in range(3):
         xh = inputs(n)
-        to_device(src, xh)
-        graph.launch(stream)
-        stream.sync()
-        check("copy by the graph", to_host(dst, n), xh)
+        replay_and_check(graph, stream, src, dst, xh, "copy by the graph")
 
 
 if __name__ == "__main__":

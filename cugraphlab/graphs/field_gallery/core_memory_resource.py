@@ -5,8 +5,8 @@ tearing down the invalidated GraphBuilder segfaults": Device.allocate creates De
 whose cuMemPoolGetAttribute/SetAttribute a strict capture refuses. Fix: touch dev.memory_resource (and allocate)
 before begin_building.
 """
-from cugraphlab.graphs.field_gallery._core import core, to_device, to_host
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs
+from cugraphlab.graphs.field_gallery._core import core, replay_and_check
+from cugraphlab.graphs.field_gallery._field import fixed, inputs
 
 
 def main() -> None:
@@ -26,10 +26,7 @@ def main() -> None:
         dst = dev.allocate(xh.nbytes, stream=gb)
     dst.copy_from(src, stream=gb)
     graph = gb.end_building().complete()
-    to_device(src, xh)
-    graph.launch(stream)
-    stream.sync()
-    check("copy by the replay", to_host(dst, xh.size), xh)
+    replay_and_check(graph, stream, src, dst, xh, "copy by the replay")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@ Thread: NVIDIA/cuda-python PR #1235, "Implements GraphMemoryResource" (review: o
 capturing "we cannot successfully end capturing"). A context synchronize is refused by a strict capture.
 Fix: synchronize after graph.launch(stream).
 """
-from cugraphlab.graphs.field_gallery._core import core, to_device, to_host
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs
+from cugraphlab.graphs.field_gallery._core import core, replay_and_check
+from cugraphlab.graphs.field_gallery._field import fixed, inputs
 
 
 def main() -> None:
@@ -23,10 +23,7 @@ def main() -> None:
     if not fixed():
         dev.sync()  # doctor: here
     graph = gb.end_building().complete()
-    to_device(src, xh)
-    graph.launch(stream)
-    stream.sync()
-    check("copy by the replay", to_host(dst, xh.size), xh)
+    replay_and_check(graph, stream, src, dst, xh, "copy by the replay")
 
 
 if __name__ == "__main__":

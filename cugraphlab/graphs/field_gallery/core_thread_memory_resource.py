@@ -8,8 +8,8 @@ refused by the global capture too; the fixed twin does both.
 """
 import threading
 
-from cugraphlab.graphs.field_gallery._core import core, to_device, to_host
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs
+from cugraphlab.graphs.field_gallery._core import core, replay_and_check
+from cugraphlab.graphs.field_gallery._field import fixed, inputs
 
 
 def worker(dev, stream, got: list) -> None:
@@ -37,10 +37,7 @@ def main() -> None:
     t.start()
     t.join()
     graph = gb.end_building().complete()
-    to_device(src, xh)
-    graph.launch(stream)
-    stream.sync()
-    check("copy by the replay", to_host(dst, xh.size), xh)
+    replay_and_check(graph, stream, src, dst, xh, "copy by the replay")
 
 
 def _plain(cc, dev, nbytes):

@@ -6,7 +6,7 @@ synchronize, then cupy.asnumpy.
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_cupy
+from cugraphlab.graphs.field_gallery._field import fixed, inputs, launch_and_check, need_cupy
 
 
 def main() -> None:
@@ -24,10 +24,7 @@ def main() -> None:
             host = cupy.asnumpy(out)  # doctor: here
             print(host[:4])
         graph = s.end_capture()
-        out.fill(np.nan)
-        graph.launch(s)
-        s.synchronize()
-    check("x * 2", out.get(), xh * np.float32(2))
+        launch_and_check(graph, s, out, "x * 2", xh * np.float32(2))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ synchronize, then get().
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_cupy
+from cugraphlab.graphs.field_gallery._field import fixed, inputs, launch_and_check, need_cupy
 
 
 def main() -> None:
@@ -23,10 +23,7 @@ def main() -> None:
         if not fixed():
             print(out.get())  # doctor: here
         graph = s.end_capture()
-        out.fill(np.nan)
-        graph.launch(s)
-        s.synchronize()
-    check("x * 2", out.get(), xh * np.float32(2))
+        launch_and_check(graph, s, out, "x * 2", xh * np.float32(2))
 
 
 if __name__ == "__main__":

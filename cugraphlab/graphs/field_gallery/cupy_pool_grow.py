@@ -6,7 +6,7 @@ begin_capture and reuse the array (or use cupy.cuda.MemoryAsyncPool, or relaxed 
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_cupy
+from cugraphlab.graphs.field_gallery._field import fixed, inputs, launch_and_check, need_cupy
 
 N = 12_582_917  # float32 elements: a size the pool has not served yet
 
@@ -28,10 +28,7 @@ def main() -> None:
         cupy.multiply(x, 3, out=scratch[:4096])
         out[...] = scratch[:4096]
         graph = s.end_capture()
-        out.fill(np.nan)
-        graph.launch(s)
-        s.synchronize()
-    check("x * 3", out.get(), xh * np.float32(3))
+        launch_and_check(graph, s, out, "x * 3", xh * np.float32(3))
 
 
 if __name__ == "__main__":

@@ -4,9 +4,8 @@ Thread: cupy/cupy PR #4567, "Support stream capture" (review: is_capturing "coul
 illegal, please refer to the CUDA Programming Guide"; synchronizing a capturing stream is always refused).
 Fix: synchronize after graph.launch(s).
 """
-import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_cupy
+from cugraphlab.graphs.field_gallery._field import fixed, inputs, launch_and_check, need_cupy
 
 
 def main() -> None:
@@ -23,10 +22,7 @@ def main() -> None:
         if not fixed():
             s.synchronize()  # doctor: here
         graph = s.end_capture()
-        out.fill(np.nan)
-        graph.launch(s)
-        s.synchronize()
-    check("x + y", out.get(), xh + yh)
+        launch_and_check(graph, s, out, "x + y", xh + yh)
 
 
 if __name__ == "__main__":

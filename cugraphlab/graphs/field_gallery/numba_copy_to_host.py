@@ -7,24 +7,18 @@ Skips where numba-cuda does not import or cannot compile (on the H200 image its 
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need, need_cupy, stack_works
+from cugraphlab.graphs.field_gallery._field import fixed, launch_and_check, need, need_cupy, stack_works
+from cugraphlab.graphs.field_gallery._numba import doubling
 
 
 def main() -> None:
     cuda = need("numba.cuda")
     cupy = need_cupy()
-    xh = inputs(4096)
-    x, out = cupy.asarray(xh), cupy.empty(4096, dtype=cupy.float32)
+
     s = cupy.cuda.Stream(non_blocking=True)
     with stack_works("numba-cuda"):  # its first compile: skipped where numba-cuda is broken against numpy
-        @cuda.jit
-        def double(x, out):
-            i = cuda.grid(1)
-            if i < x.size:
-                out[i] = x[i] * np.float32(2)
-
+        double, xh, x, out, dx, dout = doubling(cuda, cupy)
         ns = cuda.external_stream(s.ptr)
-        dx, dout = cuda.as_cuda_array(x), cuda.as_cuda_array(out)
         double[16, 256, ns](dx, dout)  # compiled and loaded before the capture
         s.synchronize()
     with s:
@@ -34,10 +28,7 @@ def main() -> None:
             host = dout.copy_to_host()  # doctor: here
             print(host[:4])
         graph = s.end_capture()
-        out.fill(np.nan)
-        graph.launch(s)
-        s.synchronize()
-    check("x * 2 by numba", out.get(), xh * np.float32(2))
+        launch_and_check(graph, s, out, "x * 2 by numba", xh * np.float32(2))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ for the copy. Fix: copy to the host after the replay (g.replay(), then .cpu()).
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def main() -> None:
@@ -13,11 +13,7 @@ def main() -> None:
     xh = inputs(4096)
     x = torch.from_numpy(xh).cuda()
     out = torch.empty_like(x)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(x * 4.0)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x * 4.0))  # on a side stream, as PyTorch's docs ask
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # doctor: capture
         out.copy_(x * 4.0)

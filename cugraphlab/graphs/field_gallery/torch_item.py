@@ -6,7 +6,7 @@ and read it after g.replay().
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def main() -> None:
@@ -14,11 +14,7 @@ def main() -> None:
     xh = inputs(4096)
     x, out = torch.from_numpy(xh).cuda(), torch.empty(4096, device="cuda")
     total = torch.empty((), device="cuda")
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up on a side stream, as PyTorch's docs ask
-        out.copy_(x * 2.0)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x * 2.0))  # on a side stream, as PyTorch's docs ask
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # doctor: capture
         out.copy_(x * 2.0)

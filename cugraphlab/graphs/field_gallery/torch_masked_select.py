@@ -5,7 +5,7 @@ cudaStreamSynchronize to learn its output size, which a capture refuses. Fix: a 
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def main() -> None:
@@ -14,11 +14,7 @@ def main() -> None:
     x = torch.from_numpy(xh).cuda()
     mask = x > 0
     out = torch.empty_like(x)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(torch.where(mask, x, torch.zeros_like(x)))
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(torch.where(mask, x, torch.zeros_like(x))))
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # doctor: capture
         if fixed():

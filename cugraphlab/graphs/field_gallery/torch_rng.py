@@ -6,7 +6,7 @@ replay then draws new numbers.
 """
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import fixed, inputs, need_torch, warm_up
 
 
 def main() -> None:
@@ -16,11 +16,7 @@ def main() -> None:
     out = torch.empty_like(x)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(1234)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(x + torch.randn(n, device="cuda", generator=gen))
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x + torch.randn(n, device="cuda", generator=gen)))
     g = torch.cuda.CUDAGraph()
     if fixed():
         g.register_generator_state(gen)

@@ -4,7 +4,7 @@ Thread: pytorch/pytorch PR #63269 (the CUDA graphs API and its documentation: "O
 the GPU are prohibited" during capture). Fix: synchronize after g.replay().
 """
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def main() -> None:
@@ -12,11 +12,7 @@ def main() -> None:
     xh, yh = inputs(4096), inputs(4096)
     x, y = torch.from_numpy(xh).cuda(), torch.from_numpy(yh).cuda()
     out = torch.empty_like(x)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(x + y)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x + y))  # on a side stream, as PyTorch's docs ask
     g = torch.cuda.CUDAGraph()
     with torch.cuda.graph(g):  # doctor: capture
         out.copy_(x + y)

@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def loader(torch, got: list) -> None:
@@ -22,11 +22,7 @@ def main() -> None:
     xh = inputs(4096)
     x = torch.from_numpy(xh).cuda()
     out = torch.empty_like(x)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(x * 0.5)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x * 0.5))  # on a side stream, as PyTorch's docs ask
     g, got = torch.cuda.CUDAGraph(), []
     mode = "thread_local" if fixed() else "global"
     with torch.cuda.graph(g, capture_error_mode=mode):  # doctor: capture

@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 
-from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch
+from cugraphlab.graphs.field_gallery._field import check, fixed, inputs, need_torch, warm_up
 
 
 def watchdog(ev, seen: list) -> None:
@@ -24,11 +24,7 @@ def main() -> None:
     ev = torch.cuda.Event()
     ev.record()
     torch.cuda.synchronize()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        out.copy_(x - 1.0)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up(torch, lambda: out.copy_(x - 1.0))  # on a side stream, as PyTorch's docs ask
     g, seen = torch.cuda.CUDAGraph(), []
     mode = "thread_local" if fixed() else "global"
     with torch.cuda.graph(g, capture_error_mode=mode):  # doctor: capture
