@@ -100,17 +100,25 @@ class Verification:
     def __str__(self) -> str:
         if self.ok:
             return f"{self.mode}: bit-exact ({self.n:,} elements)"
+        if self.first_bad is None:
+            return f"{self.mode}: {self.mismatches:,} of {self.n:,} elements differ"
         return (f"{self.mode}: {self.mismatches:,} of {self.n:,} elements differ; first at {self.first_bad}: "
                 f"got {self.got!r}, expected {self.expected!r}")
 
 
 def compare_bits(mode: str, got: np.ndarray, expected: np.ndarray) -> Verification:
-    """Bit-for-bit comparison of two float32 arrays (NaN payloads included)."""
-    bad = np.flatnonzero(got.view(np.uint32) != expected.view(np.uint32))
+    """Bit-for-bit comparison of two float32 arrays of any shape (NaN payloads included); arrays of different
+    shapes differ everywhere. ``first_bad`` indexes the flattened arrays."""
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape != expected.shape:
+        return Verification(f"{mode} (shape {got.shape}, expected {expected.shape})", int(expected.size),
+                            int(max(expected.size, 1)))
+    flat_got, flat_expected = got.reshape(-1), expected.reshape(-1)
+    bad = np.flatnonzero(flat_got.view(np.uint32) != flat_expected.view(np.uint32))
     if bad.size == 0:
         return Verification(mode, got.size, 0)
     i = int(bad[0])
-    return Verification(mode, got.size, int(bad.size), i, float(got[i]), float(expected[i]))
+    return Verification(mode, got.size, int(bad.size), i, float(flat_got[i]), float(flat_expected[i]))
 
 
 def op_arguments(ops, src, y, outs, scalar: float, n: int) -> list[tuple[str, tuple[str, ...], tuple]]:

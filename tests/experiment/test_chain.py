@@ -54,3 +54,21 @@ def test_fused_source_spells_the_chain():
 def test_sizes_must_be_positive_ints(bad):
     with pytest.raises(InvalidArgumentError):
         validate_size(bad)
+
+
+def test_compare_bits_on_two_dimensional_arrays_names_the_flat_index():
+    """A 2-D answer (the capstone's batch of rows) that differs is reported, not a TypeError (H200, round 9)."""
+    import numpy as np
+
+    from cugraphlab import compare_bits
+
+    rng = np.random.default_rng()
+    want = rng.standard_normal((4, 8)).astype(np.float32)
+    got = want.copy()
+    got[2, 3] = np.float32(got[2, 3] * 2 + 1)
+    v = compare_bits("rows", got, want)
+    assert not v.ok and v.mismatches == 1 and v.first_bad == 2 * 8 + 3
+    assert v.got == float(got[2, 3]) and v.expected == float(want[2, 3])
+    assert compare_bits("rows", want.copy(), want).ok
+    short = compare_bits("rows", want[0], want)
+    assert not short.ok and "shape (8,), expected (4, 8)" in str(short)

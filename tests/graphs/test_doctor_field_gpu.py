@@ -28,7 +28,7 @@ def test_a_cugraphlab_case_is_caught_and_its_fix_works(results, key):
     assert r.fix_works, r.fixed.tail
 
 
-REPLAY_KEYS = ["replay_two_streams", "replay_input_race", "replay_update_refused"]
+REPLAY_KEYS = ["replay_two_streams", "replay_input_race", "replay_update_refused", "replay_freed_buffer"]
 
 
 @pytest.fixture(scope="module")

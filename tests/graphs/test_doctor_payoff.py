@@ -115,3 +115,33 @@ def test_the_cli_prints_the_verdict_with_the_eager_time(tmp_path, capsys, monkey
     out = capsys.readouterr().out
     assert "t.py:3, in main: never pays off here: a replay costs 6.0 us of host time, the eager work 5.5 us" in out
     assert cli_doctor.EXIT_FAILED == 1
+
+
+def _payoff_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "doctor_payoff.py"
+    spec = importlib.util.spec_from_file_location("doctor_payoff_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("measure_calls, replay_wall, ok, words", [
+    (5, 9.0, True, "ratio 1.00 (within 20%: yes"),  # doctor 50 / (14 - 4) = 5 on host time
+    (8, 7.7, True, "ratio 0.62 (within 20%: no; with the replay's wall time: 8, ratio 1.00)"),  # 50 / 6.3 -> 8
+    (20, 4.0, False, "ratio 0.25 (within 20%: no; with the replay's wall time: 5, ratio 0.25)"),
+    (None, 9.0, False, "measure None calls, ratio n/a"),
+])
+def test_the_payoff_script_compares_both_break_evens_and_says_what_the_clocks_explain(measure_calls, replay_wall,
+                                                                                          ok, words):
+    compare = _payoff_script().compare
+    s = site(replays=10, replay_s=40e-6)
+    s.update(payoff(s, 14.0))
+    m = {"calls": measure_calls, "setup_us": 60.0, "saved_us": 7.5, "reason": ""}
+    out = compare(m, 15.0, 7.5, s, 14.0, replay_wall)
+    assert out["ok"] is ok and words in out["lines"][-1]
+    assert out["ratio"] == (None if measure_calls is None else pytest.approx(5 / measure_calls))
+    assert "doctor: set-up 50.0 us" in out["lines"][1] and "replay 4.00 us (cuGraphLaunch, host)" in out["lines"][1]
+    assert out["lines"][0].startswith("measure: set-up 60.0 us")

@@ -31,6 +31,8 @@ class HazardDriver(CaptureFakeDriver):
         super().__init__()
         self.sizes: dict[int, int] = {}
         self.next_address = 0x7F0000000000
+        self.reuse = False  # hand freed addresses out again
+        self.free_bases: list[int] = []
         self.params = params
         self.refuse = None  # a CUgraphExecUpdateResult to refuse updates with
         self.graph_mem = (1 << 20, 2 << 20)
@@ -39,12 +41,24 @@ class HazardDriver(CaptureFakeDriver):
         r = super().cuMemAlloc(nbytes)
         if r[0] != OK:
             return r
-        base = self.next_address  # an address space of its own: allocations of their real size, apart
-        self.next_address += (int(nbytes) + 0xFFFF) & ~0xFFFF
+        reused = [b for b in self.free_bases if self.sizes[b] >= int(nbytes)] if self.reuse else []
+        if reused:  # the address handed out again, as a caching allocator or the driver may
+            base = reused[0]
+            self.free_bases.remove(base)
+            self.released[base] = 0
+        else:
+            base = self.next_address  # an address space of its own: allocations of their real size, apart
+            self.next_address += (int(nbytes) + 0xFFFF) & ~0xFFFF
         self.made[base] = "memory"
         self.context_of[base] = self.context_of.get(int(r[1]))
         self.sizes[base] = int(nbytes)
         return (OK, base)
+
+    def cuMemFree(self, h):
+        r = super().cuMemFree(h)
+        if r[0] == OK:
+            self.free_bases.append(int(h))
+        return r
 
     def cuMemGetAddressRange(self, ptr):
         for base, size in self.sizes.items():
@@ -326,3 +340,80 @@ def test_bad_replay_options_are_one_line_and_exit_2(argv, words, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err and len(err.strip().splitlines()) <= 3
+
+
+# --- the ordering model alone -----------------------------------------------------------------------------------------
+def test_the_order_of_streams_follows_events_waits_and_host_waits():
+    from cugraphlab.graphs.doctor.order import StreamOrder
+
+    o = StreamOrder()
+    a1 = (0xA, o.enqueue(0xA))
+    assert not o.ordered(a1, 0xB) and o.ordered(a1, 0xA)
+    o.record(7, 0xA)
+    a2 = (0xA, o.enqueue(0xA))  # after the record: not covered by it
+    o.wait(0xB, 7)
+    assert o.ordered(a1, 0xB) and not o.ordered(a2, 0xB)
+    o.event_done(7)  # the host saw the event: a1 is before everything later, anywhere
+    assert o.ordered(a1, 0xC) and not o.ordered(a2, 0xC)
+    o.stream_done(0xA)
+    assert o.ordered(a2, 0xC)
+    c1 = (0xC, o.enqueue(0xC))
+    assert not o.ordered(c1, 0xA)
+    o.enqueue(0)  # work on the legacy stream: a host wait for everything queued so far
+    assert o.ordered(c1, 0xA) and o.ordered(c1, 0xB)
+    d1 = (0xD, o.enqueue(0xD))
+    o.host_wait_all()  # cuCtxSynchronize
+    assert o.ordered(d1, 0xA)
+
+
+# --- a captured buffer freed, or its address handed out again --------------------------------------------------------
+@pytest.mark.parametrize("what", ["freed", "reallocated", "refilled"])
+def test_a_captured_pointer_no_longer_in_its_allocation_is_named_and_refilling_it_is_fine(dev, kernel, drv, what):
+    import numpy as np
+
+    drv.reuse = what == "reallocated"
+    s = dev.create_stream()
+    new = np.random.default_rng(5).standard_normal(1024).astype(np.float32)
+    with Watched() as w:
+        exe, graph, x, out, params = captured_exec(dev, kernel, s)
+        exe.launch(s)
+        if what == "refilled":  # the twin: new data into the captured buffer
+            cu("cuMemcpyHtoDAsync", x, new.ctypes.data, new.nbytes, s.handle)
+        else:
+            cu("cuMemFree", x)  # freed here
+            if what == "reallocated":
+                y = int(cu("cuMemAlloc", 4096))  # allocated again here
+                assert y == x  # the same address, another allocation
+        exe.launch(s)  # relaunched here
+        exe.close()
+        graph.close()
+    found = hazards(w.events)
+    if what == "refilled":
+        assert found == []
+        return
+    (f,) = found
+    assert f.kind == "stale_input" and f.call == "cuGraphLaunch" and at(f.where, f"{THIS}:{line_of('# capture site')}")
+    assert f"{hex(x)} (4096 bytes at the capture)" in f.detail and f"{THIS}:{line_of('# relaunched here')}" in f.detail
+    if what == "freed":
+        assert f"{THIS}:{line_of('# freed here')}: no live allocation holds it" in f.detail
+    else:
+        assert "now lies in another allocation, made at " in f.detail
+        assert f"{THIS}:{line_of('# allocated again here')} after the capture" in f.detail
+
+
+@pytest.mark.parametrize("explain", [True, False])  # ended by the doctor, or through the door
+def test_a_failed_capture_leaves_its_stream_a_plain_stream_again(dev, kernel, explain):
+    from cugraphlab.core.errors import CaptureError
+
+    s = dev.create_stream()
+    with Watched() as w:
+        with pytest.raises(CaptureError):
+            with capture(s, explain=explain):
+                cu("cuStreamSynchronize", s.handle)  # refused: the capture is invalidated
+        assert w.watch.capturing == {}
+        exe, graph, *_ = captured_exec(dev, kernel, s)
+        exe.launch(s)
+        exe.close()
+        graph.close()
+    (site,) = [t for t in site_stats(w.events) if t["replays"]]
+    assert (site["captures"], site["replays"]) == (1, 1)

@@ -33,7 +33,10 @@ The package, one idea a module: ``findings`` (the classes of mistake, a finding,
 call's class and its caller's frame), ``core`` (``Doctor``, the watcher of one cugraphlab capture), ``process`` (the
 whole-process switch: ``explain_all``, ``run_explained``), ``cupti`` (the CUPTI mode: every driver and runtime call of
 the process), ``stacks`` (the captures PyTorch, CuPy and cuda.core make, explained from their exceptions),
-``frames`` (which frames are the user's), ``patches`` and ``watch`` (the stack watch and the replay watch of a run).
+``frames`` (which frames are the user's), ``patches`` and ``watch`` (the stack watch of a run), ``forks`` (a fork
+never joined), ``launches`` (the replay watch of cugraphlab's own graphs: launches on two streams, races with
+copies, refused updates), ``order`` (how streams are ordered, as the host knows it), ``sites`` (per capture site:
+is the graph reused, and does it pay off?).
 """
 from __future__ import annotations
 

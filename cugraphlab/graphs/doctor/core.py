@@ -67,8 +67,9 @@ class Doctor:
 
     MAX_LATER = 8
 
-    def __init__(self, stream, mode: str = "thread_local", cupti: bool = False):
+    def __init__(self, stream, mode: str = "thread_local", cupti: bool = False, into: tuple | None = None):
         self.stream = stream
+        self.into = into  # (graph, deps, edge data): begin with cuStreamBeginCaptureToGraph (graphs.capture_into)
         self.mode = mode
         self.origin = int(stream.handle)
         self.streams: dict[int, str] = {self.origin: "ACTIVE"}  # every stream known in the capture -> last status
@@ -108,18 +109,25 @@ class Doctor:
         if self.cupti is not None:
             self.cupti.start()  # CuptiBusyError / UnsupportedError before the capture begins
             try:
-                cu("cuStreamBeginCapture", self.stream.handle, mode)
+                self._begin_call(mode)
             except BaseException:
                 self.cupti.stop()
                 raise
         else:
-            cu("cuStreamBeginCapture", self.stream.handle, mode)
+            self._begin_call(mode)
         info = self._info(self.origin)
         self.capture_id = info[2] if info[0] == 0 else 0
         self.active = True
         if self.cupti is not None:
             self.cupti.arm()  # from here on, every call CUPTI reports is the capture's
         add_observer(self.observe)
+
+    def _begin_call(self, mode) -> None:
+        if self.into is None:
+            cu("cuStreamBeginCapture", self.stream.handle, mode)
+            return
+        graph, deps, data = self.into
+        cu("cuStreamBeginCaptureToGraph", self.stream.handle, graph, list(deps) or None, data, len(deps), mode)
 
     def end(self, exc: BaseException | None = None):
         """Stop watching, end the capture; returns (cuStreamEndCapture's result tuple, Diagnosis)."""
@@ -197,8 +205,9 @@ class Doctor:
                 "host_copy", name, _short_args(seen.args), code, str(seen.where or ""), seen.thread,
                 detail="the driver accepted it: the copy ran now, on the legacy stream, and is NOT part of the "
                        "graph (a replay will not copy)"))
-        if name == "cuStreamWaitEvent" and args and _as_int(args[0]) in self.streams:
-            self.fork_sites.setdefault(_as_int(args[0]), str(seen.where or ""))
+        forked = _as_int(args[0]) if name == "cuStreamWaitEvent" and args else None
+        if forked is not None and forked in self.streams:
+            self.fork_sites.setdefault(forked, str(seen.where or ""))
         if mine:
             self._check_states(seen.where, seen=seen, touches=touches)
         self.last = seen if mine else self.last
@@ -226,11 +235,13 @@ class Doctor:
             info = self._info(s) if s not in _LEGACY and s is not None else (1,)
             if len(self.events) > 4096:
                 self.events.clear()
-            self.events[_as_int(args[0])] = info[2] if info[0] == 0 and _status_name(info[1]) == "ACTIVE" else 0
+            event = _as_int(args[0])
+            if event is not None:
+                self.events[event] = info[2] if info[0] == 0 and _status_name(info[1]) == "ACTIVE" else 0
             return False
         if name == "cuStreamWaitEvent" and len(args) >= 2:
             s, e = _as_int(args[0]), _as_int(args[1])
-            recorded_in = self.events.get(e, 0)
+            recorded_in = self.events.get(e, 0) if e is not None else 0
             if ok and s is not None and s not in _LEGACY and s not in self.streams:
                 info = self._info(s)
                 if info[0] == 0 and _status_name(info[1]) == "ACTIVE" and info[2] == self.capture_id:
@@ -250,8 +261,8 @@ class Doctor:
         s = stream_of(name, args)
         if s in self.streams:
             return True
-        return name == "cuStreamWaitEvent" and len(args) >= 2 and self.events.get(_as_int(args[1]), 0) == \
-            self.capture_id != 0
+        e = _as_int(args[1]) if name == "cuStreamWaitEvent" and len(args) >= 2 else None
+        return e is not None and self.events.get(e, 0) == self.capture_id != 0
 
     def _pageable(self, name: str, args: tuple) -> bool:
         """Whether the host side of an async copy is pageable (cuPointerGetAttribute knows no such address)."""
@@ -315,7 +326,7 @@ class Doctor:
         return [Finding("host_copy", c.name, "", c.result, c.where, c.thread_name,
                         detail="named by CUPTI, made outside cugraphlab: the driver accepted it, the copy ran now "
                                "and is NOT part of the graph (a replay will not copy)")
-                for c in self.cupti.silent_copies()[:self.MAX_LATER]]
+                for c in (self.cupti.silent_copies() if self.cupti is not None else [])[:self.MAX_LATER]]
 
     def _between(self, before: _Seen | None, after_site) -> str:
         start = f"{before.where} ({before.name})" if before is not None else f"{self.begun_at} (capture begun)"

@@ -41,6 +41,7 @@ import re
 import sys
 import threading
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...core.errors import UnsupportedError
 
@@ -67,7 +68,7 @@ class CuptiBusyError(UnsupportedError):
 class CuptiLibrary:
     """cupti-python's ``cupti.cupti`` module, the libcupti file loaded and how it was found."""
 
-    module: object
+    module: Any  # cupti.cupti (its types are the bindings' own)
     path: str = ""
     found_via: str = ""
 
@@ -331,7 +332,7 @@ class _Hub:
         self.lib: CuptiLibrary | None = None
         self.seq = 0
         self.callback_errors = 0
-        self._params: dict[str, object] = {}
+        self._params: dict[str, Any] = {}
 
     # subscribe on the first watch, unsubscribe after the last
     def acquire(self, watch: "CuptiWatch") -> None:
@@ -346,7 +347,8 @@ class _Hub:
                 self.watches.remove(watch)
             if not self.watches and self.handle is not None:
                 handle, self.handle = self.handle, None
-                self.lib.module.unsubscribe(handle)
+                if self.lib is not None:
+                    self.lib.module.unsubscribe(handle)
 
     def _subscribe(self, lib: CuptiLibrary) -> None:
         c = lib.module
@@ -394,7 +396,10 @@ class _Hub:
     # the callback: in the thread making the call, at its entry and its exit; never raises
     def _callback(self, userdata, domain, cbid, cbdata) -> None:
         try:
-            c = self.lib.module
+            lib = self.lib
+            if lib is None:
+                return
+            c = lib.module
             if cbdata.callback_site != c.ApiCallbackSite.API_EXIT:
                 return
             from .calls import _local
@@ -418,8 +423,8 @@ class _Hub:
     def _stream(self, c, raw: str, name: str, cbdata) -> int | None:
         cls = self._params.get(raw)
         if cls is None:
-            cls = self._params[raw] = getattr(c, _params_class_name(raw), False)
-        if not cls:
+            cls = self._params[raw] = getattr(c, _params_class_name(raw), None)
+        if cls is None:
             return None
         try:
             p = cls.from_ptr(cbdata.function_params, readonly=True)

@@ -4,18 +4,15 @@ Installed by ``cugraphlab doctor --replay`` (``run_explained(replay=True)``), it
 through the package's door (``core._calls``) and keeps, per capture site (the user's line that began the capture):
 captures, instantiations, launches and exec updates, each with its host cost (perf_counter_ns of the driver call,
 from a tracer that keeps only the last call; of a capture, from cuStreamBeginCapture's return to
-cuStreamEndCapture's). It reports two hazards as StackEvents of kind "hazard" (graphs.doctor.stacks explains them):
+cuStreamEndCapture's). It reports three hazards as StackEvents of kind "hazard" (graphs.doctor.stacks explains them):
 
 - ``concurrent_launch``: an executable launched on a stream while its previous launch, on another stream, is not
   ordered before it; ``input_race``: an async copy or memset on one stream writes memory the graph reads or writes,
   while a launch of it on another stream is not ordered with the copy (either way round).
-  Ordering is the host's view of the streams, the rule of the CUDA Programming Guide ("Streams", "Events"): each
-  stream a sequence; cuEventRecord takes a snapshot of what its stream has queued; cuStreamWaitEvent makes a stream
-  follow that snapshot; a host wait (cuStreamSynchronize, cuEventSynchronize, cuCtxSynchronize, a query that
-  answered done, a synchronous copy or any work on the legacy stream) orders everything queued so far before all
-  later work. The driver itself orders launches of one executable ("each launch is ordered behind ... any previous
-  launches of hGraphExec", cuGraphLaunch), so two launches on two streams never run the graph twice at once, but
-  the work around them is not ordered: the first stream's reads of the graph's outputs race the second launch.
+  Ordering is the host's view of the streams (graphs.doctor.order: events, waits and host synchronizations).
+  The driver itself orders launches of one executable ("each launch is ordered behind ... any previous launches
+  of hGraphExec", cuGraphLaunch), so two launches on two streams never run the graph twice at once, but the work
+  around them is not ordered: the first stream's reads of the graph's outputs race the second launch.
   The memory a graph touches: the ranges of its captured copies and memsets, and the allocations its captured
   kernels' pointer arguments point into (cuFuncGetParamInfo, CUDA 12.4+, and cuMemGetAddressRange; without them
   only the copies and memsets).
@@ -31,12 +28,13 @@ import ctypes
 import threading
 import time
 
+from .allocations import Allocations
 from .frames import _quiet, _user_site
+from .order import StreamOrder
 from .stacks import StackEvent
 
 __all__ = ["LaunchWatch", "capture_ended", "graph_memory"]
 
-_LEGACY = (0, 1)  # NULL and CU_STREAM_LEGACY: synchronizes with every blocking stream; taken as a host wait
 _WRITES = {"cuMemcpyHtoDAsync": (0, 2, 3), "cuMemcpyDtoDAsync": (0, 2, 3),  # name -> (dst, bytes, stream) args
            "cuMemsetD8Async": (0, 2, 3), "cuMemsetD16Async": (0, 2, 3), "cuMemsetD32Async": (0, 2, 3)}
 _ELEMENT = {"cuMemsetD16Async": 2, "cuMemsetD32Async": 4}
@@ -67,13 +65,12 @@ class LaunchWatch:
     def __init__(self, sink):
         self.sink = sink
         self.lock = threading.RLock()
-        self.seq: dict[int, int] = {}  # stream -> operations queued on it so far
-        self.clock: dict[int, dict[int, int]] = {}  # stream -> {stream: operations known ordered before its next}
-        self.host: dict[int, int] = {}  # what the host has waited for: ordered before every later operation
-        self.events: dict[int, dict[int, int]] = {}  # event -> the snapshot its last record took
+        self.order = StreamOrder()  # what the host knows is ordered before what (graphs.doctor.order)
+        self.allocs = Allocations()  # which allocations are live (graphs.doctor.allocations)
+        self.in_capture: dict[int, int] = {}  # event -> the origin stream of the capture it was recorded in
         self.capturing: dict[int, dict] = {}  # stream -> its open capture {"site", "t0", "ranges", "origin"}
         self.graph_of: dict[int, dict] = {}  # captured graph -> {"site", "ranges", "ns"}
-        self.execs: dict[int, dict] = {}  # exec -> {"site", "ranges", "last": (stream, seq), "launches", "flagged"}
+        self.execs: dict[int, dict] = {}  # exec -> what the watch keeps of it (_new_exec)
         self.writes: dict[int, list] = {}  # stream -> [(seq, start, end, where)] of its async writes
         self.last_ns = 0  # the host ns of the driver call just observed (the tracer's record)
         self.timer = None
@@ -109,42 +106,6 @@ class LaunchWatch:
     def _timed(self, api, args, result, ns) -> None:
         self.last_ns = ns
 
-    # ---- ordering ---------------------------------------------------------------------------------------------------
-    def _clock(self, s: int) -> dict[int, int]:
-        c = self.clock.get(s)
-        if c is None:
-            c = self.clock[s] = {}
-        return c
-
-    def _enqueue(self, s: int) -> int:
-        """One more operation on stream ``s``: ordered after what the host has waited for; its number."""
-        if s in _LEGACY:
-            self._host_wait_all()
-            return 0
-        c = self._clock(s)
-        for k, v in self.host.items():
-            if c.get(k, 0) < v:
-                c[k] = v
-        n = self.seq.get(s, 0) + 1
-        self.seq[s] = n
-        c[s] = n
-        return n
-
-    def _host_wait_all(self) -> None:
-        self.host = dict(self.seq)
-
-    def _host_wait(self, snapshot: dict[int, int]) -> None:
-        for k, v in snapshot.items():
-            if self.host.get(k, 0) < v:
-                self.host[k] = v
-
-    def _ordered(self, before: tuple[int, int], s: int) -> bool:
-        """Whether operation ``before`` (stream, number) is ordered before the next operation on stream ``s``."""
-        bs, bn = before
-        if bs == s:
-            return True
-        return max(self._clock(s).get(bs, 0), self.host.get(bs, 0)) >= bn
-
     # ---- the observer ----------------------------------------------------------------------------------------------
     def observe(self, name: str, args: tuple, result, frame) -> None:
         if isinstance(result, BaseException):
@@ -156,14 +117,15 @@ class LaunchWatch:
             if name == "cuGraphExecUpdate":
                 self._update(args, result, code, frame)
                 return
+            if name == "cuStreamEndCapture":  # ended, also when it failed: the stream no longer captures
+                self._end_capture(_int(args[0]), result if code == 0 else (status, None))
+                return
             if code != 0:
                 return
             if name in ("cuStreamBeginCapture", "cuStreamBeginCaptureToGraph"):
-                s = _int(args[0])
+                s = _int(args[0])  # into an existing graph (a conditional body): a part of a graph, not a site
                 self.capturing[s] = {"site": _user_site(frame), "t0": time.perf_counter_ns(), "ranges": [],
-                                     "origin": s}
-            elif name == "cuStreamEndCapture":
-                self._end_capture(_int(args[0]), result)
+                                     "allocs": [], "origin": s, "part": name == "cuStreamBeginCaptureToGraph"}
             elif name in _INSTANTIATE:
                 self._instantiated(args, result, frame)
             elif name == "cuGraphLaunch":
@@ -171,38 +133,33 @@ class LaunchWatch:
             elif name == "cuEventRecord":
                 e, s = _int(args[0]), _int(args[1])
                 cap = self.capturing.get(s)
+                self.in_capture.pop(e, None)
                 if cap is not None:
-                    self.events[e] = {"capture": cap["origin"]}
-                elif s in _LEGACY:
-                    self._host_wait_all()
-                    self.events[e] = dict(self.host)
+                    self.in_capture[e] = cap["origin"]
                 else:
-                    self.events[e] = dict(self._clock(s))
+                    self.order.record(e, s)
             elif name == "cuStreamWaitEvent":
-                s, snap = _int(args[0]), self.events.get(_int(args[1]), {})
-                if "capture" in snap:  # a fork into a capture
-                    origin = self.capturing.get(snap["capture"])
+                s, e = _int(args[0]), _int(args[1])
+                if e in self.in_capture:  # a fork into a capture
+                    origin = self.capturing.get(self.in_capture[e])
                     if origin is not None:
                         self.capturing[s] = origin
-                    return
-                c = self._clock(s)
-                for k, v in snap.items():
-                    if c.get(k, 0) < v:
-                        c[k] = v
-            elif name == "cuEventSynchronize" or (name == "cuEventQuery" and code == 0):
-                self._host_wait(self.events.get(_int(args[0]), {}))
-            elif name in ("cuStreamSynchronize",) or (name == "cuStreamQuery" and code == 0):
-                s = _int(args[0])
-                if s in _LEGACY:
-                    self._host_wait_all()
                 else:
-                    self._host_wait({s: self.seq.get(s, 0)})
+                    self.order.wait(s, e)
+            elif name == "cuEventSynchronize" or (name == "cuEventQuery" and code == 0):
+                self.order.event_done(_int(args[0]))
+            elif name == "cuStreamSynchronize" or (name == "cuStreamQuery" and code == 0):
+                self.order.stream_done(_int(args[0]))
             elif name in _HOST_WAITS:
-                self._host_wait_all()
+                self.order.host_wait_all()
             elif name in _WRITES or name in _READS:
                 self._copy(name, args, frame)
             elif name in ("cuLaunchKernel", "cuLaunchKernelEx"):
                 self._kernel(name, args)
+            elif name in ("cuMemAlloc", "cuMemAllocAsync") and isinstance(result, tuple) and len(result) > 1:
+                self.allocs.allocated(_int(result[1]), _int(args[0]), _user_site(frame))
+            elif name in ("cuMemFree", "cuMemFreeAsync"):
+                self.allocs.released(_int(args[0]), _user_site(frame))
 
     # ---- captures and executables -----------------------------------------------------------------------------------
     def _end_capture(self, s: int, result) -> None:
@@ -213,8 +170,9 @@ class LaunchWatch:
             del self.capturing[k]
         graph = _int(result[1]) if isinstance(result, tuple) and len(result) > 1 else 0
         ns = time.perf_counter_ns() - cap["t0"]
-        if graph:
-            self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "ns": ns}
+        if cap.get("part") or not graph:  # a conditional body, or a capture that failed: no graph to count
+            return
+        self.graph_of[graph] = {"site": cap["site"], "ranges": cap["ranges"], "allocs": cap["allocs"], "ns": ns}
         file, line, fn = cap["site"]
         self.sink(StackEvent("captured", "cugraphlab", file, line, fn, call=hex(graph), seconds=ns / 1e9))
 
@@ -223,8 +181,7 @@ class LaunchWatch:
         graph = _int(args[0]) if args else 0
         g = self.graph_of.get(graph)
         site = g["site"] if g is not None else _user_site(frame)  # a graph built node by node: where instantiated
-        self.execs[exe] = {"site": site, "ranges": list(g["ranges"]) if g else [], "last": None, "launches": 0,
-                           "flagged": set(), "first_launch": None}
+        self.execs[exe] = _new_exec(site, g)
         file, line, fn = site
         self.sink(StackEvent("instantiated", "cugraphlab", file, line, fn, call=hex(exe),
                              seconds=self.last_ns / 1e9))
@@ -232,8 +189,7 @@ class LaunchWatch:
     def _exec(self, exe: int, frame) -> dict:
         x = self.execs.get(exe)
         if x is None:  # instantiated before the watch: its launch line stands for the site
-            x = self.execs[exe] = {"site": _user_site(frame), "ranges": [], "last": None, "launches": 0,
-                                   "flagged": set(), "first_launch": None}
+            x = self.execs[exe] = _new_exec(_user_site(frame), None)
         return x
 
     def _launch(self, exe: int, s: int, frame) -> None:
@@ -241,7 +197,7 @@ class LaunchWatch:
             return
         x = self._exec(exe, frame)
         where = _user_site(frame)
-        if x["last"] is not None and not self._ordered(x["last"], s) and "concurrent" not in x["flagged"]:
+        if x["last"] is not None and not self.order.ordered(x["last"], s) and "concurrent" not in x["flagged"]:
             x["flagged"].add("concurrent")
             prev_s = x["last"][0]
             self._hazard(x, "concurrent_launch", where,
@@ -249,12 +205,19 @@ class LaunchWatch:
                          f"at {_at(x['last_where'])} is not ordered before it (no event of that stream waited "
                          f"for, no synchronization between): the work queued on {hex(prev_s)} after the first "
                          f"launch (reading the graph's outputs, writing its inputs) races the second")
+        for lo, hi, generation in x.get("allocs", ()) if "stale" not in x["flagged"] else ():
+            changed = self.allocs.changed(lo, hi, generation)
+            if changed:
+                x["flagged"].add("stale")
+                self._hazard(x, "stale_input", where, f"launched at {_at(where)}: a captured kernel's pointer "
+                             f"argument {hex(lo)} ({hi - lo} bytes at the capture) {changed}; the launch reads it")
+                break
         if x["ranges"] and "race" not in x["flagged"]:
             for ws, writes in self.writes.items():
                 if ws == s:
                     continue
                 for n, lo, hi, wwhere in reversed(writes):
-                    if not self._ordered((ws, n), s) and _overlaps(x["ranges"], lo, hi):
+                    if not self.order.ordered((ws, n), s) and _overlaps(x["ranges"], lo, hi):
                         x["flagged"].add("race")
                         self._hazard(x, "input_race", where,
                                      f"launched on stream {hex(s)} at {_at(where)} while an async write of "
@@ -263,10 +226,10 @@ class LaunchWatch:
                         break
                 if "race" in x["flagged"]:
                     break
-        n = self._enqueue(s)
+        n = self.order.enqueue(s)
         x["last"], x["last_where"] = (s, n), where
         x["launches"] += 1
-        x["launch_ns"] = x.get("launch_ns", 0) + self.last_ns
+        x["launch_ns"] += self.last_ns
         if x["launches"] == 1:  # graph memory is mapped at an executable's first launch
             x["mem"] = graph_memory()
 
@@ -284,7 +247,7 @@ class LaunchWatch:
         if cap is not None:  # recorded into the graph: memory the graph touches
             cap["ranges"].extend(touched)
             return
-        n = self._enqueue(s)
+        n = self.order.enqueue(s)
         if name not in _WRITES:
             return
         where = _user_site(frame)
@@ -296,7 +259,7 @@ class LaunchWatch:
         for x in self.execs.values():  # a write while a launch on another stream may still read or write it
             if x["last"] is None or x["last"][0] == s or "race" in x["flagged"] or not x["ranges"]:
                 continue
-            if not self._ordered(x["last"], s) and _overlaps(x["ranges"], lo, hi):
+            if not self.order.ordered(x["last"], s) and _overlaps(x["ranges"], lo, hi):
                 x["flagged"].add("race")
                 self._hazard(x, "input_race", where,
                              f"an async write of {size} bytes at {hex(lo)} (memory the graph uses) on stream "
@@ -311,9 +274,11 @@ class LaunchWatch:
             s = _int(getattr(config, "hStream", 0))
         cap = self.capturing.get(s)
         if cap is None:
-            self._enqueue(s)
+            self.order.enqueue(s)
             return
-        cap["ranges"].extend(_pointer_ranges(f, params))
+        for lo, hi in _pointer_ranges(f, params):
+            cap["ranges"].append((lo, hi))
+            cap["allocs"].append((lo, hi, self.allocs.generation(lo)))
 
     def _update(self, args: tuple, result, code: int, frame) -> None:
         exe = _int(args[0])
@@ -371,6 +336,15 @@ def capture_ended(stream, result) -> None:
     if w is not None:
         with w.lock:
             w._end_capture(_int(stream), result)
+
+
+def _new_exec(site, graph: dict | None) -> dict:
+    """What the watch keeps of an executable: its capture site, the memory its graph touches (``ranges``; of that,
+    the allocations its kernels' pointers lie in with their generation, ``allocs``), its last launch (stream,
+    number) and where, its launch count and host ns, the hazards already reported (``flagged``)."""
+    return {"site": site, "ranges": list(graph["ranges"]) if graph else [],
+            "allocs": list(graph["allocs"]) if graph else [], "last": None, "last_where": None, "launches": 0,
+            "launch_ns": 0, "flagged": set()}
 
 
 def _at(where) -> str:

@@ -120,7 +120,7 @@ def _script_failed(target: str, module: bool, e: Exception) -> int:
     return 1
 
 
-def _in_chain(e: BaseException, cls: type) -> BaseException | None:
+def _in_chain(e: BaseException | None, cls: type) -> BaseException | None:
     """``e``, or the first exception of its ``__cause__`` / ``__context__`` chain, that is a ``cls``."""
     seen = set()
     while e is not None and id(e) not in seen:

@@ -11,11 +11,16 @@ import linecache
 import sys
 import threading
 import time
+from types import FrameType
+from typing import TYPE_CHECKING, Callable, Literal
 
 from .findings import Diagnosis
 from .frames import _quiet, _stack_of_exception, _tb_site, _text, _user_site, is_user_file
 from .patches import StackPatches
 from .stacks import _IGNORED, StackEvent, _is_capture_code, code_of, explain_events
+
+if TYPE_CHECKING:
+    from .launches import LaunchWatch
 
 __all__ = ["StackWatch", "watching_stacks", "LAST"]
 
@@ -57,7 +62,7 @@ class StackWatch(StackPatches):
 
     def __init__(self, replay: bool = False):
         self.replay = replay  # also the replay watch of cugraphlab's own graphs (graphs.doctor.launches)
-        self.launches = None
+        self.launches: LaunchWatch | None = None
         self.events: list[StackEvent] = []
         self.lock = threading.RLock()
         self.open: dict[int, dict] = {}  # capture number -> {"key", "stream", "thread", "t0", "stack"}
@@ -71,7 +76,7 @@ class StackWatch(StackPatches):
         self.finder: _AfterImport | None = None
         self.traced = False
         self.prev_trace = None
-        self.prev_excepthook = None
+        self.prev_excepthook: Callable | None = None
         self.count = 0
         self.patched: list[str] = []
         self.callback_threads: set[int] = set()
@@ -110,8 +115,9 @@ class StackWatch(StackPatches):
         self._add(StackEvent("end", stack, file, line, fn, text=_text(exc) if exc else "",
                              code=code_of(str(exc), exc) if exc else "", ok=exc is None, capture=cid,
                              stream=_hex(info["stream"]), seconds=time.perf_counter() - info["t0"], mem=mem))
-        if exc is not None:
-            self.raised(exc, None, capture=cid)
+        if exc is not None:  # raised below the user's frames (the patched end): the end's line is the user's
+            site = _tb_site(exc.__traceback__)
+            self.raised(exc, site if site[0] or not file else (file, line, fn), capture=cid)
         if not self.open:
             self._disarm()
 
@@ -145,7 +151,9 @@ class StackWatch(StackPatches):
     @_quiet()
     def post_mortem(self, exc: BaseException) -> None:
         """The script's own exception: its __cause__/__context__ chain, innermost (first raised) first."""
-        chain, e, seen = [], exc, set()
+        chain: list[BaseException] = []
+        e: BaseException | None = exc
+        seen: set[int] = set()
         while e is not None and id(e) not in seen:
             seen.add(id(e))
             chain.append(e)
@@ -190,7 +198,7 @@ class StackWatch(StackPatches):
         self.traced = True
         sys.settrace(self._global_trace)
         threading.settrace(self._global_trace)
-        f = sys._getframe(1)
+        f: FrameType | None = sys._getframe(1)
         while f is not None:
             if is_user_file(f.f_code.co_filename):
                 f.f_trace_lines = False
@@ -204,7 +212,7 @@ class StackWatch(StackPatches):
         if sys.gettrace() == self._global_trace:
             sys.settrace(None)
         threading.settrace(None)  # type: ignore[arg-type]
-        f = sys._getframe(1)
+        f: FrameType | None = sys._getframe(1)
         while f is not None:
             if f.f_trace == self._local_trace:
                 f.f_trace = None
@@ -318,7 +326,7 @@ class watching_stacks:
     def __enter__(self) -> StackWatch:
         return self.watch.install()
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc) -> Literal[False]:
         global LAST
         self.watch.uninstall()
         LAST = self.watch
