@@ -104,9 +104,10 @@ class FieldResult:
 
 
 def judge(finding: dict, kind: str, call: str, line: int, script: str = "") -> bool:
-    """The doctor named the class ``kind``, a call ending in ``call`` and line ``line`` of the file ``script``
+    """The doctor named the class ``kind``, a call ending in ``call`` (any case: the door names a cugraphlab
+    case's ``s.synchronize()`` by its driver call, cuStreamSynchronize) and line ``line`` of the file ``script``
     (a file name; any file when empty)."""
-    named = str(finding.get("call", "")).replace("()", "")
+    named, call = str(finding.get("call", "")).replace("()", "").lower(), call.lower()
     where = str(finding.get("where", ""))
     file, _, at = where.split(",", 1)[0].rpartition(":")
     in_file = not script or Path(file).name == script

@@ -71,36 +71,65 @@ class capture_into:
     cuStreamEndCapture's status).
     """
 
-    def __init__(self, stream, graph, deps=(), mode: str = "relaxed"):
+    def __init__(self, stream, graph, deps=(), mode: str = "relaxed", explain: bool | None = None):
         require_capture_into()
         self.stream, self.graph = stream, getattr(graph, "handle", graph)
         self.deps = list(deps)
         self.mode = _mode(mode)
+        self.diagnosis = None
+        if explain is None:
+            from .doctor import explaining
+
+            explain = explaining()
+        self._doctor = None
+        if explain:  # the capture doctor watches it as it does graphs.capture's (``cugraphlab doctor`` turns it on)
+            from .doctor import Doctor
+
+            self._doctor = Doctor(stream, mode)
 
     def __enter__(self) -> "capture_into":
         d = driver_module()
         data = [d.CUgraphEdgeData() for _ in self.deps] or None
+        if self._doctor is not None:
+            self._doctor.into = (self.graph, self.deps, data)
+            self._doctor.begin()
+            return self
         cu("cuStreamBeginCaptureToGraph", self.stream.handle, self.graph, self.deps or None, data, len(self.deps),
            self.mode)
         return self
 
     def __exit__(self, exc_type, exc, tb) -> Literal[False]:
-        result = driver_fn("cuStreamEndCapture")(self.stream.handle)
+        if self._doctor is not None:
+            result, self.diagnosis = self._doctor.end(exc)
+        else:
+            result = driver_fn("cuStreamEndCapture")(self.stream.handle)
         said = ""
         if int(result[0]) == int(driver_module().CUresult.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED):
             said = driver_took(self.graph)  # the driver destroyed the graph captured into (graphs.taken)
         if exc_type is not None:
             _note(exc, said)
+            self._attach(exc)
             return False  # the block's error goes on; the graph is not ours to destroy
         try:
             check(result, "cuStreamEndCapture")
         except CugraphlabError as e:
             _note(e, said)
+            self._attach(e)
             raise
         got = result[1]
         if got is not None and int(got) and int(got) != int(self.graph):
             raise CugraphlabError("cuStreamEndCapture returned another graph than the one captured into")
         return False
+
+
+    def _attach(self, error) -> None:
+        """A CaptureError out of an explained capture carries the doctor's diagnosis (as graphs.capture's)."""
+        from ..core.errors import CaptureError
+
+        if self.diagnosis is not None and isinstance(error, CaptureError):
+            from .capture import _attach
+
+            _attach(error, self.diagnosis)
 
 
 def capturing_graph(stream) -> tuple:

@@ -67,8 +67,9 @@ class Doctor:
 
     MAX_LATER = 8
 
-    def __init__(self, stream, mode: str = "thread_local", cupti: bool = False):
+    def __init__(self, stream, mode: str = "thread_local", cupti: bool = False, into: tuple | None = None):
         self.stream = stream
+        self.into = into  # (graph, deps, edge data): begin with cuStreamBeginCaptureToGraph (graphs.capture_into)
         self.mode = mode
         self.origin = int(stream.handle)
         self.streams: dict[int, str] = {self.origin: "ACTIVE"}  # every stream known in the capture -> last status
@@ -108,18 +109,25 @@ class Doctor:
         if self.cupti is not None:
             self.cupti.start()  # CuptiBusyError / UnsupportedError before the capture begins
             try:
-                cu("cuStreamBeginCapture", self.stream.handle, mode)
+                self._begin_call(mode)
             except BaseException:
                 self.cupti.stop()
                 raise
         else:
-            cu("cuStreamBeginCapture", self.stream.handle, mode)
+            self._begin_call(mode)
         info = self._info(self.origin)
         self.capture_id = info[2] if info[0] == 0 else 0
         self.active = True
         if self.cupti is not None:
             self.cupti.arm()  # from here on, every call CUPTI reports is the capture's
         add_observer(self.observe)
+
+    def _begin_call(self, mode) -> None:
+        if self.into is None:
+            cu("cuStreamBeginCapture", self.stream.handle, mode)
+            return
+        graph, deps, data = self.into
+        cu("cuStreamBeginCaptureToGraph", self.stream.handle, graph, list(deps) or None, data, len(deps), mode)
 
     def end(self, exc: BaseException | None = None):
         """Stop watching, end the capture; returns (cuStreamEndCapture's result tuple, Diagnosis)."""

@@ -14,6 +14,8 @@ from .stacks import StackEvent
 
 __all__ = ["StackPatches"]
 
+_OPTIMIZED = 0x1  # inspect.CO_OPTIMIZED: a function's frame (its f_locals a snapshot), not a module's or a class's
+
 
 class StackPatches:
     """The patching half of StackWatch (a mixin: ``self`` is the watch, which sets these in its ``__init__``)."""
@@ -64,6 +66,7 @@ class StackPatches:
 
         def capture_begin(g, *args, **kwargs):
             mode = kwargs.get("capture_error_mode", args[1] if len(args) > 1 else "global")
+            held = watch.bound_tensors(torch, sys._getframe(1))  # before the capture begins: see bound_tensors
             begin0(g, *args, **kwargs)
             note = ""
             try:
@@ -75,7 +78,7 @@ class StackPatches:
             except Exception:
                 stream = None
             watch.begin("torch", id(g), stream, str(mode), sys._getframe(1), note=note)
-            watch.remember_inputs(torch, id(g), sys._getframe(1))
+            watch.remember_inputs(id(g), held)
             watch.pool_before[id(g)] = _reserved(torch)
 
         def capture_end(g, *args, **kwargs):
@@ -182,26 +185,44 @@ class StackPatches:
         if self._set(host, "_python_trampoline", trampoline):
             self.patched.append("cugraphlab.host")
 
-    @_quiet()
-    def remember_inputs(self, torch, key: int, frame) -> None:
-        """The CUDA tensors bound to names in the frame that began the capture, by weak reference: a replay after
-        one of them was freed reads memory PyTorch's cache may have given to another tensor (triton #3166)."""
+    @_quiet(lambda self: [])
+    def bound_tensors(self, torch, frame) -> list:
+        """The CUDA tensors bound to names in the user's frame that begins a capture, by weak reference: a replay
+        after one of them was freed reads memory PyTorch's cache may have given to another tensor (triton #3166).
+
+        Read BEFORE the capture begins, and without keeping anything alive: before Python 3.13 a function frame's
+        ``f_locals`` is a snapshot dict cached on the frame, refreshed at each read, so reading it keeps every value
+        it holds alive until the next read. A graph or tensor the script has dropped since the last read (a loop
+        that re-captures into a new CUDAGraph) is then freed at that next read: inside a capture, its destructor's
+        CUDA calls invalidate the capture (pytorch #171672's case, the H200 run), and a captured tensor the script
+        rebound stays alive, so its stale replay went unseen (triton #3166's case). So the read comes first, and the
+        tensors taken are dropped from the snapshot again."""
         import weakref
 
         f = frame
         while f is not None and not is_user_file(f.f_code.co_filename):
             f = f.f_back
         if f is None:
-            return
+            return []
         tensor = getattr(torch, "Tensor", None)
+        snapshot = f.f_locals
         held = []
-        for name, value in list(f.f_locals.items())[:4096]:
+        for name, value in list(snapshot.items())[:4096]:
             if tensor is not None and isinstance(value, tensor) and getattr(value, "is_cuda", False):
                 try:
                     held.append((name, weakref.ref(value), tuple(getattr(value, "shape", ())),
                                  str(getattr(value, "dtype", "")), int(value.data_ptr())))
                 except (TypeError, RuntimeError):
                     continue
+        if type(snapshot) is dict and snapshot is not f.f_globals and f.f_code.co_flags & _OPTIMIZED:
+            for name, ref, *_ in held:  # the snapshot's own references (the frame's variables are untouched)
+                if snapshot.get(name) is ref():
+                    del snapshot[name]
+        return held
+
+    @_quiet()
+    def remember_inputs(self, key: int, held: list) -> None:
+        """``bound_tensors``' list, kept for the capture of the graph ``key`` (check_inputs reads it)."""
         with self.lock:
             self.inputs[key] = (self.by_key.get(key, 0), held)
 

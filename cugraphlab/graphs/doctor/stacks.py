@@ -63,6 +63,10 @@ TEXT_KINDS = (
     ("register_generator_state", "rng"),
     ("must be captured on a non-default stream", "legacy_stream"),
 )
+# Texts of a stack refusing a call itself, before any CUDA call, because its stream captures (CuPy's
+# MemoryPointer.copy_to_host_async: "the current stream is capturing, so D2H transfers are disallowed"): the call on
+# the line is the mistake (its class read from the line), the capture it leaves open only its consequence.
+STACK_REFUSALS = ("stream is capturing, so", "transfers are disallowed")
 _NAME = re.compile(r"\b(CUDA_ERROR_[A-Z_]+|cudaError[A-Z][A-Za-z]+)\b")
 _CAPTURE_WORDS = ("capture", "graph")
 
@@ -339,6 +343,7 @@ def _finding_for(ev: StackEvent, open_capture: bool) -> Finding:
                        fix_hint="Keep the callback pure host code; make this call on the host thread after the "
                                 "replay, or as a node of the graph.")
     call, kind, hint = classify_line(source, ev.code, ev.stack, ev.text)
+    refused = not ev.code and _refused_by_stack(ev.text)
     if ev.in_callback:
         kind, hint = "host_callback", "Keep the callback pure host code; make the CUDA call after the replay."
     elif not ev.capture_thread and kind not in ("multi_device",):
@@ -348,8 +353,19 @@ def _finding_for(ev: StackEvent, open_capture: bool) -> Finding:
                          "pin_memory) invalidates the capture.",
                 "cupy": "Begin the capture in thread-local or relaxed mode (stream.begin_capture(mode=...)), or keep "
                         "the other thread's unsafe calls out of the capture's time.",
-                "cuda.core": "begin_building('thread_local') or 'relaxed', or create the memory resource before "
-                             "any thread begins a capture."}.get(ev.stack, "") or hint
+                "cuda.core": "Begin the capture in thread-local or relaxed mode (gb.begin_building('thread_local')"
+                             "): in 'global' mode another thread's allocation is refused even from a memory resource "
+                             "created before the capture; create that resource before the capture too (touch "
+                             "dev.memory_resource)."}.get(ev.stack, "") or hint
+    elif refused:
+        kind = kind if kind != "other" else "sync"  # CuPy's refusal is of a D2H copy: a synchronizing call
+        if open_capture:
+            hint = (hint + " " if hint else "") + {
+                "cupy": "Then end the capture in a finally block (stream.end_capture()): the refusal left it open.",
+                "torch": "Then end the capture in a finally block: the refusal left it open.",
+                "cuda.core": "Then end the capture in a finally block (builder.end_building()): the refusal left "
+                             "it open."}.get(ev.stack, "Then end the capture in a finally block: the refusal left "
+                                                       "it open.")
     elif open_capture and not _is_capture_code(ev.code):
         kind = "open_capture"
         hint = {"torch": "Use with torch.cuda.graph(g): ... (its exit ends the capture on an exception too), or "
@@ -365,8 +381,17 @@ def _finding_for(ev: StackEvent, open_capture: bool) -> Finding:
         detail = (detail + "; " if detail else "") + f"line: {source}"
     if not ev.capture_thread:
         detail += f"; raised in thread {ev.thread!r}, not the capturing thread"
-    return Finding(kind, call, result=ev.code or ("(left open)" if kind == "open_capture" else ""),
+    if refused:
+        detail += (f"; {ev.stack or 'the stack'} refused the call itself (no CUDA call was made)"
+                   + ("; its exception left the capture open (the doctor ended it at exit)" if open_capture else ""))
+    return Finding(kind, call, result=ev.code or ("(left open)" if kind == "open_capture" else
+                                                  f"(refused by {ev.stack or 'the stack'})" if refused else ""),
                    where=ev.where, thread=ev.thread, stream=ev.stream, detail=detail, seen=True, fix_hint=hint)
+
+
+def _refused_by_stack(text: str) -> bool:
+    low = (text or "").lower()
+    return any(n in low for n in STACK_REFUSALS)
 
 
 def _breaks(ev: StackEvent, open_after: bool) -> bool:
@@ -379,7 +404,7 @@ def _breaks(ev: StackEvent, open_after: bool) -> bool:
         return True
     if ev.text.split(":", 1)[0] in _IGNORED:
         return False
-    return (_is_capture_code(ev.code) or open_after or ev.escaped
+    return (_is_capture_code(ev.code) or open_after or ev.escaped or _refused_by_stack(ev.text)
             or any(n.lower() in ev.text.lower() for n, _ in TEXT_KINDS))
 
 
@@ -421,7 +446,11 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
             later = []
         if later:
             first = _culprit(later)
-            if first.code == _INVALIDATED and first.kind == "raise" and not first.in_callback:
+            suspect = _suspect_between(b, first) if first.code == _INVALIDATED and first.kind == "raise" \
+                and not first.in_callback else None
+            if suspect is not None:
+                d.findings.append(suspect)
+            elif first.code == _INVALIDATED and first.kind == "raise" and not first.in_callback:
                 d.findings.append(Finding(
                     "foreign", "?", result=first.code, where=first.where, seen=False, stream=first.stream,
                     detail=f"the capture was already invalidated when this line ran ({first.text}); the call "
@@ -431,8 +460,10 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
                 d.findings.append(_finding_for(first, open_after))
             d.later = [f"{e.where}: {e.code or e.text}" for e in later if e is not first][:8]
         elif not d.ok:
-            d.findings.append(Finding("foreign", "?", result=d.end_result, where=b.where, seen=False,
-                                      detail="the capture failed, and no exception in the user's files said why"))
+            suspect = _suspect_between(b, end) if end is not None else None
+            d.findings.append(suspect or Finding(
+                "foreign", "?", result=d.end_result, where=b.where, seen=False,
+                detail="the capture failed, and no exception in the user's files said why"))
         for e in stale[:1]:
             d.findings.append(Finding(
                 "stale_input", e.call, where=e.where, stream=d.stream, detail=e.text, seen=True,
@@ -461,6 +492,33 @@ def explain_events(events: list[StackEvent]) -> list[Diagnosis]:
         d.calls_seen = len(others)
         out.append(d)
     return out
+
+
+def _suspect_between(begin: StackEvent, failed: StackEvent) -> Finding | None:
+    """A capture invalidated by a call that raised nothing (the stack swallowed the driver's answer: CuPy's
+    ``Event.done``): the first line between the capture's begin and the line that failed, in the same function of
+    the same file, that makes a call known to break captures (``STACK_CALLS``, a raw driver call the door's classes
+    know, a querying property). None when there is no such line."""
+    if not begin.file or begin.file != failed.file or begin.function != failed.function or \
+            failed.line <= begin.line + 1:
+        return None
+    for line in range(begin.line + 1, failed.line):
+        source = linecache.getline(begin.file, line).strip()
+        if not source or source.startswith("#"):
+            continue
+        call, kind, hint = classify_line(source, "", begin.stack)
+        if kind in ("other", "open_capture"):
+            continue
+        return Finding(
+            kind, call.replace("()", ""), result="(invalidated, nothing raised)",
+            where=f"{begin.file}:{line}, in {begin.function}", thread=begin.thread, stream=begin.stream,
+            seen=False, fix_hint=hint,
+            detail=f"the capture was invalidated by a call that raised nothing ({begin.stack or 'the stack'} swallowed "
+                   f"the driver's answer), found only at line {failed.line} ({failed.line_text()}: {failed.text}); "
+                   f"the first line after the capture's begin (line {begin.line}) that makes a call known to break "
+                   f"captures is this one: {source}")
+    return None
+
 
 _HAZARD_FIXES = {  # the fix in cugraphlab's terms, where the class's own names another stack's
     "stale_input": "Keep every buffer the graph was captured with alive as long as its executable, and copy new data "

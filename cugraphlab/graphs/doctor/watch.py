@@ -115,8 +115,9 @@ class StackWatch(StackPatches):
         self._add(StackEvent("end", stack, file, line, fn, text=_text(exc) if exc else "",
                              code=code_of(str(exc), exc) if exc else "", ok=exc is None, capture=cid,
                              stream=_hex(info["stream"]), seconds=time.perf_counter() - info["t0"], mem=mem))
-        if exc is not None:
-            self.raised(exc, None, capture=cid)
+        if exc is not None:  # raised below the user's frames (the patched end): the end's line is the user's
+            site = _tb_site(exc.__traceback__)
+            self.raised(exc, site if site[0] or not file else (file, line, fn), capture=cid)
         if not self.open:
             self._disarm()
 

@@ -7,6 +7,7 @@ skipped with that reason and never as caught or failed.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 
@@ -31,6 +32,18 @@ def need(name: str):
         return importlib.import_module(name)
     except Exception as e:  # ImportError, or a stack that fails while importing
         skip(f"{name} is not importable here ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+
+
+@contextlib.contextmanager
+def stack_works(name: str):
+    """Around a stack's set-up before any capture (its first compile and launch): an error of the stack itself, not
+    of CUDA (AttributeError, ImportError: numba-cuda against numpy 2.5, "module 'numpy' has no attribute
+    'row_stack'", raised at its first compile, not at its import), skips the case with that reason."""
+    try:
+        yield
+    except (AttributeError, ImportError) as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        skip(f"{name} is broken here ({type(e).__name__}: {first})")
 
 
 def need_torch(gpus: int = 1):

@@ -1,8 +1,10 @@
 """cuda.core: another thread's first allocation creates the memory resource while a global capture runs.
 
 Thread: NVIDIA/cuda-python#2918 (with #2834: "A global capture on another thread is invalidated too"; captures
-started by other libraries, PyTorch's in global mode, are hit the same way). Fix: create the memory resource
-(touch dev.memory_resource) before any capture begins, or capture in thread-local or relaxed mode.
+started by other libraries, PyTorch's in global mode, are hit the same way). Fix: capture in thread-local (or
+relaxed) mode. Creating the memory resource first (touching dev.memory_resource) is not enough alone: on the H200
+the worker's allocation from the resource made before the capture (cuMemAllocFromPoolAsync on its own stream) was
+refused by the global capture too; the fixed twin does both.
 """
 import threading
 
@@ -29,7 +31,7 @@ def main() -> None:
     stream.sync()
     got: list = []
     gb = dev.create_graph_builder()
-    gb.begin_building("global")  # doctor: capture
+    gb.begin_building("thread_local" if fixed() else "global")  # doctor: capture
     dst.copy_from(src, stream=gb)
     t = threading.Thread(target=worker, args=(dev, other, got), name="worker")
     t.start()

@@ -1,0 +1,188 @@
+"""Stand-ins for what the H200 run of the field gallery met in the real stacks, for the doctor's CPU tests:
+
+- ``FAKE_TORCH``: a PyTorch whose ``CUDAGraph`` invalidates the capture that is running when an old graph is
+  destroyed (its destructor's cudaGraphExecDestroy and pool release are refused by a global capture), whose
+  ``Tensor`` can be freed (weakly referenced), and whose ``.item()`` synchronizes;
+- ``FAKE_CUPY``: a CuPy whose ``ndarray.get()`` refuses the D2H copy itself while its stream captures (RuntimeError,
+  no CUDA code), whose ``Event.done`` swallows the driver's answer (the capture is invalidated, nothing raised) and
+  whose frames are Cython's (file names "cupy/_core/core.pyx", relative, as on the H200);
+- ``cython_module(name, source, filename)``: a module whose functions' frames carry a Cython-like relative file name
+  (cuda.core's "cuda/core/_utils/cuda_utils.pyx").
+
+``install(tmp_path, files)`` writes a fake package and registers its files as a library's (not the user's).
+"""
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+
+FAKE_TORCH = {
+    "torch/__init__.py": "from . import cuda\nfrom .cuda import Tensor\n",
+    "torch/cuda/__init__.py": textwrap.dedent('''
+        from .graphs import CUDAGraph, graph, state
+        class _Device:
+            index = 0
+        class _Stream:
+            cuda_stream = 0x5150
+            device = _Device()
+        def current_stream():
+            return _Stream()
+        def current_device():
+            return 0
+        def synchronize():
+            if state["capturing"]:
+                state["bad"] = True
+                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+        class Tensor:
+            is_cuda = True
+            shape = (4,)
+            dtype = "torch.float32"
+            def item(self):
+                synchronize()
+                return 1.0
+            def data_ptr(self):
+                return id(self)
+    '''),
+    "torch/cuda/graphs.py": textwrap.dedent('''
+        state = {"capturing": False, "bad": False, "destroyed": 0}
+        class CUDAGraph:
+            def capture_begin(self, pool=None, capture_error_mode="global"):
+                state["capturing"], state["bad"] = True, False
+            def capture_end(self):
+                state["capturing"] = False
+                if state["bad"]:
+                    raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+            def replay(self):
+                pass
+            def __del__(self):  # cudaGraphExecDestroy and the private pool's release
+                state["destroyed"] += 1
+                if state["capturing"]:
+                    state["bad"] = True
+        class graph:
+            def __init__(self, g, capture_error_mode="global"):
+                self.g, self.mode = g, capture_error_mode
+            def __enter__(self):
+                self.g.capture_begin(capture_error_mode=self.mode)
+            def __exit__(self, *exc):
+                self.g.capture_end()
+    '''),
+}
+
+# CuPy's classes are Cython's: the stack watch cannot patch a cdef class, so this fake's capture calls are plain
+# Python (patchable) but every frame that refuses or raises is compiled under a Cython-like relative file name.
+_CUPY_CORE = '''
+class RuntimeErrorCapturing(RuntimeError):
+    pass
+def copy_to_host_async(stream):
+    if stream.capturing:
+        stream.invalid = True
+        raise RuntimeError("the current stream is capturing, so D2H transfers are disallowed")
+def event_query(stream):
+    if stream.capturing:
+        stream.invalid = True  # cudaErrorStreamCaptureUnsupported, swallowed: done answers False
+        return 900
+    return 0
+def check_status(stream):
+    if stream.invalid:
+        raise CUDARuntimeError(
+            "cudaErrorStreamCaptureInvalidated: operation failed due to a previous error during capture")
+'''
+
+FAKE_CUPY = {
+    "cupy/__init__.py": textwrap.dedent('''
+        from . import cuda
+        from .cuda import ndarray
+        def asnumpy(a):
+            return a.get()
+    '''),
+    "cupy/cuda/__init__.py": textwrap.dedent('''
+        import sys as _sys
+        import types as _types
+        class CUDARuntimeError(RuntimeError):
+            pass
+        _core = _types.ModuleType("cupy._core_fake")
+        _core.CUDARuntimeError = CUDARuntimeError
+        exec(compile(CORE, "cupy/_core/core.pyx", "exec"), _core.__dict__)
+        class Stream:
+            current = None
+            def __init__(self, non_blocking=False):
+                self.ptr, self.capturing, self.invalid = 0x7000 + id(self) % 997, False, False
+            def __enter__(self):
+                Stream.current = self
+                return self
+            def __exit__(self, *exc):
+                Stream.current = None
+            def begin_capture(self, mode=None):
+                self.capturing, self.invalid = True, False
+            def end_capture(self):
+                self.capturing = False
+                _core.check_status(self)
+                return Graph()
+        class Graph:
+            def launch(self, stream=None):
+                pass
+        class Event:
+            def record(self, stream=None):
+                self.stream = stream
+            @property
+            def done(self):
+                return _core.event_query(self.stream) == 0
+        class ndarray:
+            def get(self):
+                _core.copy_to_host_async(Stream.current)
+                return [1.0]
+    ''').replace("CORE", repr(_CUPY_CORE)),
+}
+
+
+def install(tmp_path, files: dict, monkeypatch):
+    """Write ``files`` under ``tmp_path``, register them as a library's and put them first on sys.path; a
+    generator (a fixture's body): modules of theirs imported before are hidden meanwhile and restored after."""
+    from cugraphlab.graphs.doctor.cupti import treat_as_library
+
+    tops = set()
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+        treat_as_library(str(p))
+        tops.add(rel.split("/", 1)[0])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mine = lambda k: k.split(".", 1)[0] in tops  # noqa: E731
+    saved = {k: v for k, v in sys.modules.items() if mine(k)}
+    for k in saved:
+        del sys.modules[k]
+    yield tmp_path
+    for k in [k for k in sys.modules if mine(k)]:
+        del sys.modules[k]
+    sys.modules.update(saved)
+
+
+def cython_module(name: str, source: str, filename: str) -> types.ModuleType:
+    """A module whose code objects carry ``filename`` (relative, as Cython's tracebacks name a .pyx)."""
+    mod = types.ModuleType(name)
+    exec(compile(textwrap.dedent(source), filename, "exec"), mod.__dict__)
+    return mod
+
+
+def doctor_conditional_driver(monkeypatch):
+    """fake_conditional's driver (capture into a conditional body, invalidated by a synchronize as on the H200)
+    answering cuStreamIsCapturing too, as the capture doctor asks after every call; installed and returned."""
+    from cuda.bindings import driver as real
+
+    from fake_conditional import FakeConditionalDriver
+    from fake_driver import OK, patch_driver
+
+    class DoctorConditionalDriver(FakeConditionalDriver):
+        def cuStreamIsCapturing(self, stream):
+            S = real.CUstreamCaptureStatus
+            cap = self.captures.get(int(stream))
+            if cap is None:
+                return (OK, S.CU_STREAM_CAPTURE_STATUS_NONE)
+            return (OK, S.CU_STREAM_CAPTURE_STATUS_INVALIDATED if cap.get("invalid") else
+                    S.CU_STREAM_CAPTURE_STATUS_ACTIVE)
+
+    fake = DoctorConditionalDriver()
+    patch_driver(monkeypatch, fake)
+    return fake
