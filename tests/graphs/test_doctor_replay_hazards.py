@@ -417,3 +417,25 @@ def test_a_failed_capture_leaves_its_stream_a_plain_stream_again(dev, kernel, ex
         graph.close()
     (site,) = [t for t in site_stats(w.events) if t["replays"]]
     assert (site["captures"], site["replays"]) == (1, 1)
+
+
+def test_graph_memory_allocated_and_freed_inside_the_capture_is_not_a_freed_buffer(dev, kernel, drv):
+    def alloc_async(nbytes, stream):  # a graph memory node's address (captured: no allocation now)
+        base, drv.next_address = drv.next_address, drv.next_address + 0x10000
+        drv.sizes[base] = int(nbytes)
+        return (OK, base)
+
+    drv.cuMemAllocAsync = alloc_async
+    drv.cuMemFreeAsync = lambda ptr, stream: (OK,)
+    s = dev.create_stream()
+    with Watched() as w:
+        with capture(s) as cap:
+            tmp = int(cu("cuMemAllocAsync", 4096, s.handle))
+            launch(kernel, s, Params(tmp, tmp, 1024))
+            cu("cuMemFreeAsync", tmp, s.handle)
+        exe = cap.graph.instantiate()
+        exe.launch(s)
+        exe.launch(s)
+        exe.close()
+        cap.graph.close()
+    assert hazards(w.events) == [] and w.watch.allocs.freed == {}
