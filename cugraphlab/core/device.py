@@ -10,6 +10,7 @@ import threading
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from ._resource import Resource
 from .current import current_compute_capability, current_device, register_device
+from .device_factories import DeviceFactories
 from .errors import InvalidArgumentError, NoDeviceError, check
 
 __all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
@@ -74,13 +75,28 @@ def compute_capability_of(ordinal: int = 0) -> tuple[int, int]:
             cu("cuDeviceGetAttribute", _attr("COMPUTE_CAPABILITY_MINOR"), dev))
 
 
-class Device(Resource):
+class Device(Resource, DeviceFactories):
     """One CUDA device with its primary context made current on this thread.
 
     Dependent objects come from factories (``device.array(...)``, ``device.create_stream()``,
-    ``device.load_kernels()``); each keeps the primary context alive with a retain of its own (``lease_context``,
+    ``device.load_kernels()``: core.device_factories); each keeps the primary context alive with a retain of its own (``lease_context``,
     core/lease.py) until it is closed or collected. ``close()`` gives up the Device's own retain only, so objects
     left open stay usable and are freed before the context, in whatever order they die.
+
+    Parameters
+    ----------
+    ordinal : int, optional
+        The device index as the driver counts them (CUDA_VISIBLE_DEVICES applies), 0 by default.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``ordinal`` is not an integer >= 0.
+    NoDeviceError
+        No driver, no device, no device ``ordinal``, or a driver too old for the installed cuda-bindings
+        (DriverMismatchError, naming the install that fits).
+    CudaError
+        A driver call failed (cuDeviceGet, cuDevicePrimaryCtxRetain, cuCtxSetCurrent, ...).
     """
 
     def __init__(self, ordinal: int = 0):
@@ -119,7 +135,20 @@ class Device(Resource):
     def lease_context(self):
         """A lease of this device's primary context for an object made in it (one more cuDevicePrimaryCtxRetain,
         released when the object is closed): see core/lease.py. Works on a closed Device while something made in
-        it keeps its context alive (a graph instantiated after the Device was closed)."""
+        it keeps its context alive (a graph instantiated after the Device was closed).
+
+        Returns
+        -------
+        ContextLease
+            Given back by the object's own release.
+
+        Raises
+        ------
+        CugraphlabError
+            The Device is closed and its context is gone (open a new Device).
+        CudaError
+            cuDevicePrimaryCtxRetain failed.
+        """
         from .errors import CugraphlabError
         from .lease import ContextLease
 
@@ -131,7 +160,30 @@ class Device(Resource):
 
     # --- queries -------------------------------------------------------------------------------------------
     def attribute(self, name: str) -> int:
-        """A CU_DEVICE_ATTRIBUTE_* value by its short name, e.g. ``attribute("MULTIPROCESSOR_COUNT")``."""
+        """A CU_DEVICE_ATTRIBUTE_* value by its short name, e.g. ``attribute("MULTIPROCESSOR_COUNT")``.
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name without the ``CU_DEVICE_ATTRIBUTE_`` prefix.
+
+        Returns
+        -------
+        int
+            The value the driver reports.
+
+        Raises
+        ------
+        InvalidArgumentError
+            No such attribute in the installed cuda-bindings.
+        CudaError
+            cuDeviceGetAttribute failed.
+
+        See Also
+        --------
+        cuDeviceGetAttribute : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html#group__CUDA__DEVICE_1g9c3e1414f0ad901d3278a4d6645fc266
+        """
         try:
             attr = _attr(name)
         except AttributeError:
@@ -145,59 +197,69 @@ class Device(Resource):
         return f"sm_{major}{minor}"
 
     def make_current(self) -> None:
-        """Make this device's primary context current on the calling thread."""
+        """Make this device's primary context current on the calling thread (cuCtxSetCurrent).
+
+        Raises
+        ------
+        CugraphlabError
+            The Device is closed.
+        CudaError
+            cuCtxSetCurrent failed.
+
+        See Also
+        --------
+        cuCtxSetCurrent : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html#group__CUDA__CTX_1gbe562ee6258b4fcc272ca6478ca2a2f7
+        """
         self.require_open()
         cu("cuCtxSetCurrent", self.context)
 
     def synchronize(self) -> None:
-        """Wait for all work on this device's context."""
+        """Wait on the host for all work on this device's context (cuCtxSynchronize).
+
+        Raises
+        ------
+        CugraphlabError
+            The Device is closed.
+        CudaError
+            The context's work failed (an error of an earlier asynchronous launch surfaces here).
+
+        See Also
+        --------
+        cuCtxSynchronize : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html#group__CUDA__CTX_1g7a54725f28d34b8c6299f0c6ca579616
+        """
         self.require_open()
         cu("cuCtxSynchronize")
 
     def memory_info(self) -> tuple[int, int]:
-        """(free, total) bytes on the device."""
+        """(free, total) bytes on the device (cuMemGetInfo, in the current context).
+
+        Returns
+        -------
+        tuple of int
+            (free, total) in bytes.
+
+        Raises
+        ------
+        CudaError
+            cuMemGetInfo failed.
+
+        See Also
+        --------
+        cuMemGetInfo : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1g808f555540d0143a331cc42aa98835c0
+        """
         return cu("cuMemGetInfo")
 
-    # --- factories (imported lazily: they live on higher floors) ----------------------------------------------
-    def array(self, n: int, dtype="float32"):
-        """A new, uninitialised device array of ``n`` elements."""
-        from .memory import DeviceArray
-
-        return DeviceArray(self, n, dtype)
-
-    def to_device(self, host):
-        """A device array holding a copy of the NumPy array ``host``."""
-        from .memory import DeviceArray
-
-        return DeviceArray.from_numpy(self, host)
-
-    def create_stream(self, non_blocking: bool = True):
-        """A new Stream on this device (cuStreamCreate; non-blocking with respect to the legacy stream by default)."""
-        from .stream import Stream
-
-        return Stream(self, non_blocking)
-
-    def create_event(self, timing: bool = True):
-        """A new Event (cuEventCreate); ``timing=False`` makes a cheaper event that only orders work."""
-        from .stream import Event
-
-        return Event(self, timing)
-
-    def load_module(self, image):
-        """A cubin or PTX image (bytes, or the ``Compiled`` of compile_source, whose arch is checked against this
-        device first) loaded into this device's context (cuModuleLoadData)."""
-        from .module import Module
-
-        return Module(self, image)
-
-    def load_kernels(self, **kwargs):
-        """The package's kernel set compiled (or taken from the cache) for this device."""
-        from .module import KernelSet
-
-        return KernelSet.load(self, **kwargs)
-
     def describe(self) -> str:
-        """"NVIDIA H200 (sm_90, 132 SMs, 140 GiB)"."""
+        """"NVIDIA H200 (sm_90, 132 SMs, 140 GiB)": read when the Device was made, no driver call.
+
+        Returns
+        -------
+        str
+            Name, arch, SM count and memory.
+        """
         major, minor = self.compute_capability
         return f"{self.name} (sm_{major}{minor}, {self.sm_count} SMs, {self.total_memory / 2**30:.0f} GiB)"
 

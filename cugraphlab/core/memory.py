@@ -5,7 +5,7 @@ another library's device memory (a CuPy array, a torch tensor, a Numba or JAX ar
 ``__cuda_array_interface__`` or ``__dlpack__``) without owning it: the wrapper keeps ``obj`` alive and never frees
 it. Going out, a DeviceArray offers ``__cuda_array_interface__`` (v3: ``cupy.asarray(arr)``, Numba) and
 ``__dlpack__`` / ``__dlpack_device__`` (``torch.from_dlpack(arr)``, ``cupy.from_dlpack(arr)``): no copy either way.
-The protocols themselves are in core.interop.
+The protocols themselves are in core.interop, DeviceArray's side of them in core.array_interop.
 
 Driver API: cuMemAlloc, cuMemFree, cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemsetD32Async, cuStreamSynchronize
 (CUDA Driver API, "Memory Management").
@@ -16,9 +16,8 @@ import numpy as np
 
 from ._calls import cu, driver_module
 from ._resource import Resource
-from .current import current_device
+from .array_interop import ArrayInterop
 from .errors import CudaError, DeviceMemoryError, InvalidArgumentError, positive_int
-from .interop import KDL_CUDA, foreign_array, pointer_device, to_dlpack, type_name
 from .stream import as_stream
 
 __all__ = ["DeviceArray", "POISON_BITS", "validate_size"]
@@ -42,17 +41,38 @@ def _too_big(device, nbytes: int, e: CudaError) -> DeviceMemoryError:
                              "use a smaller --size (or free the GPU's memory)")
 
 
-class DeviceArray(Resource):
+class DeviceArray(Resource, ArrayInterop):
     """``n`` elements of ``dtype`` in device memory (cuMemAlloc), freed by ``close()`` or the garbage collector.
 
     ``ptr`` is the device address as an int. ``__cuda_array_interface__`` lets CuPy (and others) use it without
     a copy: ``cupy.asarray(arr)``; ``__dlpack__`` lets PyTorch, CuPy and JAX do the same: ``torch.from_dlpack(arr)``.
     ``owned``: whether ``close()`` frees the memory (False for ``DeviceArray.wrap``).
+
+    Parameters
+    ----------
+    device : Device
+        The open Device whose context the memory is allocated in.
+    n : int
+        Elements, >= 1.
+    dtype : str or numpy.dtype, optional
+        float32 by default.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``n`` is not an integer >= 1.
+    DeviceMemoryError
+        CUDA_ERROR_OUT_OF_MEMORY, with how much the device has free.
+    CudaError
+        cuMemAlloc failed otherwise.
+
+    See Also
+    --------
+    cuMemAlloc : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1gb82d2a09844a58dd9e744dc31e8aa467
     """
 
     owned = True
-    protocol: str  # a wrapped array's: the protocol that answered (DeviceArray.wrap)
-    _keep: list  # a wrapped array's: what keeps the memory alive until close()
 
     def __init__(self, device, n: int, dtype="float32"):
         self.n = validate_size(n)
@@ -72,59 +92,30 @@ class DeviceArray(Resource):
         self._own(lambda: cu("cuMemFree", handle))
 
     @classmethod
-    def wrap(cls, obj, device=None) -> "DeviceArray":
-        """A DeviceArray viewing another library's device memory, without a copy and without owning it.
-
-        ``obj``: anything with ``__cuda_array_interface__`` (v2/v3: CuPy, PyTorch CUDA tensors, Numba) or
-        ``__dlpack__`` (PyTorch, JAX, CuPy) that is C-contiguous and of a NumPy dtype; its elements become the
-        array's ``n`` (all dimensions flattened). ``device``: the Device it is on (default: the open Device whose
-        context is current; the memory's own device must match it). The wrapper keeps ``obj`` alive until it is
-        closed or collected, and never frees the memory (``owned`` is False). A cugraphlab DeviceArray is
-        returned as it is. Raises InvalidArgumentError (one line) for host memory, a non-contiguous array, memory
-        of another device, or a dtype NumPy does not have.
-        """
-        if isinstance(obj, DeviceArray):
-            return obj
-        what = f"DeviceArray.wrap({type_name(obj)})"
-        fa = foreign_array(obj, what)
-        if not fa.contiguous:
-            raise InvalidArgumentError(f"{what}: the array is not C-contiguous (shape {fa.shape}): wrap a "
-                                       "contiguous copy")
-        if fa.dtype is None:
-            raise InvalidArgumentError(f"{what}: its element type has no NumPy dtype (item size {fa.itemsize})")
-        if device is None:
-            device = current_device()
-        if device is not None and fa.ptr:
-            try:
-                ordinal = fa.device if fa.device is not None else pointer_device(fa.ptr)
-            except InvalidArgumentError as e:
-                raise InvalidArgumentError(f"{what}: {e}") from None
-            if ordinal is not None and ordinal != device.ordinal:
-                raise InvalidArgumentError(f"{what}: the memory is on CUDA device {ordinal}, not on device "
-                                           f"{device.ordinal}")
-        self = cls.__new__(cls)
-        self.n = fa.size
-        self.dtype = np.dtype(fa.dtype)
-        self.nbytes = fa.nbytes
-        self.device = device
-        self.ptr = fa.ptr
-        self.handle = driver_module().CUdeviceptr(fa.ptr)
-        self.owned = False
-        self.protocol = fa.protocol
-        keep = list(fa.owner)
-        self._own(keep.clear)  # closing lets go of the owner; the memory is the owner's to free
-        self._keep = keep
-        return self
-
-    @property
-    def owner(self):
-        """For a wrapped array, the object whose memory this is (None once closed, or for an owned array)."""
-        keep = getattr(self, "_keep", None)
-        return keep[0] if keep else None
-
-    @classmethod
     def from_numpy(cls, device, host: np.ndarray) -> "DeviceArray":
-        """A new device array holding a copy of the 1-D NumPy array ``host`` (cuMemAlloc + cuMemcpyHtoDAsync)."""
+        """A new device array holding a copy of the 1-D NumPy array ``host`` (cuMemAlloc + cuMemcpyHtoDAsync).
+
+        Parameters
+        ----------
+        device : Device
+            Where to allocate.
+        host : numpy.ndarray
+            1-D, of any NumPy dtype (made C-contiguous first).
+
+        Returns
+        -------
+        DeviceArray
+            Owned, of ``host``'s dtype and size.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``host`` is not 1-D.
+        DeviceMemoryError
+            The device has not that much free memory.
+        CudaError
+            The copy failed.
+        """
         host = np.ascontiguousarray(host)
         if host.ndim != 1:
             raise InvalidArgumentError(f"expected a 1-D array, got shape {host.shape}")
@@ -156,14 +147,66 @@ class DeviceArray(Resource):
         return as_stream(stream).handle  # a Stream, or a CuPy / PyTorch / cuda.core stream
 
     def copy_from(self, host: np.ndarray, stream=None) -> None:
-        """Copy a NumPy array of the same dtype and size into device memory; returns when the copy is done."""
+        """Copy a NumPy array of the same dtype and size into device memory; returns when the copy is done.
+
+        Parameters
+        ----------
+        host : numpy.ndarray
+            C-contiguous, of this array's dtype and size.
+        stream : Stream or object, optional
+            Ordered on it (a Stream, or anything ``Stream.wrap`` takes); None (default): the whole context is
+            waited for first, and the operation runs on the per-thread default stream.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``host`` of another dtype or size, or not C-contiguous.
+        CugraphlabError
+            The array is closed.
+        CudaError
+            cuMemcpyHtoDAsync or the wait after it failed.
+
+        See Also
+        --------
+        cuMemcpyHtoDAsync : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1g1572263fe2597d7ba4f6964597a354a3
+        """
         host = self._host_view(host)
         h = self._begin(stream)
         cu("cuMemcpyHtoDAsync", self.handle, host.ctypes.data, self.nbytes, h)
         cu("cuStreamSynchronize", h)
 
     def to_numpy(self, out: np.ndarray | None = None, stream=None) -> np.ndarray:
-        """Copy device memory back into a new (or the given) NumPy array; returns when the copy is done."""
+        """Copy device memory back into a new (or the given) NumPy array; returns when the copy is done.
+
+        Parameters
+        ----------
+        out : numpy.ndarray, optional
+            C-contiguous, of this array's dtype and size; None (default): a new array.
+        stream : Stream or object, optional
+            Ordered on it (a Stream, or anything ``Stream.wrap`` takes); None (default): the whole context is
+            waited for first, and the operation runs on the per-thread default stream.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``out``, or the new array, holding the device memory's contents.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``out`` of another dtype or size, or not C-contiguous.
+        CugraphlabError
+            The array is closed.
+        CudaError
+            cuMemcpyDtoHAsync or the wait after it failed (an error of an earlier asynchronous launch surfaces
+            here).
+
+        See Also
+        --------
+        cuMemcpyDtoHAsync : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1g56f30236c7c5247f8e061b59d3268362
+        """
         out = np.empty(self.n, self.dtype) if out is None else self._host_view(out)
         h = self._begin(stream)
         cu("cuMemcpyDtoHAsync", out.ctypes.data, self.handle, self.nbytes, h)
@@ -171,7 +214,30 @@ class DeviceArray(Resource):
         return out
 
     def fill_bits(self, bits: int, stream=None) -> None:
-        """Set every 4-byte element to the 32-bit pattern ``bits`` (cuMemsetD32Async); returns when done."""
+        """Set every 4-byte element to the 32-bit pattern ``bits`` (cuMemsetD32Async); returns when done.
+
+        Parameters
+        ----------
+        bits : int
+            The pattern; only its low 32 bits are used.
+        stream : Stream or object, optional
+            Ordered on it (a Stream, or anything ``Stream.wrap`` takes); None (default): the whole context is
+            waited for first, and the operation runs on the per-thread default stream.
+
+        Raises
+        ------
+        InvalidArgumentError
+            The dtype is not 4 bytes wide.
+        CugraphlabError
+            The array is closed.
+        CudaError
+            cuMemsetD32Async or the wait after it failed.
+
+        See Also
+        --------
+        cuMemsetD32Async : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1g58229da5d30f1c0cdf667b320ec2c0f5
+        """
         if self.dtype.itemsize != 4:
             raise InvalidArgumentError("fill_bits works on 4-byte dtypes only")
         h = self._begin(stream)
@@ -179,29 +245,27 @@ class DeviceArray(Resource):
         cu("cuStreamSynchronize", h)
 
     def poison(self, stream=None) -> None:
-        """Fill with a NaN pattern so that any element a kernel fails to write shows up in a comparison."""
+        """Fill with a NaN pattern (POISON_BITS) so that any element a kernel fails to write shows up in a comparison.
+
+        Parameters
+        ----------
+        stream : Stream or object, optional
+            Ordered on it (a Stream, or anything ``Stream.wrap`` takes); None (default): the whole context is
+            waited for first, and the operation runs on the per-thread default stream.
+
+        Raises
+        ------
+        InvalidArgumentError
+            The dtype is not 4 bytes wide.
+        CudaError
+            cuMemsetD32Async or the wait after it failed.
+
+        See Also
+        --------
+        cuMemsetD32Async : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html#group__CUDA__MEM_1g58229da5d30f1c0cdf667b320ec2c0f5
+        """
         self.fill_bits(POISON_BITS, stream)
-
-    @property
-    def __cuda_array_interface__(self) -> dict:
-        """CUDA Array Interface v3 (no ``stream``: the array's own operations return when done; order kernels
-        launched on your streams yourself)."""
-        self.require_open()
-        return {"shape": (self.n,), "typestr": self.dtype.str, "data": (self.ptr, False), "version": 3,
-                "strides": None}
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule of this array (no copy), for ``torch.from_dlpack``, ``cupy.from_dlpack``, ... The
-        consumer's ``stream`` (anything but -1) synchronizes the context first. See core.interop.to_dlpack."""
-        return to_dlpack(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        """(kDLCUDA, device ordinal)."""
-        self.require_open()
-        if self.device is not None:
-            return (KDL_CUDA, int(self.device.ordinal))
-        ordinal = pointer_device(self.ptr) if self.ptr else None
-        return (KDL_CUDA, int(ordinal or 0))
 
     def __len__(self) -> int:
         return self.n

@@ -30,6 +30,25 @@ class Stream(Resource):
 
     ``Stream(device)`` creates and owns one (cuStreamCreate); ``Stream.wrap(obj)`` borrows another library's.
     ``handle`` is the CUstream; ``owned`` whether ``close()`` destroys it.
+
+    Parameters
+    ----------
+    device : Device
+        The open Device whose context the stream is made in (it keeps that context alive until closed).
+    non_blocking : bool, optional
+        True (default): CU_STREAM_NON_BLOCKING, no implicit wait on the legacy default stream.
+
+    Raises
+    ------
+    CugraphlabError
+        ``device`` is closed.
+    CudaError
+        cuStreamCreate failed (the CUresult and what to do).
+
+    See Also
+    --------
+    cuStreamCreate : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1ga581f0c5833e21ded8b5a56594e243f4
     """
 
     owned = True
@@ -56,7 +75,23 @@ class Stream(Resource):
         stream of the context). A cugraphlab Stream is returned as it is.
         ``device``: the Device the stream belongs to (graphs captured on it are made for that device); default:
         the open Device whose context is current on this thread, if any (``core.current.current_device``).
-        Raises InvalidArgumentError (one line naming the type) for anything else.
+
+        Parameters
+        ----------
+        obj : object
+            The stream to borrow, in any of the forms above.
+        device : Device, optional
+            The Device the stream belongs to.
+
+        Returns
+        -------
+        Stream
+            Not owned (``owned`` is False); ``obj`` itself when it is already a Stream.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``obj`` is none of the forms above (one line naming its type).
         """
         if isinstance(obj, Stream):
             return obj
@@ -82,11 +117,38 @@ class Stream(Resource):
         return int(self.handle)
 
     def synchronize(self) -> None:
-        """Block until everything queued on this stream has finished (cuStreamSynchronize)."""
+        """Block until everything queued on this stream has finished (cuStreamSynchronize).
+
+        Raises
+        ------
+        CudaError
+            The stream's work failed (an error of an earlier asynchronous launch surfaces here).
+
+        See Also
+        --------
+        cuStreamSynchronize : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g15e49dd91ec15991eb7c0a741beb7dad
+        """
         cu("cuStreamSynchronize", self.handle)
 
     def wait(self, event: "Event") -> None:
-        """Make later work on this stream wait for ``event`` (cuStreamWaitEvent)."""
+        """Make later work on this stream wait for ``event`` (cuStreamWaitEvent); the host does not wait.
+
+        Parameters
+        ----------
+        event : Event
+            Recorded on any stream of the same context (or never recorded: then nothing waits).
+
+        Raises
+        ------
+        CudaError
+            cuStreamWaitEvent failed.
+
+        See Also
+        --------
+        cuStreamWaitEvent : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g6a898b652dfc6aa1d5c8d97062618b2f
+        """
         cu("cuStreamWaitEvent", self.handle, event.handle, 0)
 
     def __repr__(self) -> str:
@@ -96,7 +158,27 @@ class Stream(Resource):
 
 
 class Event(Resource):
-    """A CUDA event; with ``timing`` it can measure device time between two records (``elapsed_us``)."""
+    """A CUDA event; with ``timing`` it can measure device time between two records (``elapsed_us``).
+
+    Parameters
+    ----------
+    device : Device
+        The open Device whose context the event is made in.
+    timing : bool, optional
+        True (default): a timing event; False: CU_EVENT_DISABLE_TIMING, cheaper, for ordering only.
+
+    Raises
+    ------
+    CugraphlabError
+        ``device`` is closed.
+    CudaError
+        cuEventCreate failed.
+
+    See Also
+    --------
+    cuEventCreate : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html#group__CUDA__EVENT_1g450687e75f3ff992fe01662a43d9d3db
+    """
 
     def __init__(self, device, timing: bool = True):
         d = driver_module()
@@ -110,20 +192,90 @@ class Event(Resource):
 
     def record(self, stream) -> None:
         """cuEventRecord: the event completes when the work queued on ``stream`` before it has completed.
-        ``stream``: a Stream, or anything ``Stream.wrap`` takes."""
+
+        Parameters
+        ----------
+        stream : Stream or object
+            A Stream, or anything ``Stream.wrap`` takes (a CuPy, PyTorch or cuda.core stream, an int handle).
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``stream`` is no stream ``Stream.wrap`` knows.
+        CudaError
+            cuEventRecord failed.
+
+        See Also
+        --------
+        cuEventRecord : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html#group__CUDA__EVENT_1g95424d3be52c4eb95d83861b70fb89d1
+        """
         cu("cuEventRecord", self.handle, _stream_of(stream).handle)
 
     def synchronize(self) -> None:
-        """cuEventSynchronize: wait on the host until the event has completed."""
+        """cuEventSynchronize: wait on the host until the event has completed.
+
+        Raises
+        ------
+        CudaError
+            cuEventSynchronize failed (an error of the work before the event surfaces here).
+
+        See Also
+        --------
+        cuEventSynchronize : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html#group__CUDA__EVENT_1g9e520d34e51af7f5375610bca4add99c
+        """
         cu("cuEventSynchronize", self.handle)
 
     def elapsed_us(self, end: "Event") -> float:
-        """Device microseconds from this event to ``end`` (both recorded and complete; cuEventElapsedTime, whose
-        resolution is about 0.5 µs)."""
+        """Device microseconds from this event to ``end`` (cuEventElapsedTime, whose resolution is about 0.5 µs).
+
+        Parameters
+        ----------
+        end : Event
+            Recorded after this one; both must be complete (``end.synchronize()``).
+
+        Returns
+        -------
+        float
+            Microseconds on the device clock.
+
+        Raises
+        ------
+        CudaError
+            CUDA_ERROR_NOT_READY (not complete yet), CUDA_ERROR_INVALID_HANDLE (never recorded, or an event made
+            with ``timing=False``).
+
+        See Also
+        --------
+        cuEventElapsedTime : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html#group__CUDA__EVENT_1gdfb1178807353bbcaa9e245da497cf97
+        """
         return cu("cuEventElapsedTime", self.handle, end.handle) * 1e3
 
     def elapsed_ms(self, end: "Event") -> float:
-        """Deprecated: ``elapsed_us(end) / 1e3`` (the package speaks µs everywhere)."""
+        """Deprecated: ``elapsed_us(end) / 1e3`` (the package speaks µs everywhere).
+
+        Parameters
+        ----------
+        end : Event
+            As for ``elapsed_us``.
+
+        Returns
+        -------
+        float
+            Milliseconds on the device clock (with a DeprecationWarning).
+
+        Raises
+        ------
+        CudaError
+            As for ``elapsed_us``.
+
+        See Also
+        --------
+        cuEventElapsedTime : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EVENT.html#group__CUDA__EVENT_1gdfb1178807353bbcaa9e245da497cf97
+        """
         warnings.warn("Event.elapsed_ms is deprecated: use elapsed_us (microseconds)", DeprecationWarning,
                       stacklevel=2)
         return cu("cuEventElapsedTime", self.handle, end.handle)

@@ -41,6 +41,35 @@ class capture:
     mode (graphs.doctor.cupti): every driver and runtime call of the process is logged during the capture, so that a
     call made by CuPy, PyTorch or raw cuda.bindings is named too; it implies ``explain=True``. ``None`` follows
     ``doctor.explaining_with_cupti()`` (``cugraphlab doctor --cupti``).
+
+    Parameters
+    ----------
+    stream : Stream
+        The stream to capture (not the legacy default stream).
+    mode : str, optional
+        "thread_local" (default), "global" or "relaxed".
+    graph_class : type, optional
+        The owner of the captured graph, Graph by default.
+    explain : bool or None, optional
+        Watch the capture with the capture doctor; None follows ``doctor.explaining()``.
+    cupti : bool or None, optional
+        Add the CUPTI mode; None follows ``doctor.explaining_with_cupti()``.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown ``mode``, or ``cupti=True`` with ``explain=False``.
+    CaptureError
+        The driver invalidated the capture (with the doctor's diagnosis when it watched).
+    CudaError
+        cuStreamBeginCapture or cuStreamEndCapture failed.
+
+    See Also
+    --------
+    cuStreamBeginCapture : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g767167da0bbf07157dc20b6c258a2143
+    cuStreamEndCapture : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g03dab8b2ba76b00718955177a929970c
     """
 
     def __init__(self, stream, mode: str = "thread_local", graph_class=Graph, explain: bool | None = None,
@@ -68,7 +97,13 @@ class capture:
             self._doctor = Doctor(stream, mode, cupti=explaining_with_cupti() if cupti is None else cupti)
 
     def keep_alive(self, obj) -> None:
-        """Hand ``obj`` to the graph made at the end of the capture (graphs.host: a captured host function)."""
+        """Hand ``obj`` to the graph made at the end of the capture (graphs.host: a captured host function).
+
+        Parameters
+        ----------
+        obj : object
+            Kept alive by the captured Graph, and by every executable made from it, until they are closed.
+        """
         self._kept.append(obj)
 
     def __enter__(self) -> "capture":
@@ -133,7 +168,36 @@ def _attach(error: CaptureError, diagnosis) -> None:
 
 
 def capture_launches(stream, launches, repeat: int = 1) -> Graph:
-    """A new Graph (owned by the caller) holding ``launches`` ``repeat`` times, captured on ``stream`` in order."""
+    """A new Graph (owned by the caller) holding ``launches`` ``repeat`` times, captured on ``stream`` in order.
+
+    Parameters
+    ----------
+    stream : Stream
+        The stream to capture on; the launches are replayed on it.
+    launches : sequence of callable
+        Called in order inside the capture (Launch objects, or any function enqueueing work on ``stream``).
+    repeat : int, optional
+        How many times the whole sequence is captured, 1 by default.
+
+    Returns
+    -------
+    Graph
+        Owned by the caller.
+
+    Raises
+    ------
+    CaptureError
+        The driver invalidated the capture (a launch on another stream, a synchronizing call, ...).
+    CudaError
+        A captured call or the capture itself failed.
+
+    See Also
+    --------
+    cuStreamBeginCapture : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g767167da0bbf07157dc20b6c258a2143
+    cuStreamEndCapture : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g03dab8b2ba76b00718955177a929970c
+    """
     with capture(stream) as cap:
         for _ in range(repeat):
             for launch in launches:

@@ -43,7 +43,27 @@ def keep_alive(owner, obj, wait_first: bool = False) -> None:
 
 
 class Graph(Resource):
-    """A CUDA graph (CUgraph), made empty (cuGraphCreate) or adopted from a capture; destroyed with the object."""
+    """A CUDA graph (CUgraph), made empty (cuGraphCreate) or adopted from a capture; destroyed with the object.
+
+    Parameters
+    ----------
+    device : Device
+        The Device whose context the graph lives in (kept alive until the graph is destroyed).
+    handle : CUgraph, optional
+        A graph to own (one a capture ended with); None (default): a new empty graph.
+
+    Raises
+    ------
+    CugraphlabError
+        ``device`` is closed (an adopted ``handle`` is destroyed first).
+    CudaError
+        cuGraphCreate failed.
+
+    See Also
+    --------
+    cuGraphCreate : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1gd885f719186010727b75c3315f865fdf
+    """
 
     def __init__(self, device, handle=None):
         self.device = device
@@ -70,7 +90,25 @@ class Graph(Resource):
         self.close()
 
     def nodes(self) -> list:
-        """The graph's nodes (CUgraphNode handles) in the driver's order (cuGraphGetNodes)."""
+        """The graph's nodes (CUgraphNode handles) in the driver's order (cuGraphGetNodes).
+
+        Returns
+        -------
+        list of CUgraphNode
+            Every node of this graph (not of its conditional bodies or child graphs).
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            cuGraphGetNodes failed.
+
+        See Also
+        --------
+        cuGraphGetNodes : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1gfa35a8e2d2fc32f48dbd67ba27cf27e5
+        """
         self.require_open()
         return graph_nodes(self.handle)
 
@@ -79,27 +117,108 @@ class Graph(Resource):
         return len(self.nodes())
 
     def node_kinds(self) -> list[str]:
+        """The type of each node of ``nodes()``, in that order: "KERNEL", "MEMSET", "CONDITIONAL", ...
+
+        Returns
+        -------
+        list of str
+            CUgraphNodeType names without the ``CU_GRAPH_NODE_TYPE_`` prefix.
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            cuGraphGetNodes or cuGraphNodeGetType failed.
+        """
         return [node_kind(n) for n in self.nodes()]
 
     def edges(self) -> list[tuple]:
-        """Dependency edges as (from_node, to_node) handle pairs (cuGraphGetEdges)."""
+        """Dependency edges as (from_node, to_node) handle pairs (cuGraphGetEdges).
+
+        Returns
+        -------
+        list of tuple
+            (from_node, to_node) per edge, in the driver's order; ``graphs.inspect.edge_kinds`` says which are
+            programmatic.
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            cuGraphGetEdges failed.
+
+        See Also
+        --------
+        cuGraphGetEdges : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g4e3183ca455aae2e832edd4034094082
+        """
         self.require_open()
         return edge_pairs(self.handle)
 
     def topology(self) -> Topology:
-        """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs."""
+        """Nodes in dependency order (ties broken by label) with edges as index pairs, for comparing graphs.
+
+        Returns
+        -------
+        Topology
+            ``describe()`` gives the text view; two graphs of one shape compare equal.
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            A node or edge query failed.
+        """
         self.require_open()
         return topology(self.handle)
 
     def instantiate(self, flags: int = 0) -> "GraphExec":
-        """cuGraphInstantiate: an executable graph, independent of this one afterwards."""
+        """cuGraphInstantiate: an executable graph, independent of this one afterwards.
+
+        Parameters
+        ----------
+        flags : int, optional
+            CUgraphInstantiate_flags (0 by default; graphs.controls.instantiate_flags names them).
+
+        Returns
+        -------
+        GraphExec
+            Owned: destroyed by ``close()`` or the garbage collector; it keeps alive what this graph keeps.
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            cuGraphInstantiate refused the graph (the CUresult names why: an invalid node, an unfreed allocation,
+            ...).
+
+        See Also
+        --------
+        cuGraphInstantiate : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1gb53b435e178cccfa37ac87285d2c3fa1
+        """
         self.require_open()
         exe = GraphExec(self.device, cu("cuGraphInstantiate", self.handle, flags))
         exe.inherit(self)
         return exe
 
     def keep_alive(self, obj) -> None:
-        """Hold ``obj`` while this graph and every executable made from it exist (see ``keep_alive``)."""
+        """Hold ``obj`` while this graph and every executable made from it exist (see ``keep_alive``).
+
+        Parameters
+        ----------
+        obj : object
+            What the driver calls into while the graph exists (a host node's trampoline).
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        """
         keep_alive(self, obj)
 
     @property
@@ -108,13 +227,46 @@ class Graph(Resource):
         return tuple(self.__dict__.get("_kept", ()))
 
     def debug_dot(self, path: str, verbose: bool = True) -> None:
-        """Write the driver's own DOT description of the graph (cuGraphDebugDotPrint)."""
+        """Write the driver's own DOT description of the graph (cuGraphDebugDotPrint).
+
+        Parameters
+        ----------
+        path : str
+            The file to write.
+        verbose : bool, optional
+            True (default): CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE, every parameter of every node.
+
+        Raises
+        ------
+        CugraphlabError
+            The graph is closed.
+        CudaError
+            cuGraphDebugDotPrint failed (a path it cannot write, for one).
+
+        See Also
+        --------
+        cuGraphDebugDotPrint : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g0fb0c4d319477a0a98da005fcb0dacc4
+        """
         self.require_open()
         write_dot(self.handle, path, verbose)
 
 
 class GraphExec(Resource):
-    """An instantiated, launchable graph (CUgraphExec)."""
+    """An instantiated, launchable graph (CUgraphExec), made by ``Graph.instantiate``; destroyed with the object.
+
+    Parameters
+    ----------
+    device : Device
+        The Device whose context the executable lives in.
+    handle : CUgraphExec
+        The executable to own.
+
+    Raises
+    ------
+    CugraphlabError
+        ``device`` is closed and its context gone (``handle`` is destroyed first).
+    """
 
     def __init__(self, device, handle):
         self.device, self.handle = device, handle
@@ -128,7 +280,18 @@ class GraphExec(Resource):
         self.fn = driver_fn("cuGraphLaunch")
 
     def inherit(self, graph) -> None:
-        """Keep alive what ``graph`` (the graph this exec came from) keeps alive: its host nodes still run here."""
+        """Keep alive what ``graph`` (the graph this exec came from) keeps alive: its host nodes still run here.
+
+        Parameters
+        ----------
+        graph : Graph
+            The graph this executable was instantiated from.
+
+        Raises
+        ------
+        CugraphlabError
+            This executable is closed.
+        """
         for obj in getattr(graph, "kept", ()):
             keep_alive(self, obj, wait_first=True)
 
@@ -137,12 +300,46 @@ class GraphExec(Resource):
         return tuple(self.__dict__.get("_kept", ()))
 
     def upload(self, stream) -> None:
-        """cuGraphUpload: do the one-time setup of a launch ahead of time, so the first launch is not slower."""
+        """cuGraphUpload: do the one-time setup of a launch ahead of time, so the first launch is not slower.
+
+        Parameters
+        ----------
+        stream : Stream
+            The stream the upload is ordered on (usually the one the graph will be launched on).
+
+        Raises
+        ------
+        CugraphlabError
+            The executable is closed.
+        CudaError
+            cuGraphUpload failed.
+
+        See Also
+        --------
+        cuGraphUpload : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1ga7eb9849e6e4604864a482b38f25be48
+        """
         self.require_open()
         cu("cuGraphUpload", self.handle, stream.handle)
 
     def launch(self, stream) -> None:
-        """cuGraphLaunch on ``stream``."""
+        """cuGraphLaunch on ``stream``: every node of the graph in one call, ordered after the stream's earlier work.
+
+        Parameters
+        ----------
+        stream : Stream
+            Where to launch; the host does not wait.
+
+        Raises
+        ------
+        CudaError
+            cuGraphLaunch failed (a closed executable's handle is refused by the driver).
+
+        See Also
+        --------
+        cuGraphLaunch : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g6b2dceb3901e71a390d2bd8b0491e471
+        """
         r = self.fn(self.handle, stream.handle)
         if r[0]:
             check(r, "cuGraphLaunch")
