@@ -34,7 +34,7 @@ INTRODUCED = {
     "cuGraphAddMemFreeNode": 11040, "cuGraphAddMemcpyNode": 10000, "cuGraphAddMemsetNode": 10000,
     "cuGraphAddNode": 12020, "cuGraphAddNode_v2": 12030, "cuGraphChildGraphNodeGetGraph": 10000,
     "cuGraphClone": 10000, "cuGraphConditionalHandleCreate": 12030, "cuGraphCreate": 10000,
-    "cuGraphDebugDotPrint": 11030, "cuGraphDestroy": 10000, "cuGraphEventRecordNodeGetEvent": 11010,
+    "cuGraphDebugDotPrint": 11030, "cuGraphDestroy": 10000, "cuGraphDestroyNode": 10000, "cuGraphEventRecordNodeGetEvent": 11010,
     "cuGraphEventWaitNodeGetEvent": 11010, "cuGraphExecDestroy": 10000, "cuGraphExecKernelNodeSetParams": 10010,
     "cuGraphExecKernelNodeSetParams_v2": 12000,
     "cuGraphExecUpdate": 10020, "cuGraphExecUpdate_v2": 12000, "cuGraphGetEdges": 10000, "cuGraphGetEdges_v2": 12030,
