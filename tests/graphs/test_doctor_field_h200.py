@@ -323,3 +323,35 @@ def test_each_numba_case_compiles_inside_stack_works_before_its_capture(key):
     inside = ast.unparse(block)
     assert "doubling(cuda, cupy)" in inside and "double[16, 256" in inside
     assert block.end_lineno < c.line("capture")
+
+
+# --- the gallery's real CuPy cases, on a CuPy made of NumPy --------------------------------------------------------
+@pytest.fixture
+def numpy_cupy(tmp_path, monkeypatch):
+    from fake_field_stacks import NUMPY_CUPY
+
+    yield from install(tmp_path, NUMPY_CUPY, monkeypatch)
+
+
+@pytest.mark.parametrize("key", ["cupy_get", "cupy_asnumpy", "cupy_event_query", "cupy_stream_sync"])
+def test_the_cupy_cases_are_caught_and_their_twins_are_clean(numpy_cupy, key, capsys):
+    """The case scripts themselves under run_explained, as the gallery's child runs them; judged by its judge."""
+    from cugraphlab.experiment.doctor_gallery_field import judge
+    from cugraphlab.graphs.doctor import calls as doctor_calls
+    from cugraphlab.graphs.doctor.frames import is_user_file as user
+    from cugraphlab.graphs.field_gallery import case
+
+    c = case(key)
+    doctor_calls.treat_as_user_code(str(c.script))
+    try:
+        code, diagnoses = run_explained(str(c.script), [])
+        assert code == 1
+        first = next(d for d in diagnoses if d.findings).first
+        assert judge(first.to_dict(), c.kind, c.call, c.line(), c.script.name), first.to_dict()
+        code, diagnoses = run_explained(str(c.script), ["--fixed"])
+        assert code == 0 and [d.findings for d in diagnoses] == [[]]
+        assert "bit for bit" in capsys.readouterr().out
+    finally:
+        doctor_calls._USER_CODE.discard(str(c.script.resolve()))
+        doctor_calls._is_library.cache_clear()
+        user.cache_clear()

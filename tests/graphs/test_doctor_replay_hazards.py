@@ -417,3 +417,58 @@ def test_a_failed_capture_leaves_its_stream_a_plain_stream_again(dev, kernel, ex
         graph.close()
     (site,) = [t for t in site_stats(w.events) if t["replays"]]
     assert (site["captures"], site["replays"]) == (1, 1)
+
+
+def test_graph_memory_allocated_and_freed_inside_the_capture_is_not_a_freed_buffer(dev, kernel, drv):
+    def alloc_async(nbytes, stream):  # a graph memory node's address (captured: no allocation now)
+        base, drv.next_address = drv.next_address, drv.next_address + 0x10000
+        drv.sizes[base] = int(nbytes)
+        return (OK, base)
+
+    drv.cuMemAllocAsync = alloc_async
+    drv.cuMemFreeAsync = lambda ptr, stream: (OK,)
+    s = dev.create_stream()
+    with Watched() as w:
+        with capture(s) as cap:
+            tmp = int(cu("cuMemAllocAsync", 4096, s.handle))
+            launch(kernel, s, Params(tmp, tmp, 1024))
+            cu("cuMemFreeAsync", tmp, s.handle)
+        exe = cap.graph.instantiate()
+        exe.launch(s)
+        exe.launch(s)
+        exe.close()
+        cap.graph.close()
+    assert hazards(w.events) == [] and w.watch.allocs.freed == {}
+
+
+def test_cugraphlab_doctor_replay_names_the_hazard_and_prints_the_site_table(drv, tmp_path, capsys):
+    import textwrap
+
+    from cugraphlab.cli import main
+
+    script = tmp_path / "two_streams.py"
+    script.write_text(textwrap.dedent('''
+        import ctypes
+        import cugraphlab as cgl
+        from cugraphlab.core.module import Module
+        from cugraphlab.graphs import capture
+
+        with cgl.Device(0) as dev, Module(dev, b"fake image") as m:
+            a, b = dev.create_stream(), dev.create_stream()
+            x, out = cgl.cu("cuMemAlloc", 4096), cgl.cu("cuMemAlloc", 4096)
+            values = [ctypes.c_uint64(int(out)), ctypes.c_uint64(int(x)), ctypes.c_uint64(1024)]
+            slots = (ctypes.c_void_p * 3)(*[ctypes.addressof(v) for v in values])
+            with capture(a) as cap:
+                cgl.cu("cuLaunchKernel", m.kernel("twice").handle, 1, 1, 1, 1, 1, 1, 0, a.handle,
+                       ctypes.addressof(slots), 0)
+            exe = cap.graph.instantiate()
+            for s in (a, b, a):
+                exe.launch(s)
+            exe.close()
+            cap.graph.close()
+    '''))
+    assert main(["doctor", "--replay", "--eager-us", "1000000", str(script)]) == 0
+    out = capsys.readouterr().out
+    assert "a graph launched on two streams with nothing ordering the launches" in out
+    assert f"{script.name}:12" in out and "replay watch (host clock: perf_counter_ns" in out
+    assert "cugraphlab" in out and "has paid off" in out  # 1 s of eager work: one replay repays it

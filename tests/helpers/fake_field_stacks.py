@@ -186,3 +186,118 @@ def doctor_conditional_driver(monkeypatch):
     fake = DoctorConditionalDriver()
     patch_driver(monkeypatch, fake)
     return fake
+
+
+# --- a CuPy on NumPy that runs the gallery's real CuPy cases --------------------------------------------------------
+# What CuPy did on the H200, modelled: ndarray.get() refuses a D2H copy while the current stream captures
+# (RuntimeError, no CUDA code, the capture left open); Stream.synchronize() of a capturing stream is refused with
+# cudaErrorStreamCaptureUnsupported and invalidates the capture; Event.done of an event recorded in the capture
+# answers False and invalidates it, raising nothing; end_capture of an invalidated capture raises
+# cudaErrorStreamCaptureInvalidated. Every refusal is raised from a frame named like Cython's ("cupy/...pyx").
+_NUMPY_CUPY_CORE = '''
+def refuse_d2h(stream):
+    if stream is not None and stream.capturing:
+        raise RuntimeError("the current stream is capturing, so D2H transfers are disallowed")
+def stream_synchronize(stream):
+    if stream.capturing:
+        stream.invalid = True
+        raise CUDARuntimeError("cudaErrorStreamCaptureUnsupported: operation not permitted when stream is capturing")
+def event_query(event):
+    s = event.stream
+    if s is not None and s.capturing and event.in_capture:
+        s.invalid = True
+        return 900
+    return 0
+def end_capture(stream):
+    if stream.invalid:
+        raise CUDARuntimeError(
+            "cudaErrorStreamCaptureInvalidated: operation failed due to a previous error during capture")
+'''
+
+NUMPY_CUPY = {
+    "cupy/__init__.py": textwrap.dedent('''
+        import numpy as _np
+        from . import cuda
+        from .cuda import ndarray, _current, _run
+        float32 = _np.float32
+        def _v(y):
+            return y.a if isinstance(y, ndarray) else y
+        def asarray(a):
+            return ndarray(_np.array(a, dtype=_np.float32))
+        def empty_like(a):
+            return ndarray(_np.empty_like(a.a))
+        def empty(n, dtype=_np.float32):
+            return ndarray(_np.empty(n, dtype=dtype))
+        def multiply(x, y, out):
+            _run(lambda: _np.multiply(x.a, _v(y), out=out.a))
+        def subtract(x, y, out):
+            _run(lambda: _np.subtract(x.a, _v(y), out=out.a))
+        def add(x, y, out):
+            _run(lambda: _np.add(x.a, _v(y), out=out.a))
+        def asnumpy(a, stream=None):
+            return a.get(stream=stream)
+    '''),
+    "cupy/cuda/__init__.py": textwrap.dedent('''
+        import types as _types
+        import numpy as _np
+        from . import runtime
+        class CUDARuntimeError(RuntimeError):
+            pass
+        CUDARuntimeError.__module__ = "cupy_backends.cuda.api.runtime"
+        _core = _types.ModuleType("cupy_core_fake")
+        _core.CUDARuntimeError = CUDARuntimeError
+        exec(compile(CORE, "cupy_backends/cuda/api/runtime.pyx", "exec"), _core.__dict__)
+        _stack = []
+        def _current():
+            return _stack[-1] if _stack else None
+        def _run(op):
+            s = _current()
+            if s is not None and s.capturing:
+                s.ops.append(op)
+            else:
+                op()
+        class Stream:
+            def __init__(self, non_blocking=False):
+                self.ptr = 0x7000 + id(self) % 4093
+                self.capturing, self.invalid, self.ops = False, False, []
+            def __enter__(self):
+                _stack.append(self)
+                return self
+            def __exit__(self, *exc):
+                _stack.pop()
+            def synchronize(self):
+                _core.stream_synchronize(self)
+            def begin_capture(self, mode=None):
+                self.capturing, self.invalid, self.ops = True, False, []
+            def end_capture(self):
+                self.capturing = False
+                _core.end_capture(self)
+                return Graph(self.ops)
+        class Graph:
+            def __init__(self, ops):
+                self.ops = list(ops)
+            def launch(self, stream=None):
+                for op in self.ops:
+                    op()
+        class Event:
+            def __init__(self):
+                self.stream, self.in_capture = None, False
+            def record(self, stream=None):
+                self.stream = stream or _current()
+                self.in_capture = bool(self.stream is not None and self.stream.capturing)
+            def synchronize(self):
+                pass
+            @property
+            def done(self):
+                return _core.event_query(self) == 0
+        class ndarray:
+            def __init__(self, a):
+                self.a = a
+            def get(self, stream=None):
+                _core.refuse_d2h(_current())
+                return self.a.copy()
+            def fill(self, value):
+                _run(lambda: self.a.fill(value))
+    ''').replace("CORE", repr(_NUMPY_CUPY_CORE)),
+    "cupy/cuda/runtime.py": "def getDeviceCount():\n    return 1\n",
+}

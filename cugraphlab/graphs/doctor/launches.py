@@ -156,6 +156,9 @@ class LaunchWatch:
                 self._copy(name, args, frame)
             elif name in ("cuLaunchKernel", "cuLaunchKernelEx"):
                 self._kernel(name, args)
+            elif name.endswith("Async") and name[:-5] in ("cuMemAlloc", "cuMemFree") and \
+                    len(args) > 1 and _int(args[1]) in self.capturing:
+                return  # a graph memory node (allocated and freed by the graph at each launch): not the user's
             elif name in ("cuMemAlloc", "cuMemAllocAsync") and isinstance(result, tuple) and len(result) > 1:
                 self.allocs.allocated(_int(result[1]), _int(args[0]), _user_site(frame))
             elif name in ("cuMemFree", "cuMemFreeAsync"):
