@@ -12,7 +12,7 @@ from .._lazy import exports
 __all__, __getattr__, __dir__ = exports(__name__, {
     "_calls": ("Tracer", "bindings_major", "cu", "driver_module", "tracing"),
     "cache": ("Cache", "default_cache"),
-    "device": ("Device", "device_count", "driver_version", "init"),
+    "device": ("Device", "device_count", "driver_version", "init", "opened"),
     "errors": ("CaptureError", "CompileError", "CudaError", "CugraphlabError", "DeviceMemoryError",
         "InvalidArgumentError", "MissingDriverFunctionError", "NoDeviceError", "UnsupportedError"),
     "args": ("ARG_KINDS", "RawBits", "Struct"),

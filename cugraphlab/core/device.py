@@ -6,6 +6,8 @@ This is the only module that knows how cuda.bindings reports a missing driver (a
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
+from typing import Iterator
 
 from ._calls import check_driver_matches_bindings, cu, driver_cuda_version, driver_fn, driver_module
 from ._resource import Resource
@@ -14,7 +16,7 @@ from .device_factories import DeviceFactories
 from .errors import InvalidArgumentError, NoDeviceError, check
 
 __all__ = ["init", "device_count", "driver_version", "compute_capability_of", "current_compute_capability",
-           "current_device", "Device"]
+           "current_device", "Device", "opened"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -267,3 +269,34 @@ class Device(Resource, DeviceFactories):
         state = "closed" if self.closed else self.describe()
         return f"<Device {self.ordinal}: {state}>"
 
+
+@contextmanager
+def opened(device) -> Iterator[Device]:
+    """``device`` for the block: a Device (anything with ``compute_capability``) borrowed as it is and left open, or
+    an ordinal opened (``Device(device)``) and closed when the block ends, however it ends.
+
+    Parameters
+    ----------
+    device : Device or int
+        The Device to use, or the ordinal of one to open for the block.
+
+    Yields
+    ------
+    Device
+        ``device`` itself, or the Device opened for the block.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An ordinal that is not an integer >= 0.
+    NoDeviceError
+        No driver, or no device of that ordinal.
+    """
+    if hasattr(device, "compute_capability"):
+        yield device
+        return
+    dev = Device(device)
+    try:
+        yield dev
+    finally:
+        dev.close()

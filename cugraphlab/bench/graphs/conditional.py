@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain
@@ -97,9 +97,7 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     ops = parse_ops(ops)
     size = validate_size(size)
     n, unroll, every = _checked_counts(iterations, repeats, unroll, decide_every)
-    own_device = not hasattr(device, "compute_capability")
-    dev = Device(device) if own_device else device
-    try:
+    with opened(device) as dev:
         require_conditional(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as chain, \
                 dev.create_event() as start, dev.create_event() as end:
@@ -132,9 +130,6 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
             for name, _how, _run, _counted in plan:
                 timings[name].keep(result, name)
             return result
-    finally:
-        if own_device:
-            dev.close()
 
 
 def _checked_counts(iterations, repeats, unroll, decide_every) -> tuple[int, int, int]:

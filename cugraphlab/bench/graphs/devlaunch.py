@@ -33,7 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain
@@ -269,9 +269,7 @@ def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, rep
         raise InvalidArgumentError(f"iterations ({n}) must be a multiple of unroll ({unroll})")
     positive_int("repeats", repeats)
     timeline_rows = positive_int("timeline_rows", timeline_rows)
-    own = not hasattr(device, "compute_capability")
-    dev = Device(device) if own else device
-    try:
+    with opened(device) as dev:
         require_conditional(dev)
         result = DevlaunchResult(
             config={"sizes": sizes, "iterations": n, "repeats": repeats, "unroll": unroll, "ops": list(ops),
@@ -283,9 +281,6 @@ def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, rep
                           latency_samples if size == sizes[0] else 0, progress)
         _conclude(result, sizes, unroll)
         return result
-    finally:
-        if own:
-            dev.close()
 
 
 def _measure_size(result, dev, size, n, repeats, unroll, seed, ops, scalar, timeline_rows, latency_samples,

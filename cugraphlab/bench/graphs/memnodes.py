@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain, chain_kernels
@@ -456,9 +456,7 @@ def measure_memnodes(device=0, sizes=DEFAULT_SIZES, iters: int = 5000, repeats: 
     shapes = [sh for sh in MEMCHAIN_SHAPES if sh in set(shapes) | {"line"}]
     for name, v in (("iterations", iters), ("repeats", repeats), ("first-launch samples", first_samples)):
         positive_int(name, v)
-    own_device = not hasattr(device, "compute_capability")
-    dev = Device(device) if own_device else device
-    try:
+    with opened(device) as dev:
         require_graph_memory(dev)
         result = MemnodesResult(clocks=clocks("wall", "device", "host_api"))
         result.env = collect(dev)
@@ -474,6 +472,3 @@ def measure_memnodes(device=0, sizes=DEFAULT_SIZES, iters: int = 5000, repeats: 
                                                   first_samples, seed, result, progress, shapes))
             result.unfreed = demonstrate_unfreed(dev, stream, min(sizes), seed).to_dict()
         return result
-    finally:
-        if own_device:
-            dev.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain
@@ -89,9 +89,7 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
         positive_int(name, v)
     if iters % unroll:
         raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of unroll ({unroll})")
-    own_device = not hasattr(device, "compute_capability")
-    dev = Device(device) if own_device else device
-    try:
+    with opened(device) as dev:
         require_pdl(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as plain, \
                 PdlChain(dev, ops, size, scalar, stream=plain.stream, seed=seed) as pdl, \
@@ -142,6 +140,3 @@ def measure_pdl(device=0, size: int = 1 << 20, iters: int = 5000, repeats: int =
             for name, _launch, _chain, _run, _grain in plan:
                 timings[name].keep(result, name)
             return result
-    finally:
-        if own_device:
-            dev.close()

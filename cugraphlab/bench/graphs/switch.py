@@ -41,7 +41,7 @@ import time
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import CudaError, InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
 from ...experiment.branches import MAX_BRANCHES, BranchGraphs, identical_chains
@@ -397,9 +397,7 @@ def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int 
     holding_repeats = positive_int("holding_repeats", holding_repeats)
     holding_batch = positive_int("holding_batch", holding_batch, 1024)
     ks = sweep_ks(sweep) if sweep else ()
-    own_device = not hasattr(device, "compute_capability")
-    dev = Device(device) if own_device else device
-    try:
+    with opened(device) as dev:
         require_conditional_branches(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as chain, BranchGraphs(chain, k) as kit, \
                 dev.create_event() as start, dev.create_event() as end:
@@ -411,9 +409,6 @@ def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int 
             finally:
                 if same is not None:
                     same.close()
-    finally:
-        if own_device:
-            dev.close()
 
 
 def _measure(dev, chain, kit, same, ks, start, end, iters, repeats, holding_repeats, holding_batch, progress,

@@ -238,61 +238,58 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
     driver entry points the C loops call (default libcuda's; a test gives ctypes callbacks) and where the built
     libraries are kept. Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, paired, goals).
     """
-    from ...core.device import Device
+    from ...core.device import opened
     from ..records.environment import collect
 
     plan = plan or make_plan()
     t_start = time.perf_counter()
-    own = not hasattr(device, "compute_capability")
-    dev = Device(device) if own else device
-    states: list[_Held] = []
-    try:
-        names = [*scaling_kernel_names(plan.work), HOLD_KERNEL]
-        with dev.load_kernels(names=names) as kernels, \
-                ScalingWorkload(dev, plan.work, max_width=plan.max_width, n=plan.size, kernels=kernels,
-                                seed=seed) as workload, \
-                DeviceHold(dev, kernels, workload.stream) as hold:
-            first = _first_launches(workload)
-            inst0 = _first_instantiate(workload)
-            env = collect(dev)
-            env["driver"]["version_int"] = cu("cuDriverGetVersion")
-            env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
-            if native:
-                inst_floor, launch_floor, note = _native_floors(native_entry, native_cache)
-            else:
-                inst_floor, launch_floor, note = None, None, {"unavailable": "not asked for (native=False)"}
-            result = ScalingResult(
-                config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
-                        "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
-                        "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after",
-                        "pair_samples": [PAIR_MIN_SAMPLES, PAIR_MAX_SAMPLES]},
-                env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
-                module_loading=_module_loading(first, inst0), native=note)
-            if "unavailable" not in note:
-                result.clocks["c_monotonic"] = note["clock"]
-            elif progress:
-                progress(f"native C loops: {note['unavailable']}; the Python figures stand alone")
-            for i, shape in enumerate(plan.shapes):
-                point, state = _measure_point(result, workload, hold, shape, plan, dev, inst_floor, launch_floor,
-                                              i)
-                result.points.append(point)
-                states.append(state)
-                if progress:
-                    sm = point["summaries"]
-                    ratio = point["stop"].get("paired_ratio_median")
-                    progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {point['nodes']} nodes, instantiate "
-                             f"{sm['instantiate_us']['median']:.1f} µs"
-                             + (f", python/C paired x{ratio:.3f}" if ratio else "")
-                             + ("" if point["ok"] else "  CHECK FAILED"))
-            held = _held_rounds(states, hold, plan, progress)
-            result.config["held"] = held
-            for point, st in zip(result.points, states):
-                _finish_held(result, point, st)
-    finally:
-        for st in states:
-            st.close()
-        if own:
-            dev.close()
+    with opened(device) as dev:
+        states: list[_Held] = []
+        try:
+            names = [*scaling_kernel_names(plan.work), HOLD_KERNEL]
+            with dev.load_kernels(names=names) as kernels, \
+                    ScalingWorkload(dev, plan.work, max_width=plan.max_width, n=plan.size, kernels=kernels,
+                                    seed=seed) as workload, \
+                    DeviceHold(dev, kernels, workload.stream) as hold:
+                first = _first_launches(workload)
+                inst0 = _first_instantiate(workload)
+                env = collect(dev)
+                env["driver"]["version_int"] = cu("cuDriverGetVersion")
+                env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
+                if native:
+                    inst_floor, launch_floor, note = _native_floors(native_entry, native_cache)
+                else:
+                    inst_floor, launch_floor, note = None, None, {"unavailable": "not asked for (native=False)"}
+                result = ScalingResult(
+                    config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
+                            "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
+                            "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after",
+                            "pair_samples": [PAIR_MIN_SAMPLES, PAIR_MAX_SAMPLES]},
+                    env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
+                    module_loading=_module_loading(first, inst0), native=note)
+                if "unavailable" not in note:
+                    result.clocks["c_monotonic"] = note["clock"]
+                elif progress:
+                    progress(f"native C loops: {note['unavailable']}; the Python figures stand alone")
+                for i, shape in enumerate(plan.shapes):
+                    point, state = _measure_point(result, workload, hold, shape, plan, dev, inst_floor, launch_floor,
+                                                  i)
+                    result.points.append(point)
+                    states.append(state)
+                    if progress:
+                        sm = point["summaries"]
+                        ratio = point["stop"].get("paired_ratio_median")
+                        progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {point['nodes']} nodes, instantiate "
+                                 f"{sm['instantiate_us']['median']:.1f} µs"
+                                 + (f", python/C paired x{ratio:.3f}" if ratio else "")
+                                 + ("" if point["ok"] else "  CHECK FAILED"))
+                held = _held_rounds(states, hold, plan, progress)
+                result.config["held"] = held
+                for point, st in zip(result.points, states):
+                    _finish_held(result, point, st)
+        finally:
+            for st in states:
+                st.close()
     result.elapsed_s = time.perf_counter() - t_start
     return analyze(result)
 
