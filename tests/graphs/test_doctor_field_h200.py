@@ -396,3 +396,29 @@ def test_the_torch_replay_hazards_are_flagged_and_their_twins_are_clean(numpy_to
         (site,) = runs["broken"].sites
         assert (site["captures"], site["ok"], site["replays"]) == (8, 8, 8)
     assert "bit for bit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("key", ["clean_torch_graph_per_shape", "clean_torch_recapture_after_resize"])
+def test_the_torch_clean_programs_have_no_finding_and_no_flagged_site(numpy_torch, key, capsys):
+    from cugraphlab.experiment.doctor_gallery_field import CleanResult, Run
+    from cugraphlab.graphs.doctor import calls as doctor_calls
+    from cugraphlab.graphs.doctor import watch as doctor_watch
+    from cugraphlab.graphs.doctor.frames import is_user_file as user
+    from cugraphlab.graphs.field_gallery import CLEAN, HERE, marked_line
+
+    assert key in CLEAN
+    script = HERE / f"{key}.py"
+    doctor_calls.treat_as_user_code(str(script))
+    try:
+        code, diagnoses = run_explained(str(script), [], replay=True)
+        sites = site_stats(doctor_watch.LAST.events)
+    finally:
+        doctor_calls._USER_CODE.discard(str(script.resolve()))
+        doctor_calls._is_library.cache_clear()
+        user.cache_clear()
+    r = CleanResult(key, Run("clean", code, diagnoses=[d.to_dict() for d in diagnoses], sites=sites))
+    assert r.ok, (code, r.findings, capsys.readouterr())
+    (site,) = sites
+    assert site["site"].split(",")[0].endswith(f"{key}.py:{marked_line(script, 'capture')}")
+    assert not site["recaptures_every_replay"] and site["ok"] == site["captures"] >= 1
+    assert site["replays"] >= 6 * site["captures"] and "bit for bit" in capsys.readouterr().out
