@@ -355,3 +355,70 @@ def test_the_cupy_cases_are_caught_and_their_twins_are_clean(numpy_cupy, key, ca
         doctor_calls._USER_CODE.discard(str(c.script.resolve()))
         doctor_calls._is_library.cache_clear()
         user.cache_clear()
+
+
+# --- the gallery's real PyTorch replay hazards, on a PyTorch made of NumPy -------------------------------------------
+@pytest.fixture
+def numpy_torch(tmp_path, monkeypatch):
+    from fake_field_stacks import NUMPY_TORCH
+
+    yield from install(tmp_path, NUMPY_TORCH, monkeypatch)
+
+
+@pytest.mark.parametrize("key", ["replay_recapture", "replay_stale_input"])
+def test_the_torch_replay_hazards_are_flagged_and_their_twins_are_clean(numpy_torch, key, capsys):
+    """The replay case scripts under run_explained(replay=True), as the gallery's child runs them, judged by
+    ReplayResult: on the H200 neither was flagged (the watch's f_locals read broke the recapture loop and kept the
+    rebound tensor alive)."""
+    from cugraphlab.experiment.doctor_gallery_field import ReplayResult, Run
+    from cugraphlab.graphs.doctor import calls as doctor_calls
+    from cugraphlab.graphs.doctor import watch as doctor_watch
+    from cugraphlab.graphs.doctor.frames import is_user_file as user
+    from cugraphlab.graphs.field_gallery import case
+
+    c = case(key)
+    doctor_calls.treat_as_user_code(str(c.script))
+    runs = {}
+    try:
+        for variant, argv in (("broken", []), ("fixed", ["--fixed"])):
+            code, diagnoses = run_explained(str(c.script), argv, replay=True)
+            sites = site_stats(doctor_watch.LAST.events)
+            runs[variant] = Run(variant, code, diagnoses=[d.to_dict() for d in diagnoses], sites=sites)
+    finally:
+        doctor_calls._USER_CODE.discard(str(c.script.resolve()))
+        doctor_calls._is_library.cache_clear()
+        user.cache_clear()
+    r = ReplayResult(c.key, c.thread, c.line("capture"), runs["broken"], runs["fixed"], c.kind, c.call)
+    assert runs["broken"].code == 0 and runs["fixed"].code == 0, capsys.readouterr()
+    assert r.caught, (runs["broken"].diagnoses, runs["broken"].sites)
+    assert r.fix_works, (runs["fixed"].diagnoses, runs["fixed"].sites)
+    if key == "replay_recapture":
+        (site,) = runs["broken"].sites
+        assert (site["captures"], site["ok"], site["replays"]) == (8, 8, 8)
+    assert "bit for bit" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("key", ["clean_torch_graph_per_shape", "clean_torch_recapture_after_resize"])
+def test_the_torch_clean_programs_have_no_finding_and_no_flagged_site(numpy_torch, key, capsys):
+    from cugraphlab.experiment.doctor_gallery_field import CleanResult, Run
+    from cugraphlab.graphs.doctor import calls as doctor_calls
+    from cugraphlab.graphs.doctor import watch as doctor_watch
+    from cugraphlab.graphs.doctor.frames import is_user_file as user
+    from cugraphlab.graphs.field_gallery import CLEAN, HERE, marked_line
+
+    assert key in CLEAN
+    script = HERE / f"{key}.py"
+    doctor_calls.treat_as_user_code(str(script))
+    try:
+        code, diagnoses = run_explained(str(script), [], replay=True)
+        sites = site_stats(doctor_watch.LAST.events)
+    finally:
+        doctor_calls._USER_CODE.discard(str(script.resolve()))
+        doctor_calls._is_library.cache_clear()
+        user.cache_clear()
+    r = CleanResult(key, Run("clean", code, diagnoses=[d.to_dict() for d in diagnoses], sites=sites))
+    assert r.ok, (code, r.findings, capsys.readouterr())
+    (site,) = sites
+    assert site["site"].split(",")[0].endswith(f"{key}.py:{marked_line(script, 'capture')}")
+    assert not site["recaptures_every_replay"] and site["ok"] == site["captures"] >= 1
+    assert site["replays"] >= 6 * site["captures"] and "bit for bit" in capsys.readouterr().out

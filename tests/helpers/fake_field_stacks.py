@@ -301,3 +301,113 @@ NUMPY_CUPY = {
     ''').replace("CORE", repr(_NUMPY_CUPY_CORE)),
     "cupy/cuda/runtime.py": "def getDeviceCount():\n    return 1\n",
 }
+
+
+# --- a PyTorch on NumPy that runs the gallery's real PyTorch replay cases ------------------------------------------
+# A capture records each op with the arrays it reads and writes (raw memory, as a CUDA graph holds pointers, never
+# the Tensor objects); a replay runs them again. Destroying a CUDAGraph while a capture runs invalidates that capture
+# (its destructor's cudaGraphExecDestroy and private-pool release), as the H200 run met it.
+NUMPY_TORCH = {
+    "torch/__init__.py": textwrap.dedent('''
+        import numpy as _np
+        from . import cuda
+        from .cuda import Tensor
+        float32 = "torch.float32"
+        def from_numpy(a):
+            return Tensor(_np.asarray(a), is_cuda=False)
+        def empty(n, device="cpu"):
+            return Tensor(_np.empty(n, dtype=_np.float32), is_cuda=device == "cuda")
+        def empty_like(x):
+            return Tensor(_np.empty_like(x.a), is_cuda=x.is_cuda)
+    '''),
+    "torch/cuda/__init__.py": textwrap.dedent('''
+        import contextlib
+        import numpy as _np
+        from .graphs import CUDAGraph, graph, state
+        class _Device:
+            index = 0
+        class Stream:
+            cuda_stream = 0x5150
+            device = _Device()
+            def wait_stream(self, other):
+                pass
+        _default = Stream()
+        def current_stream():
+            return _default
+        @contextlib.contextmanager
+        def stream(s):
+            yield s
+        def current_device():
+            return 0
+        def is_available():
+            return True
+        def device_count():
+            return 1
+        def memory_stats():
+            return {}
+        def synchronize():
+            if state["capturing"]:
+                state["bad"] = True
+                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
+        def _run(op):
+            if state["capturing"]:
+                state["ops"].append(op)
+            else:
+                op()
+        class Tensor:
+            def __init__(self, a, is_cuda=True):
+                self.a, self.is_cuda = a, is_cuda
+                self.shape, self.dtype = a.shape, "torch.float32"
+            def data_ptr(self):
+                return self.a.ctypes.data
+            def cuda(self):
+                return Tensor(self.a.astype(_np.float32, copy=True), is_cuda=True)
+            def cpu(self):
+                synchronize()
+                return Tensor(self.a.copy(), is_cuda=False)
+            def numpy(self):
+                return self.a
+            def copy_(self, other):
+                dst, src = self.a, other.a
+                _run(lambda: _np.copyto(dst, src))
+                return self
+            def fill_(self, value):
+                dst = self.a
+                _run(lambda: dst.fill(value))
+                return self
+            def __mul__(self, k):
+                out = Tensor(_np.empty_like(self.a), is_cuda=self.is_cuda)
+                dst, src = out.a, self.a
+                _run(lambda: _np.multiply(src, _np.float32(k), out=dst) if _np.isfinite(src).all() else dst.fill(_np.nan))
+                return out
+    '''),
+    "torch/cuda/graphs.py": textwrap.dedent('''
+        import gc
+        state = {"capturing": False, "bad": False, "ops": [], "destroyed": 0}
+        class CUDAGraph:
+            def __init__(self):
+                self.ops = []
+            def capture_begin(self, pool=None, capture_error_mode="global"):
+                state["capturing"], state["bad"], state["ops"] = True, False, []
+            def capture_end(self):
+                state["capturing"] = False
+                if state["bad"]:
+                    raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
+                self.ops = state["ops"]
+            def replay(self):
+                for op in self.ops:
+                    op()
+            def __del__(self):
+                state["destroyed"] += 1
+                if state["capturing"]:
+                    state["bad"] = True
+        class graph:
+            def __init__(self, g, pool=None, stream=None, capture_error_mode="global"):
+                self.g, self.mode = g, capture_error_mode
+            def __enter__(self):
+                gc.collect()
+                self.g.capture_begin(capture_error_mode=self.mode)
+            def __exit__(self, *exc):
+                self.g.capture_end()
+    '''),
+}

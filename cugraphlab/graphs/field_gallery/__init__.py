@@ -121,7 +121,8 @@ REPLAY_CASES: tuple[FieldCase, ...] = (
 
 #: Correct programs (with every fixed twin, the clean set): the doctor must find nothing in them.
 CLEAN: tuple[str, ...] = ("clean_torch_mlp", "clean_torch_train", "clean_torch_graphed_callables",
-                          "clean_cupy_capture", "clean_triton_in_torch", "clean_core_builder")
+                          "clean_cupy_capture", "clean_triton_in_torch", "clean_core_builder",
+                          "clean_torch_graph_per_shape", "clean_torch_recapture_after_resize")
 
 
 def case(key: str) -> FieldCase:
