@@ -19,6 +19,7 @@ COVERED = {
     "cugraphlab.core.program": ["compile_source", "nvrtc_version", "resolve_arch"],
     "cugraphlab.core.module": ["Module", "Kernel", "KernelSet"],
     "cugraphlab.core.launch": ["grid_for", "LaunchConfig", "Launch"],
+    "cugraphlab.core._calls": ["cu", "driver_module", "bindings_major", "tracing", "Tracer"],
     "cugraphlab.core.stream": ["Stream", "Event"],
     "cugraphlab.core.memory": ["DeviceArray"],
     "cugraphlab.graphs.exec": ["Graph", "GraphExec"],
@@ -29,7 +30,8 @@ COVERED = {
 }
 
 #: what cannot raise (no driver call, no check): no Raises section asked
-NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet"}
+NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
+             "Tracer.record", "Tracer.wrap"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
