@@ -13,7 +13,28 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["Cache", "default_cache"]
+__all__ = ["Cache", "default_cache", "replace_atomically"]
+
+
+def replace_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a reader (another process
+    loading the cache, the native library) sees the old file or the new one, never half of one. ``mode``: the new
+    file's permission bits (default: mkstemp's 0600). The temporary file is removed on any failure, which goes on.
+    The package's one atomic writer of bytes (report.files.write_text writes text the same way, through a CLI's
+    output rules)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:24]}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 class Cache:
@@ -77,17 +98,7 @@ class Cache:
         head = json.dumps({**meta, "sha256": hashlib.sha256(payload).hexdigest()}, sort_keys=True).encode()
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{key[:16]}.", suffix=".tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(head + b"\n" + payload)
-                os.replace(tmp, self.path(key))
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            replace_atomically(self.path(key), head + b"\n" + payload)
         except OSError:
             return False
         return True

@@ -48,7 +48,7 @@ class CreatedContext(Device):
     respect (same queries and factories). ``close()`` destroys it (cuCtxDestroy) once every object made in it is
     closed too: the holders are counted (core/lease.py ``CountedContext``), the last one destroys it."""
 
-    def __init__(self, ordinal: int = 0, sched: str = "auto"):  # noqa: super().__init__ would retain the primary
+    def __init__(self, ordinal: int = 0, sched: str = "auto"):  # no super().__init__: it would retain the primary
         if isinstance(ordinal, bool) or not isinstance(ordinal, int) or ordinal < 0:
             raise InvalidArgumentError(f"device index must be an integer >= 0, got {ordinal!r}")
         flags = sched_flag(sched)

@@ -23,7 +23,21 @@ _initialised = False
 
 
 def init() -> None:
-    """cuInit(0) once per process; NoDeviceError when there is no driver library or no device."""
+    """cuInit(0) once per process (later calls return at once), then the check that driver and bindings fit.
+
+    Raises
+    ------
+    NoDeviceError
+        No driver library, no visible device, or a driver too old for the installed cuda-bindings
+        (DriverMismatchError, naming the install that fits).
+    CudaError
+        cuInit failed otherwise.
+
+    See Also
+    --------
+    cuInit : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__INITIALIZE.html#group__CUDA__INITIALIZE_1g0a2f1517e1bd8502c7194c3a8c134bc3
+    """
     global _initialised
     if _initialised:
         return
@@ -51,13 +65,49 @@ def init() -> None:
 
 
 def device_count() -> int:
-    """Number of CUDA devices the driver sees."""
+    """Number of CUDA devices the driver sees (after ``init``).
+
+    Returns
+    -------
+    int
+        Devices visible to this process (CUDA_VISIBLE_DEVICES applies).
+
+    Raises
+    ------
+    NoDeviceError
+        No driver, or no device.
+    CudaError
+        cuDeviceGetCount failed.
+
+    See Also
+    --------
+    cuDeviceGetCount : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__DEVICE.html#group__CUDA__DEVICE_1g52b5ce05cb8c5fb6831b2c0ff2887c74
+    """
     init()
     return cu("cuDeviceGetCount")
 
 
 def driver_version() -> tuple[int, int]:
-    """The CUDA version the driver supports, as (major, minor), e.g. (13, 0)."""
+    """The CUDA version the driver supports, as (major, minor), e.g. (13, 0).
+
+    Returns
+    -------
+    tuple of int
+        (major, minor) of cuDriverGetVersion's number.
+
+    Raises
+    ------
+    NoDeviceError
+        No driver, or no device.
+    CudaError
+        cuDriverGetVersion failed.
+
+    See Also
+    --------
+    cuDriverGetVersion : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VERSION.html#group__CUDA__VERSION_1g8b7a10395392e049006e61bcdc8ebe71
+    """
     init()
     return driver_cuda_version()
 

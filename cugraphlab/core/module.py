@@ -27,7 +27,18 @@ __all__ = ["Module", "Kernel", "KernelSet"]
 
 
 class Kernel:
-    """A kernel function in a loaded module (the module stays alive while the kernel does)."""
+    """A kernel function in a loaded module (the module stays alive while the kernel does); made by
+    ``Module.kernel`` or found in a KernelSet (``ks["add"]``).
+
+    Parameters
+    ----------
+    module : Module
+        The loaded module the kernel is in.
+    name : str
+        The kernel's ``extern "C"`` name.
+    handle : CUfunction
+        What cuModuleGetFunction returned.
+    """
 
     def __init__(self, module: "Module", name: str, handle):
         self.module, self.name, self.handle = module, name, handle
@@ -38,26 +49,62 @@ class Kernel:
         return self.module.device
 
     def attribute(self, name: str) -> int:
-        """A CU_FUNC_ATTRIBUTE_* value by short name, e.g. ``attribute("NUM_REGS")``."""
+        """A CU_FUNC_ATTRIBUTE_* value by short name, e.g. ``attribute("NUM_REGS")``.
+
+        Parameters
+        ----------
+        name : str
+            The attribute's name without the ``CU_FUNC_ATTRIBUTE_`` prefix.
+
+        Returns
+        -------
+        int
+            The value the driver reports.
+
+        Raises
+        ------
+        AttributeError
+            No such attribute in the installed cuda-bindings.
+        CudaError
+            cuFuncGetAttribute failed.
+
+        See Also
+        --------
+        cuFuncGetAttribute : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html#group__CUDA__EXEC_1g5e92a1b0d8d1b82cb00dcfb2de15961b
+        """
         attr = getattr(driver_module().CUfunction_attribute, "CU_FUNC_ATTRIBUTE_" + name)
         return cu("cuFuncGetAttribute", attr, self.handle)
 
     def prepare(self, signature, args, config, stream=None, *, names=None):
         """A ready-to-fire launch of this kernel with its arguments packed once (a core.launch.Launch).
 
-        Parameters:
-          signature  the argument kinds, one per kernel parameter: "ptr", "u64", "i64", "u32", "i32", "u16",
-                     "i16", "u8", "i8", "f64", "f32", "f16", "bf16", "struct", or a NumPy structured dtype (the
-                     table is in core.args).
-          args       the values, one per kind: for "ptr" a DeviceArray, a CuPy array, a torch tensor, anything
-                     with __cuda_array_interface__ or __dlpack__, or an int address (checked to be device memory
-                     of this kernel's device); numbers for scalars; a NumPy structured scalar for a struct.
-          config     a LaunchConfig, or a (grid, block) / (grid, block, shared_bytes) tuple.
-          stream     a Stream, or a CuPy / PyTorch / cuda.core stream or int handle (wrapped, not owned); None
-                     (default) for a launch meant for graph nodes: bind it later with ``launch.on(stream)``.
-          names      the parameters' names, for error messages (``saxpy args[1] (x): ...``).
-        Returns a Launch; calling it is one cuLaunchKernel (cuLaunchKernelEx for a programmatic config).
-        Raises InvalidArgumentError, naming the argument, for a value its kind refuses.
+        Parameters
+        ----------
+        signature : sequence of str or numpy.dtype
+            The argument kinds, one per kernel parameter: "ptr", "u64", "i64", "u32", "i32", "u16", "i16", "u8",
+            "i8", "f64", "f32", "f16", "bf16", "struct", or a NumPy structured dtype (the table is in core.args).
+        args : sequence
+            The values, one per kind: for "ptr" a DeviceArray, a CuPy array, a torch tensor, anything with
+            __cuda_array_interface__ or __dlpack__, or an int address (checked to be device memory of this
+            kernel's device); numbers for scalars; a NumPy structured scalar for a struct.
+        config : LaunchConfig or tuple
+            A LaunchConfig, or a (grid, block) / (grid, block, shared_bytes) tuple.
+        stream : Stream or object, optional
+            A Stream, or a CuPy / PyTorch / cuda.core stream or int handle (wrapped, not owned); None (default)
+            for a launch meant for graph nodes: bind it later with ``launch.on(stream)``.
+        names : sequence of str, optional
+            The parameters' names, for error messages (``saxpy args[1] (x): ...``).
+
+        Returns
+        -------
+        Launch
+            Calling it is one cuLaunchKernel (cuLaunchKernelEx for a programmatic config).
+
+        Raises
+        ------
+        InvalidArgumentError
+            A value its kind refuses (naming the argument), or a bad config.
         """
         from .launch import Launch, LaunchConfig, PackedArgs  # launch imports nothing of this module
 
@@ -76,6 +123,25 @@ class Module(Resource):
     ``image``: the bytes, or a ``Compiled`` (from compile_source), whose arch is checked first: a cubin for another
     GPU is one InvalidArgumentError saying which arch it was compiled for and why, rather than the driver's
     CUDA_ERROR_NO_BINARY_FOR_GPU.
+
+    Parameters
+    ----------
+    device : Device
+        The open Device whose context the module is loaded into.
+    image : bytes or Compiled
+        A cubin or PTX image.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A ``Compiled`` for another arch than the device's.
+    CudaError
+        cuModuleLoadData refused the image.
+
+    See Also
+    --------
+    cuModuleLoadData : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html#group__CUDA__MODULE_1g04ce266ce03720f479eab76136b90c0b
     """
 
     def __init__(self, device, image):
@@ -90,7 +156,30 @@ class Module(Resource):
         self._own(lambda: cu("cuModuleUnload", handle))
 
     def kernel(self, name: str) -> Kernel:
-        """The ``extern "C"`` kernel called ``name``."""
+        """The ``extern "C"`` kernel called ``name`` (cuModuleGetFunction).
+
+        Parameters
+        ----------
+        name : str
+            The kernel's unmangled name.
+
+        Returns
+        -------
+        Kernel
+            Keeps the module alive.
+
+        Raises
+        ------
+        CugraphlabError
+            The module is closed.
+        CudaError
+            CUDA_ERROR_NOT_FOUND: no kernel of that name (C++ names are mangled unless ``extern "C"``).
+
+        See Also
+        --------
+        cuModuleGetFunction : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MODULE.html#group__CUDA__MODULE_1ga52be009b0d4045811b30c965e1cb2cf
+        """
         self.require_open()
         return Kernel(self, name, cu("cuModuleGetFunction", self.handle, name.encode()))
 
@@ -115,7 +204,21 @@ class KernelSet(Resource):
     """Every kernel source of the package, compiled for a device (or found in the cache) and loaded.
 
     ``kernels["add"]`` is a Kernel. ``compiled`` keeps the per-source compile records (sizes, registers, cache
-    hits) and ``load_seconds`` the wall time of the whole load.
+    hits) and ``load_seconds`` the wall time of the whole load. Made by ``KernelSet.load`` (or
+    ``Device.load_kernels``).
+
+    Parameters
+    ----------
+    device : Device
+        The Device the modules are loaded on.
+    modules : dict
+        Source name -> its loaded Module (owned by the set).
+    kernels : dict
+        Kernel name -> Kernel.
+    compiled : dict
+        Source name -> its Compiled record.
+    load_seconds : float
+        Wall time of the load.
     """
 
     def __init__(self, device, modules: dict[str, Module], kernels: dict[str, Kernel],
@@ -128,7 +231,35 @@ class KernelSet(Resource):
     @classmethod
     def load(cls, device, *, names=None, cache: Cache | None = None, extra_sources: dict[str, str] | None = None,
              options: tuple[str, ...] = ()) -> "KernelSet":
-        """Compile/load ``names`` (default: every .cu) plus ``extra_sources`` (name -> source text)."""
+        """Compile/load ``names`` (default: every .cu) plus ``extra_sources`` (name -> source text).
+
+        Parameters
+        ----------
+        device : Device
+            The Device to compile for (its arch) and load on.
+        names : sequence of str, optional
+            The kernel files (without ``.cu``) of the package to load; None (default): all of them.
+        cache : Cache, optional
+            The compile cache (default: ``default_cache()``).
+        extra_sources : dict, optional
+            Name -> CUDA C++ source text of more programs, each holding an ``extern "C"`` kernel of its name.
+        options : tuple of str, optional
+            Further NVRTC options for every source.
+
+        Returns
+        -------
+        KernelSet
+            Owned: closing it unloads every module.
+
+        Raises
+        ------
+        CompileError
+            NVRTC refused a source (its log, options and numbered source in the message).
+        UnsupportedError
+            NVRTC cannot compile for this GPU.
+        CudaError
+            A module load or kernel lookup failed (every module loaded so far is unloaded first).
+        """
         t0 = time.perf_counter()
         arch, kind = resolve_arch(None, device.compute_capability)
         headers = read_headers()

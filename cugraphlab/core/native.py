@@ -34,7 +34,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .cache import Cache, default_cache
+from .cache import Cache, default_cache, replace_atomically
 from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
 
 __all__ = ["c_compiler", "compiler_version", "load_c_library", "NativeLibrary", "NativeCompileError",
@@ -133,29 +133,14 @@ def _cached(folder: Path, stem: str) -> Path | None:
     return lib
 
 
-def _replace_into(folder: Path, target: str, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{target[:24]}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o755)
-        os.replace(tmp, folder / target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _store(folder: Path, stem: str, built: Path, meta: dict) -> Path | None:
     """Put a built library into the cache (library first, then its record); None if the folder is not writable."""
     blob = built.read_bytes()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _replace_into(folder, f"{stem}.so", blob)
+        replace_atomically(folder / f"{stem}.so", blob, 0o755)
         record = {**meta, "sha256": hashlib.sha256(blob).hexdigest()}
-        _replace_into(folder, f"{stem}.json", json.dumps(record, sort_keys=True).encode())
+        replace_atomically(folder / f"{stem}.json", json.dumps(record, sort_keys=True).encode(), 0o755)
     except OSError:
         return None
     return folder / f"{stem}.so"

@@ -91,7 +91,20 @@ class Compiled:
 
 
 def nvrtc_version() -> tuple[int, int]:
-    """The NVRTC library's (major, minor)."""
+    """The NVRTC library's (major, minor) (nvrtcVersion).
+
+    Returns
+    -------
+    tuple of int
+        (major, minor), e.g. (13, 0).
+
+    Raises
+    ------
+    MissingPackageError
+        cuda-bindings is not installed.
+    CompileError
+        nvrtcVersion failed (NVRTC's library could not answer).
+    """
     return nv("nvrtcVersion")
 
 
@@ -117,6 +130,27 @@ def resolve_arch(requested: str | None = None, compute_capability: tuple[int, in
 
     ``requested`` is an arch the user named (``sm_90``, ``compute_90``, ``90``); otherwise the device's compute
     capability decides; with neither, the newest arch NVRTC knows. ``ptx`` forces PTX output.
+
+    Parameters
+    ----------
+    requested : str, optional
+        The arch asked for.
+    compute_capability : tuple of int, optional
+        (major, minor) of the device to compile for.
+    ptx : bool, optional
+        PTX (compute_XY) instead of a cubin (sm_XY).
+
+    Returns
+    -------
+    tuple of str
+        (arch, kind): e.g. ("sm_90", "cubin"), or ("compute_120", "ptx") for a device newer than NVRTC.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An arch that is no arch, or one this NVRTC does not know (naming the cu12 extra for pre-Turing GPUs).
+    UnsupportedError
+        A device this NVRTC cannot compile for.
     """
     known = supported_archs()
     nvrtc = ".".join(map(str, nvrtc_version()))
@@ -187,26 +221,45 @@ def compile_source(source: str, name: str, *, arch: str | None = None, kind: str
                    base_options: tuple[str, ...] = BASE_OPTIONS) -> Compiled:
     """Compile CUDA C++ ``source`` with NVRTC; cached on disk (see the module docstring for the cache).
 
-    Parameters:
-      source        the program text; kernels meant to be looked up by name are ``extern "C" __global__``.
-      name          the program's name (``<name>.cu`` in NVRTC's messages, and the Compiled's name).
-      arch          ``"sm_90"`` (cubin), ``"compute_90"`` (PTX) or ``"90"``; default: the current device's arch
-                    (``default_arch``), or without a current context the newest arch NVRTC knows, with a warning.
-      kind          "cubin", "ptx", or "ltoir" (NVVM IR for link-time optimisation; pass ``-rdc=true -dlto`` in
-                    ``options``: core.link does, then links it with nvJitLink); default: what ``arch`` implies
-                    (cubin for sm_XY, ptx for compute_XY).
-      headers       name -> text of headers the source includes (``#include "name"``).
-      options       further NVRTC options, after ``base_options`` (e.g. ``("-DN=4", "-I/path")``).
-      cache         a core.cache.Cache (default: ``default_cache()``; ``Cache(None)`` compiles every time).
-      base_options  the options every compile starts with, ``BASE_OPTIONS`` = ``("--std=c++17", "--fmad=false")``:
-                    FMA contraction off so that results match NumPy float32 bit for bit; pass another tuple (or
-                    ``()``) to change them.
-    Always added: ``--gpu-architecture=<arch>``, and ``--ptxas-options=-v`` for cubin (registers per kernel).
+    Always added to the options: ``--gpu-architecture=<arch>``, and ``--ptxas-options=-v`` for cubin (registers
+    per kernel). NVRTC API: nvrtcCreateProgram, nvrtcCompileProgram, nvrtcGetCUBIN / nvrtcGetPTX /
+    nvrtcGetLTOIR, nvrtcGetProgramLog, nvrtcDestroyProgram.
 
-    Returns a ``Compiled`` (``image`` for ``Device.load_module``, ``log``, ``registers``, ``cache_hit``).
-    Raises CompileError (the log, the options, the source with line numbers) when NVRTC refuses the source,
-    InvalidArgumentError for a bad arch or kind. NVRTC API: nvrtcCreateProgram, nvrtcCompileProgram,
-    nvrtcGetCUBIN / nvrtcGetPTX / nvrtcGetLTOIR, nvrtcGetProgramLog, nvrtcDestroyProgram.
+    Parameters
+    ----------
+    source : str
+        The program text; kernels meant to be looked up by name are ``extern "C" __global__``.
+    name : str
+        The program's name (``<name>.cu`` in NVRTC's messages, and the Compiled's name).
+    arch : str, optional
+        ``"sm_90"`` (cubin), ``"compute_90"`` (PTX) or ``"90"``; default: the current device's arch
+        (``default_arch``), or without a current context the newest arch NVRTC knows, with a warning.
+    kind : str, optional
+        "cubin", "ptx", or "ltoir" (NVVM IR for link-time optimisation; pass ``-rdc=true -dlto`` in ``options``:
+        core.link does, then links it with nvJitLink); default: what ``arch`` implies (cubin for sm_XY, ptx for
+        compute_XY).
+    headers : dict, optional
+        Name -> text of headers the source includes (``#include "name"``).
+    options : tuple of str, optional
+        Further NVRTC options, after ``base_options`` (e.g. ``("-DN=4", "-I/path")``).
+    cache : Cache, optional
+        A core.cache.Cache (default: ``default_cache()``; ``Cache(None)`` compiles every time).
+    base_options : tuple of str, optional
+        The options every compile starts with, ``BASE_OPTIONS`` = ``("--std=c++17", "--fmad=false")``: FMA
+        contraction off so that results match NumPy float32 bit for bit; pass another tuple (or ``()``) to change
+        them.
+
+    Returns
+    -------
+    Compiled
+        ``image`` for ``Device.load_module``, ``log``, ``registers``, ``cache_hit``.
+
+    Raises
+    ------
+    CompileError
+        NVRTC refused the source (the log, the options, the source with line numbers).
+    InvalidArgumentError
+        A bad arch, kind or ``base_options``.
     """
     note = ""
     if arch is None:
