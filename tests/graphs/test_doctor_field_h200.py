@@ -48,7 +48,7 @@ def line_of(script, text: str) -> int:
 def test_a_cython_frame_is_never_the_users_line():
     assert not is_user_file("cuda/core/_utils/cuda_utils.pyx")
     assert not is_user_file("cupy_backends/cuda/api/runtime.pyx") and not is_user_file("cupy/_core/core.pxd")
-    assert not is_user_file("no/such/relative/file.py")
+    assert not is_user_file("cupy/_core/_routines.py") and not is_user_file("cuda/core/_memory/_buffer.py")
     assert is_user_file(__file__)
     lib = cython_module("fake_cuda_utils", '''
         class CUDAError(Exception):
@@ -422,3 +422,25 @@ def test_the_torch_clean_programs_have_no_finding_and_no_flagged_site(numpy_torc
     assert site["site"].split(",")[0].endswith(f"{key}.py:{marked_line(script, 'capture')}")
     assert not site["recaptures_every_replay"] and site["ok"] == site["captures"] >= 1
     assert site["replays"] >= 6 * site["captures"] and "bit for bit" in capsys.readouterr().out
+
+
+def test_a_cugraphlab_capture_error_out_of_the_script_is_one_diagnosis_not_two(cond_driver, tmp_path):
+    """cgl_conditional_body's shape under run_explained: the door names the synchronize; the same error, left to
+    end the script, is not named a second time as a capture the doctor did not see begin."""
+    script, (code, diagnoses) = run_script(tmp_path, '''
+        import cugraphlab as cgl
+        from cugraphlab.graphs import Graph, add_conditional_node, capture_into, create_handle
+        def main():
+            with cgl.Device(0) as dev, dev.create_stream() as s:
+                g = Graph(dev)
+                node, body = add_conditional_node(g, [], "IF", create_handle(g, dev.context, 1), dev.context)
+                with capture_into(s, body):  # capture
+                    s.synchronize()  # here
+        main()
+    ''')
+    assert code == 1
+    (d,) = [d for d in diagnoses if d.findings]
+    f = d.first
+    assert (f.kind, f.call) == ("sync", "cuStreamSynchronize")
+    assert f.where.startswith(f"{script}:{line_of(script, '# here')}, in main")
+    assert d.where.startswith(f"{script}:{line_of(script, '# capture')}, in main")

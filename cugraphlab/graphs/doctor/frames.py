@@ -21,6 +21,7 @@ class _Paths:
 
 _PATHS = _Paths()
 _CYTHON = (".pyx", ".pxd", ".pxi")
+_COMPILED_STACKS = {"cupy", "cupyx", "cupy_backends", "cuda", "torch", "numba", "numba_cuda", "triton"}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -32,7 +33,8 @@ def is_user_file(filename: str) -> bool:
 
     if not filename or filename.startswith("<"):
         return False
-    if filename.endswith(_CYTHON) or (not os.path.isabs(filename) and not os.path.exists(filename)):
+    if filename.endswith(_CYTHON) or (not os.path.isabs(filename) and filename.replace("\\", "/").split("/", 1)[0]
+                                      in _COMPILED_STACKS):
         return False  # a compiled stack's frame: CuPy's and cuda.core's Cython name theirs "cupy/_core/core.pyx"
     if filename in _USER_CODE or os.path.realpath(filename) in _USER_CODE:
         return True

@@ -96,7 +96,16 @@ def run_explained(target: str, argv: list[str] | None = None, *, module: bool = 
             sys.argv = saved_argv
             if not module and sys.path and sys.path[0] != saved_path0:
                 del sys.path[0]
-    return code, list(diagnoses) + stacks.diagnoses()
+    return code, list(diagnoses) + _not_seen_twice(list(diagnoses), stacks.diagnoses())
+
+
+def _not_seen_twice(ours: list, theirs: list) -> list:
+    """The stack watch's diagnoses without those of "a capture the doctor did not see begin" whose first finding
+    is at the line of a culprit the door already named (a cugraphlab capture's error, seen again as the script's
+    exception)."""
+    named = {f.where for d in ours for f in d.findings[:1] if f.where}
+    return [d for d in theirs if not (d.where.startswith("(a capture the doctor did not see begin)")
+                                      and d.findings and d.findings[0].where in named)]
 
 
 def _script_failed(target: str, module: bool, e: Exception) -> int:
