@@ -55,7 +55,18 @@ def bindings_cuda_version() -> tuple[int, int]:
 
 
 def bindings_major() -> int:
-    """12 or 13: which CUDA major the installed cuda-bindings speak."""
+    """12 or 13: which CUDA major the installed cuda-bindings speak.
+
+    Returns
+    -------
+    int
+        The major of the CUDA version the bindings were generated from.
+
+    Raises
+    ------
+    MissingPackageError
+        cuda-bindings is not installed.
+    """
     return bindings_cuda_version()[0]
 
 

@@ -43,7 +43,18 @@ BINDINGS_INSTALL = ("reinstall cugraphlab, which brings cuda-bindings and NVRTC:
 
 
 def driver_module():
-    """cuda.bindings.driver, imported on first use; NoDeviceError when cuda-bindings is not installed."""
+    """cuda.bindings.driver, imported on first use (the tests' seam: a fake put in ``_driver`` is returned).
+
+    Returns
+    -------
+    module
+        cuda.bindings.driver, or the stand-in a test installed.
+
+    Raises
+    ------
+    MissingPackageError
+        cuda-bindings is not installed (a NoDeviceError naming the install).
+    """
     global _driver
     if _driver is None:
         try:
@@ -94,12 +105,33 @@ class TraceEntry:
 
 @dataclass
 class Tracer:
-    """Records driver/NVRTC calls in order; prints each line to ``stream`` when one is given."""
+    """Records driver/NVRTC calls in order; prints each line to ``stream`` when one is given.
+
+    Parameters
+    ----------
+    stream : file, optional
+        Where each call is printed as it is made; None: recorded only.
+    entries : list of TraceEntry, optional
+        The calls recorded so far (api, short arguments, result, ns).
+    """
 
     stream: TextIO | None = None
     entries: list[TraceEntry] = field(default_factory=list)
 
     def record(self, api: str, args: tuple, result, ns: int) -> None:
+        """Add one call: its name, arguments (shortened), result (the CUresult's name) and duration.
+
+        Parameters
+        ----------
+        api : str
+            The function's name, e.g. "cuGraphLaunch".
+        args : tuple
+            Its arguments.
+        result : object
+            What it returned (a tuple whose first item is the status) or the name of what it raised.
+        ns : int
+            How long it took (perf_counter_ns).
+        """
         status = result[0] if isinstance(result, tuple) and result else result
         entry = TraceEntry(api, _short_args(args), getattr(status, "name", repr(status)), ns)
         self.entries.append(entry)
@@ -107,6 +139,20 @@ class Tracer:
             print(f"[trace] {ns / 1000:9.2f} us  {api}({entry.args}) -> {entry.result}", file=self.stream)
 
     def wrap(self, api: str, fn: Callable) -> Callable:
+        """``fn`` wrapped so that every call is recorded (and still raises what it raises).
+
+        Parameters
+        ----------
+        api : str
+            The name the calls are recorded under.
+        fn : callable
+            The binding.
+
+        Returns
+        -------
+        callable
+            Calls ``fn`` and records the call.
+        """
         perf = time.perf_counter_ns
 
         def traced(*args):
@@ -135,6 +181,11 @@ class tracing:
     """Context manager (or plain call + ``stop()``) that turns the driver-call trace on.
 
     Objects made while it is on record their calls; objects made before keep untraced bindings.
+
+    Parameters
+    ----------
+    stream : file, optional
+        Where each call is printed (standard error by default); None: recorded only (``tracer.entries``).
     """
 
     def __init__(self, stream: TextIO | None = sys.stderr):
@@ -144,6 +195,13 @@ class tracing:
         _tracer = self.tracer
 
     def stop(self) -> Tracer:
+        """Turn this trace off (the one before it, if any, is on again).
+
+        Returns
+        -------
+        Tracer
+            What was recorded.
+        """
         global _tracer
         _tracer = self._previous
         return self.tracer
@@ -269,6 +327,25 @@ def cu(name: str, *args):
     A function the bindings know but this driver lacks (the bindings raise a RuntimeError for it, see
     ``_missing_in_driver``) becomes one MissingDriverFunctionError (an UnsupportedError: one line, exit 2 in the
     CLI) naming the function and the driver's CUDA version.
+
+    Parameters
+    ----------
+    name : str
+        The driver function, e.g. "cuStreamSynchronize".
+    *args
+        Its arguments, as cuda.bindings takes them.
+
+    Returns
+    -------
+    object
+        The results after the CUresult: None, one value, or a tuple of them.
+
+    Raises
+    ------
+    CudaError
+        The CUresult was not CUDA_SUCCESS (a typed subclass where one fits, naming the call and what to do).
+    MissingDriverFunctionError
+        This driver does not export ``name``.
     """
     try:
         result = driver_fn(name)(*args)

@@ -37,8 +37,27 @@ def grid_for(n_items: int, block: int, sm_count: int, blocks_per_sm: int = BLOCK
     """Blocks for a grid-stride loop over ``n_items`` work items: one item per thread, capped at ``blocks_per_sm``
     blocks per SM (default ``BLOCKS_PER_SM`` = 8: one full wave of 256-thread blocks on sm_80/sm_90).
 
-    Parameters: ``n_items`` work items (one per thread), ``block`` threads per block (1..1024), ``sm_count`` the
-    device's SMs (``device.sm_count``). Returns the grid size, at least 1."""
+    Parameters
+    ----------
+    n_items : int
+        Work items, one per thread.
+    block : int
+        Threads per block, 1..1024.
+    sm_count : int
+        The device's SMs (``device.sm_count``).
+    blocks_per_sm : int, optional
+        The cap per SM, ``BLOCKS_PER_SM`` by default.
+
+    Returns
+    -------
+    int
+        The grid size, at least 1.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``block`` outside 1..1024.
+    """
     if block < 1 or block > 1024:
         raise InvalidArgumentError(f"block size must be 1..1024, got {block}")
     needed = -(-max(n_items, 1) // block)
@@ -58,7 +77,24 @@ class LaunchConfig:
     """The shape of a launch: grid and block (ints or up to 3-tuples), dynamic shared memory, and ``programmatic``:
     launch through cuLaunchKernelEx with programmatic stream serialization, so the next kernel on the stream may
     start launching before this one ends (programmatic dependent launch; needs sm_90 and kernels that call
-    ``griddepcontrol``)."""
+    ``griddepcontrol``).
+
+    Parameters
+    ----------
+    grid : int or tuple of int, optional
+        Blocks, 1 to 3 dimensions (missing ones are 1).
+    block : int or tuple of int, optional
+        Threads per block, 1 to 3 dimensions.
+    shared_bytes : int, optional
+        Dynamic shared memory per block, 0 by default.
+    programmatic : bool, optional
+        Launch with programmatic stream serialization (cuLaunchKernelEx).
+
+    Raises
+    ------
+    InvalidArgumentError
+        Dimensions that are not 1 to 3 positive ints, or ``shared_bytes`` < 0.
+    """
 
     grid: tuple = (1, 1, 1)
     block: tuple = (1, 1, 1)
@@ -75,6 +111,21 @@ class LaunchConfig:
         """A ``CUlaunchConfig`` for cuLaunchKernelEx on ``stream``, with the programmatic attribute when asked.
 
         Built once per Launch: the binding reads it at each call, so nothing is converted per launch.
+
+        Parameters
+        ----------
+        stream : Stream
+            The stream the launches go to (its handle is stored in the config).
+
+        Returns
+        -------
+        CUlaunchConfig
+            Keep it alive as long as the launch that uses it.
+
+        Raises
+        ------
+        AttributeError
+            ``stream`` has no ``handle``.
         """
         d = driver_module()
         cfg = d.CUlaunchConfig()
@@ -99,9 +150,31 @@ class Launch:
     ``fn`` is the binding function (cuLaunchKernel, or cuLaunchKernelEx for a programmatic config) and
     ``call_args`` its whole argument tuple, so a hot loop can fire ``fn(*call_args)`` with nothing else to do.
 
-    Parameters: ``kernel`` a core.module.Kernel; ``args`` its PackedArgs; ``config`` a LaunchConfig; ``stream`` a
-    Stream (or anything ``Stream.wrap`` takes: a CuPy, PyTorch or cuda.core stream, an int handle), or None for a
-    launch meant for graph nodes: ``call_args`` is then None, calling it raises, ``on(stream)`` binds it.
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel to launch (core.module.Kernel).
+    args : PackedArgs
+        Its arguments, packed once.
+    config : LaunchConfig
+        Grid, block, shared memory, programmatic or not.
+    stream : Stream or object, optional
+        A Stream (or anything ``Stream.wrap`` takes: a CuPy, PyTorch or cuda.core stream, an int handle), or None
+        for a launch meant for graph nodes: ``call_args`` is then None, calling it raises, ``on(stream)`` binds it.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``config`` is not a LaunchConfig, a stream ``Stream.wrap`` does not know, or (when called) no stream.
+    CudaError
+        When called: cuLaunchKernel or cuLaunchKernelEx failed (the CUresult and what to do).
+
+    See Also
+    --------
+    cuLaunchKernel : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html#group__CUDA__EXEC_1gb8f3dc3031b40da29d5f9a7139e52e15
+    cuLaunchKernelEx : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html#group__CUDA__EXEC_1gb9c891eb6bb8f4089758e64c9c976db9
     """
 
     def __init__(self, kernel, args: PackedArgs, config: LaunchConfig, stream=None):
@@ -138,21 +211,70 @@ class Launch:
         return self.config.shared_bytes
 
     def on(self, stream) -> "Launch":
-        """The same kernel, packed arguments (shared, not copied) and config, bound to ``stream`` (a Stream, or
-        anything ``Stream.wrap`` takes). Returns a new Launch; this one is unchanged."""
+        """The same kernel, packed arguments (shared, not copied) and config, bound to ``stream``.
+
+        Parameters
+        ----------
+        stream : Stream or object
+            A Stream, or anything ``Stream.wrap`` takes.
+
+        Returns
+        -------
+        Launch
+            A new Launch; this one is unchanged.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``stream`` is None, or no stream ``Stream.wrap`` knows.
+        """
         if stream is None:
             raise InvalidArgumentError("Launch.on needs a stream")
         return Launch(self.kernel, self.args, self.config, stream)
 
     def with_config(self, config: LaunchConfig) -> "Launch":
         """The same kernel and packed arguments on the same stream (or none) with another config (e.g.
-        programmatic)."""
+        programmatic).
+
+        Parameters
+        ----------
+        config : LaunchConfig
+            The new shape.
+
+        Returns
+        -------
+        Launch
+            A new Launch; this one is unchanged.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``config`` is not a LaunchConfig.
+        """
         return Launch(self.kernel, self.args, config, self.stream)
 
     def native(self, *, release_gil: bool = False, cache=None):
         """This launch fired from C: a ``core.native_launch.NativeLaunch`` whose ``fire()`` is one cuLaunchKernel
         with no binding call between (the C is built at first use with the system C compiler; UnsupportedError
-        without one, or for a programmatic launch). Owned by the caller: close it, or use ``with``."""
+        without one, or for a programmatic launch). Owned by the caller: close it, or use ``with``.
+
+        Parameters
+        ----------
+        release_gil : bool, optional
+            Let other Python threads run during the C call.
+        cache : Cache, optional
+            Where the built C library is kept (default: the package's cache).
+
+        Returns
+        -------
+        NativeLaunch
+            ``fire()`` is one cuLaunchKernel from C, with no binding call between.
+
+        Raises
+        ------
+        UnsupportedError
+            No C compiler, or a programmatic launch.
+        """
         from .native_launch import NativeLaunch  # native_launch never imports this module back
 
         return NativeLaunch(self, release_gil=release_gil, cache=cache)

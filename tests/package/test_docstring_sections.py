@@ -18,6 +18,8 @@ COVERED = {
     "cugraphlab.core.device": ["Device", "init", "device_count", "driver_version", "opened"],
     "cugraphlab.core.program": ["compile_source", "nvrtc_version", "resolve_arch"],
     "cugraphlab.core.module": ["Module", "Kernel", "KernelSet"],
+    "cugraphlab.core.launch": ["grid_for", "LaunchConfig", "Launch"],
+    "cugraphlab.core._calls": ["cu", "driver_module", "bindings_major", "tracing", "Tracer"],
     "cugraphlab.core.stream": ["Stream", "Event"],
     "cugraphlab.core.memory": ["DeviceArray"],
     "cugraphlab.graphs.exec": ["Graph", "GraphExec"],
@@ -28,12 +30,13 @@ COVERED = {
 }
 
 #: what cannot raise (no driver call, no check): no Raises section asked
-NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet"}
+NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
+             "Tracer.record", "Tracer.wrap"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
     "init": ["cuInit"], "device_count": ["cuDeviceGetCount"], "driver_version": ["cuDriverGetVersion"],
-    "Module": ["cuModuleLoadData"], "Module.kernel": ["cuModuleGetFunction"], "Kernel.attribute": ["cuFuncGetAttribute"],
+    "Module": ["cuModuleLoadData"], "Launch": ["cuLaunchKernel", "cuLaunchKernelEx"], "Module.kernel": ["cuModuleGetFunction"], "Kernel.attribute": ["cuFuncGetAttribute"],
     "Device.attribute": ["cuDeviceGetAttribute"], "Device.make_current": ["cuCtxSetCurrent"],
     "Device.synchronize": ["cuCtxSynchronize"], "Device.memory_info": ["cuMemGetInfo"],
     "Device.array": ["cuMemAlloc"], "Device.create_stream": ["cuStreamCreate"],
@@ -88,6 +91,8 @@ ANCHORS = {
     "cuDriverGetVersion": ("VERSION", "8b7a10395392e049006e61bcdc8ebe71"),
     "cuFuncGetAttribute": ("EXEC", "5e92a1b0d8d1b82cb00dcfb2de15961b"),
     "cuModuleGetFunction": ("MODULE", "a52be009b0d4045811b30c965e1cb2cf"),
+    "cuLaunchKernel": ("EXEC", "b8f3dc3031b40da29d5f9a7139e52e15"),
+    "cuLaunchKernelEx": ("EXEC", "b9c891eb6bb8f4089758e64c9c976db9"),
 }
 
 LINK = re.compile(r"(cu\w+) : CUDA Driver API,\s+https://docs\.nvidia\.com/cuda/cuda-driver-api/"
