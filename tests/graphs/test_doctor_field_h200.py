@@ -141,9 +141,9 @@ def test_a_swallowed_event_query_is_named_between_the_begin_and_the_failure(fake
     assert code == 1
     (d,) = [d for d in diagnoses if d.findings]
     f = d.first
-    assert (f.kind, f.call) == ("query_or_thread", "done"), (f.to_dict(), d.to_dict())
+    assert (f.kind, f.call) == ("query_or_thread", "ev.done"), (f.to_dict(), d.to_dict())
     assert f.where.startswith(f"{script}:{line_of(script, '# here')}, in main")
-    assert not f.seen and "end_capture" in f.detail and ".done" in f.fix_hint
+    assert "end_capture" in f.detail and ".done" in f.fix_hint and "ev.done" in render_diagnosis(d)
 
 
 def test_the_line_scan_names_nothing_when_no_known_call_lies_between(tmp_path):

@@ -509,10 +509,11 @@ def _suspect_between(begin: StackEvent, failed: StackEvent) -> Finding | None:
         call, kind, hint = classify_line(source, "", begin.stack)
         if kind in ("other", "open_capture"):
             continue
-        return Finding(
-            kind, call.replace("()", ""), result="(invalidated, nothing raised)",
+        dotted = re.search(rf"([A-Za-z_][\w.]*\.{re.escape(call)})\b", source) if "." not in call else None
+        return Finding(  # named from the source (the driver's answer was swallowed): seen, as far as it goes
+            kind, dotted.group(1) if dotted else call.replace("()", ""), result="(invalidated, nothing raised)",
             where=f"{begin.file}:{line}, in {begin.function}", thread=begin.thread, stream=begin.stream,
-            seen=False, fix_hint=hint,
+            seen=True, fix_hint=hint,
             detail=f"the capture was invalidated by a call that raised nothing ({begin.stack or 'the stack'} swallowed "
                    f"the driver's answer), found only at line {failed.line} ({failed.line_text()}: {failed.text}); "
                    f"the first line after the capture's begin (line {begin.line}) that makes a call known to break "
