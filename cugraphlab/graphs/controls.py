@@ -56,7 +56,23 @@ class InstantiateError(CudaError):
 
 
 def instantiate_flags(*names: str) -> int:
-    """The CUgraphInstantiate_flags bits for ``names`` ("upload", "use_node_priority", ...)."""
+    """The CUgraphInstantiate_flags bits for ``names`` ("upload", "use_node_priority", ...).
+
+    Parameters
+    ----------
+    *names : str
+        Each one of INSTANTIATE_FLAGS.
+
+    Returns
+    -------
+    int
+        The flags or-ed together (0 for none).
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown name (the known ones listed).
+    """
     d = driver_module()
     value = 0
     for name in names:
@@ -79,8 +95,34 @@ def _label(node) -> str | None:
 
 def instantiate_with_params(graph, flags: int = 0, upload_stream=None) -> GraphExec:
     """An exec of ``graph`` (a Graph) from cuGraphInstantiateWithParams; with ``upload_stream`` also uploaded there
-    in the same call (the UPLOAD flag is added). Raises InstantiateError naming the result and the node on refusal.
-    The exec keeps what the graph keeps alive. CUDA Driver API, "Graph Management"."""
+    in the same call (the UPLOAD flag is added). The exec keeps what the graph keeps alive.
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph to instantiate (open).
+    flags : int, optional
+        CUgraphInstantiate_flags (``instantiate_flags`` makes them).
+    upload_stream : Stream, optional
+        Upload the executable there in the same call.
+
+    Returns
+    -------
+    GraphExec
+        Owned by the caller.
+
+    Raises
+    ------
+    CugraphlabError
+        ``graph`` is closed.
+    InstantiateError
+        The driver refused the graph: the CUresult, the CUgraphInstantiateResult and the node it names.
+
+    See Also
+    --------
+    cuGraphInstantiateWithParams : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g8d9541e4df43ee8440e794634a0d1af8
+    """
     graph.require_open()
     d = driver_module()
     p = d.CUDA_GRAPH_INSTANTIATE_PARAMS()
@@ -104,30 +146,128 @@ def instantiate_with_params(graph, flags: int = 0, upload_stream=None) -> GraphE
 
 def set_enabled(exe, node, enabled: bool) -> None:
     """Enable or disable ``node`` (of the graph ``exe`` came from) in ``exe`` for later launches
-    (cuGraphNodeSetEnabled)."""
+    (cuGraphNodeSetEnabled).
+
+    Parameters
+    ----------
+    exe : GraphExec
+        An executable of the graph ``node`` belongs to.
+    node : CUgraphNode
+        A node of that graph (kernel, memset, memcpy or conditional nodes can be toggled).
+    enabled : bool
+        False: later launches skip the node (its dependencies still hold).
+
+    Raises
+    ------
+    CudaError
+        cuGraphNodeSetEnabled refused (a node kind that cannot be toggled, or a node of another graph).
+
+    See Also
+    --------
+    cuGraphNodeSetEnabled : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g371b20eb0c0658731e38db7e68f12c78
+    """
     cu("cuGraphNodeSetEnabled", exe.handle, node, 1 if enabled else 0)
 
 
 def is_enabled(exe, node) -> bool:
-    """Whether ``node`` runs in ``exe`` (cuGraphNodeGetEnabled)."""
+    """Whether ``node`` runs in ``exe`` (cuGraphNodeGetEnabled).
+
+    Parameters
+    ----------
+    exe : GraphExec
+        An executable of the graph ``node`` belongs to.
+    node : CUgraphNode
+        A node of that graph (kernel, memset, memcpy or conditional nodes can be toggled).
+
+    Returns
+    -------
+    bool
+        True while the node is enabled.
+
+    Raises
+    ------
+    CudaError
+        cuGraphNodeGetEnabled failed.
+
+    See Also
+    --------
+    cuGraphNodeGetEnabled : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g428f51dceec6f6211bb9c1d710925a3d
+    """
     return bool(cu("cuGraphNodeGetEnabled", exe.handle, node))
 
 
 def priority_range() -> tuple[int, int]:
     """(least, greatest) priority of the current context (cuCtxGetStreamPriorityRange); greatest is the lower
-    number, e.g. (0, -5)."""
+    number, e.g. (0, -5).
+
+    Returns
+    -------
+    tuple of int
+        (least, greatest).
+
+    Raises
+    ------
+    CudaError
+        No current context, or the call failed.
+
+    See Also
+    --------
+    cuCtxGetStreamPriorityRange : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html#group__CUDA__CTX_1g137920ab61a71be6ce67605b9f294091
+    """
     least, greatest = cu("cuCtxGetStreamPriorityRange")
     return int(least), int(greatest)
 
 
 def set_node_priority(node, priority: int) -> None:
     """Give kernel node ``node`` a launch priority (cuGraphKernelNodeSetAttribute, CU_KERNEL_NODE_ATTRIBUTE_PRIORITY);
-    it applies when the exec is instantiated with the use_node_priority flag."""
+    it applies when the exec is instantiated with the use_node_priority flag.
+
+    Parameters
+    ----------
+    node : CUgraphNode
+        A kernel node.
+    priority : int
+        Within ``priority_range()`` (the driver clamps others).
+
+    Raises
+    ------
+    CudaError
+        cuGraphKernelNodeSetAttribute failed (not a kernel node, for one).
+
+    See Also
+    --------
+    cuGraphKernelNodeSetAttribute : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1gd888774df6c1d0774bee49ec9442eefc
+    """
     v = driver_module().CUkernelNodeAttrValue()
     v.priority = int(priority)
     cu("cuGraphKernelNodeSetAttribute", node, kernel_node_priority_attr(), v)
 
 
 def node_priority(node) -> int:
-    """A kernel node's priority attribute (cuGraphKernelNodeGetAttribute)."""
+    """A kernel node's priority attribute (cuGraphKernelNodeGetAttribute).
+
+    Parameters
+    ----------
+    node : CUgraphNode
+        A kernel node.
+
+    Returns
+    -------
+    int
+        Its priority (0 unless set).
+
+    Raises
+    ------
+    CudaError
+        cuGraphKernelNodeGetAttribute failed.
+
+    See Also
+    --------
+    cuGraphKernelNodeGetAttribute : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g9827e34c800e2f2cb4d9a6f4e186f796
+    """
     return int(cu("cuGraphKernelNodeGetAttribute", node, kernel_node_priority_attr()).priority)

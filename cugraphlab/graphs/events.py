@@ -34,8 +34,33 @@ def _keep(graph, event) -> None:
 
 
 def add_event_record_node(graph, event, deps=()):
-    """Add a node recording ``event`` (core.stream.Event) after ``deps`` (cuGraphAddEventRecordNode); returns it.
-    A Graph keeps the Event open while it (or an exec of it) exists."""
+    """Add a node recording ``event`` after ``deps`` (cuGraphAddEventRecordNode). A Graph keeps the Event open
+    while it (or an exec of it) exists.
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph the node is added to.
+    event : Event
+        The event to record (core.stream.Event).
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    CudaError
+        cuGraphAddEventRecordNode failed.
+
+    See Also
+    --------
+    cuGraphAddEventRecordNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1ga7f6dcb109f4b7470ce6b067d39974a4
+    """
     deps = list(deps)
     node = cu("cuGraphAddEventRecordNode", as_handle(graph), deps or None, len(deps), event.handle)
     _keep(graph, event)
@@ -43,7 +68,32 @@ def add_event_record_node(graph, event, deps=()):
 
 
 def add_event_wait_node(graph, event, deps=()):
-    """Add a node waiting for ``event`` after ``deps`` (cuGraphAddEventWaitNode); returns it."""
+    """Add a node waiting for ``event`` after ``deps`` (cuGraphAddEventWaitNode).
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph the node is added to.
+    event : Event
+        The event to wait for (core.stream.Event).
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    CudaError
+        cuGraphAddEventWaitNode failed.
+
+    See Also
+    --------
+    cuGraphAddEventWaitNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g7306f3bcbec3406d80e110cd13405c5e
+    """
     deps = list(deps)
     node = cu("cuGraphAddEventWaitNode", as_handle(graph), deps or None, len(deps), event.handle)
     _keep(graph, event)
@@ -51,7 +101,25 @@ def add_event_wait_node(graph, event, deps=()):
 
 
 def event_of_node(node):
-    """The event handle of an event record or wait node (cuGraphEventRecordNodeGetEvent / ...WaitNodeGetEvent)."""
+    """The event handle of an event record or wait node (cuGraphEventRecordNodeGetEvent / ...WaitNodeGetEvent).
+
+    Parameters
+    ----------
+    node : CUgraphNode
+        An event record or event wait node.
+
+    Returns
+    -------
+    CUevent
+        The event the node records or waits for.
+
+    Raises
+    ------
+    ValueError
+        Not an event node.
+    CudaError
+        The query failed.
+    """
     from .inspect import node_kind
 
     kind = node_kind(node)
@@ -65,8 +133,30 @@ def event_of_node(node):
 def add_timed_sequence(graph, launches, events, deps=()) -> tuple[list, list]:
     """Kernel nodes for ``launches`` in order, with an event record node before the first and after each one.
 
-    ``events``: len(launches) + 1 timing Events. Returns (kernel nodes, record nodes): record[i] -> kernel[i] ->
-    record[i + 1]. After a launch has finished, ``segment_us(events)`` gives each kernel's device time.
+    After a launch has finished, ``segment_us(events)`` gives each kernel's device time.
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph the node is added to.
+    launches : sequence of Launch
+        In the order they run.
+    events : sequence of Event
+        len(launches) + 1 timing Events.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+
+    Returns
+    -------
+    tuple of list
+        (kernel nodes, record nodes): record[i] -> kernel[i] -> record[i + 1].
+
+    Raises
+    ------
+    ValueError
+        Not one more event than launches.
+    CudaError
+        Adding a node failed.
     """
     launches = list(launches)
     if len(events) != len(launches) + 1:
@@ -81,6 +171,22 @@ def add_timed_sequence(graph, launches, events, deps=()) -> tuple[list, list]:
 
 def segment_us(events) -> list[float]:
     """Device microseconds between consecutive events (cuEventElapsedTime, which the driver gives in ms with about
-    0.5 µs resolution), once the last one has completed."""
+    0.5 µs resolution), once the last one has completed.
+
+    Parameters
+    ----------
+    events : sequence of Event
+        Recorded in this order (by a launch of ``add_timed_sequence``'s graph).
+
+    Returns
+    -------
+    list of float
+        len(events) - 1 device times in µs.
+
+    Raises
+    ------
+    CudaError
+        An event was never recorded, or a timing=False event.
+    """
     events[-1].synchronize()
     return [a.elapsed_us(b) for a, b in zip(events, events[1:])]
