@@ -28,7 +28,25 @@ def kernel_node_params(launch, ctx=None):
     """A ``CUDA_KERNEL_NODE_PARAMS`` for a ``core.launch.Launch`` (kernel, packed arguments, config).
 
     ``kernelParams`` takes the int address of the packed ``void**``; the bindings pass such an int through as the
-    pointer itself. ``ctx``: the context the node runs in (required for nodes of a conditional body).
+    pointer itself.
+
+    Parameters
+    ----------
+    launch : Launch
+        The kernel, its packed arguments and its config.
+    ctx : CUcontext, optional
+        The context the node runs in (required for nodes of a conditional body: ``device.context``).
+
+    Returns
+    -------
+    CUDA_KERNEL_NODE_PARAMS
+        For cuGraphAddKernelNode, cuGraphExecKernelNodeSetParams and the like; the launch's packed arguments must
+        outlive the node's use of them.
+
+    Raises
+    ------
+    AttributeError
+        ``launch`` has no kernel, args or config.
     """
     d = driver_module()
     p = d.CUDA_KERNEL_NODE_PARAMS()
@@ -44,13 +62,62 @@ def kernel_node_params(launch, ctx=None):
 
 
 def add_kernel_node(graph: GraphLike, launch, deps=(), ctx=None):
-    """Add ``launch`` as a kernel node after ``deps`` (cuGraphAddKernelNode); returns the node."""
+    """Add ``launch`` as a kernel node after ``deps`` (cuGraphAddKernelNode).
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph (or a conditional body's handle) the node is added to.
+    launch : Launch
+        The kernel, its packed arguments (copied into the node) and its config.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+    ctx : CUcontext, optional
+        The context the node runs in (required for nodes of a conditional body: ``device.context``).
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    CudaError
+        cuGraphAddKernelNode failed.
+
+    See Also
+    --------
+    cuGraphAddKernelNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g50d871e3bd06c1b835e52f2966ef366b
+    """
     deps = list(deps)
     return cu("cuGraphAddKernelNode", as_handle(graph), deps or None, len(deps), kernel_node_params(launch, ctx))
 
 
 def add_launch_sequence(graph: GraphLike, launches, deps=(), ctx=None) -> list:
-    """Add ``launches`` as kernel nodes, each after the one before (the first after ``deps``); returns the nodes."""
+    """Add ``launches`` as kernel nodes, each after the one before (the first after ``deps``).
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph (or a conditional body's handle) the node is added to.
+    launches : sequence of Launch
+        In the order they run.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+    ctx : CUcontext, optional
+        The context the node runs in (required for nodes of a conditional body: ``device.context``).
+
+    Returns
+    -------
+    list of CUgraphNode
+        The new nodes, in order.
+
+    Raises
+    ------
+    CudaError
+        cuGraphAddKernelNode failed (the nodes added before stay in the graph).
+    """
     nodes, prev = [], list(deps)
     for launch in launches:
         node = add_kernel_node(graph, launch, prev, ctx)
@@ -60,8 +127,38 @@ def add_launch_sequence(graph: GraphLike, launches, deps=(), ctx=None) -> list:
 
 
 def add_memset_node(graph: GraphLike, array, bits: int = POISON_BITS, deps=(), ctx=None):
-    """Add a node setting every 4-byte element of ``array`` (DeviceArray) to the 32-bit pattern ``bits``
-    (cuGraphAddMemsetNode); ``ctx`` defaults to the array's device context."""
+    """Add a node setting every 4-byte element of ``array`` to the 32-bit pattern ``bits`` (cuGraphAddMemsetNode).
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph (or a conditional body's handle) the node is added to.
+    array : DeviceArray
+        Of a 4-byte dtype.
+    bits : int, optional
+        The pattern (low 32 bits), ``POISON_BITS`` by default.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+    ctx : CUcontext, optional
+        The context the node runs in; default: the array's device's.
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``array``'s elements are not 4 bytes wide.
+    CudaError
+        cuGraphAddMemsetNode failed.
+
+    See Also
+    --------
+    cuGraphAddMemsetNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g89dc8fc3743392777c0daa2c4aca40d3
+    """
     d = driver_module()
     if array.dtype.itemsize != 4:
         raise InvalidArgumentError("memset nodes here fill 4-byte elements only")
@@ -77,8 +174,39 @@ def add_memset_node(graph: GraphLike, array, bits: int = POISON_BITS, deps=(), c
 
 
 def add_copy_node(graph: GraphLike, dst, src, deps=(), ctx=None):
-    """Add a device-to-device copy node of all of ``src`` into ``dst`` (DeviceArrays of one size;
-    cuGraphAddMemcpyNode with a 1-D CUDA_MEMCPY3D)."""
+    """Add a device-to-device copy node of all of ``src`` into ``dst`` (cuGraphAddMemcpyNode with a 1-D
+    CUDA_MEMCPY3D).
+
+    Parameters
+    ----------
+    graph : Graph or CUgraph
+        The graph (or a conditional body's handle) the node is added to.
+    dst : DeviceArray
+        Written.
+    src : DeviceArray
+        Read; as many bytes as ``dst``.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+    ctx : CUcontext, optional
+        The context the node runs in; default: ``dst``'s device's.
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``src`` and ``dst`` differ in size.
+    CudaError
+        cuGraphAddMemcpyNode failed.
+
+    See Also
+    --------
+    cuGraphAddMemcpyNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g674da6ab54a677f13e0e0e8206ff5073
+    """
     if dst.nbytes != src.nbytes:
         raise InvalidArgumentError(f"copy needs equal sizes, got {src.nbytes} -> {dst.nbytes} bytes")
     d = driver_module()

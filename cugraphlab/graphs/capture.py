@@ -207,12 +207,45 @@ def capture_launches(stream, launches, repeat: int = 1) -> Graph:
 
 
 def fork(origin, other, event) -> None:
-    """Bring stream ``other`` into ``origin``'s capture: record ``event`` on origin, make other wait for it."""
+    """Bring stream ``other`` into ``origin``'s capture: record ``event`` on origin, make other wait for it.
+
+    Parameters
+    ----------
+    origin : Stream
+        The capturing stream.
+    other : Stream
+        A stream of the same context; its work after this joins the capture.
+    event : Event
+        Recorded on ``origin`` (a ``timing=False`` event is enough).
+
+    Raises
+    ------
+    CudaError
+        cuEventRecord or cuStreamWaitEvent failed.
+    """
     event.record(origin)
     other.wait(event)
 
 
 def join(origin, other, event) -> None:
-    """Hand ``other``'s captured work back to ``origin``: record ``event`` on other, make origin wait for it."""
+    """Hand ``other``'s captured work back to ``origin``: record ``event`` on other, make origin wait for it.
+
+    Every stream forked into a capture must be joined back before the capture ends (else CaptureError:
+    CUDA_ERROR_STREAM_CAPTURE_UNJOINED).
+
+    Parameters
+    ----------
+    origin : Stream
+        The capturing stream.
+    other : Stream
+        The forked stream.
+    event : Event
+        Recorded on ``other``.
+
+    Raises
+    ------
+    CudaError
+        cuEventRecord or cuStreamWaitEvent failed.
+    """
     event.record(other)
     origin.wait(event)

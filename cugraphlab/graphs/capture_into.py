@@ -69,6 +69,37 @@ class capture_into:
     first captured node depends on (none for an empty body). ``mode`` as in graphs.capture ("relaxed" by default,
     as the CUDA Programming Guide captures bodies). A capture the driver invalidated raises CaptureError (from
     cuStreamEndCapture's status).
+
+    Parameters
+    ----------
+    stream : Stream
+        The stream whose work is captured.
+    graph : Graph or CUgraph
+        The existing graph the nodes are added to.
+    deps : sequence of CUgraphNode, optional
+        Nodes of ``graph`` the first captured node depends on.
+    mode : str, optional
+        "relaxed" (default), "thread_local" or "global".
+    explain : bool or None, optional
+        Watch the capture with the capture doctor; None follows ``doctor.explaining()``.
+
+    Raises
+    ------
+    UnsupportedError
+        The bindings lack cuStreamBeginCaptureToGraph (CUDA 12.3+; a driver without it fails at the call).
+    InvalidArgumentError
+        An unknown ``mode``.
+    CaptureError
+        The driver invalidated the capture.
+    CudaError
+        cuStreamBeginCaptureToGraph or cuStreamEndCapture failed.
+
+    See Also
+    --------
+    cuStreamBeginCaptureToGraph : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1gac495e0527d1dd6437f95ee482f61865
+    cuStreamEndCapture : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__STREAM.html#group__CUDA__STREAM_1g03dab8b2ba76b00718955177a929970c
     """
 
     def __init__(self, stream, graph, deps=(), mode: str = "relaxed", explain: bool | None = None):

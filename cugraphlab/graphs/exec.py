@@ -347,7 +347,25 @@ class GraphExec(Resource):
 
 def ready_exec(graph: Graph, stream) -> GraphExec:
     """Instantiate ``graph``, destroy it (the executable no longer needs it) and upload the executable to ``stream``
-    so that its first launch costs no more than the others."""
+    so that its first launch costs no more than the others.
+
+    Parameters
+    ----------
+    graph : Graph
+        Closed here, whatever happens.
+    stream : Stream
+        Where the executable is uploaded (and will be launched).
+
+    Returns
+    -------
+    GraphExec
+        Owned by the caller.
+
+    Raises
+    ------
+    CudaError
+        cuGraphInstantiate or cuGraphUpload failed (nothing is left open).
+    """
     try:
         exe = graph.instantiate()
     finally:
@@ -361,7 +379,20 @@ def ready_exec(graph: Graph, stream) -> GraphExec:
 
 
 def run_once(graph: Graph, stream) -> None:
-    """Instantiate ``graph``, upload, launch it once on ``stream`` and wait; the executable is destroyed after."""
+    """Instantiate ``graph``, upload, launch it once on ``stream`` and wait; the executable is destroyed after.
+
+    Parameters
+    ----------
+    graph : Graph
+        Left open (the caller's).
+    stream : Stream
+        Where it runs.
+
+    Raises
+    ------
+    CudaError
+        Instantiating, uploading, launching or the work itself failed.
+    """
     with graph.instantiate() as exe:
         exe.upload(stream)
         exe.launch(stream)
@@ -369,7 +400,13 @@ def run_once(graph: Graph, stream) -> None:
 
 
 class ExecCache(Resource):
-    """Ready executables by key, made on first use from a graph builder and owned here (destroyed on close)."""
+    """Ready executables by key, made on first use from a graph builder and owned here (destroyed on close).
+
+    Parameters
+    ----------
+    stream : Stream
+        Where every executable is uploaded.
+    """
 
     def __init__(self, stream) -> None:
         self.stream = stream
@@ -382,7 +419,27 @@ class ExecCache(Resource):
         self._own(forget)
 
     def get(self, key: Hashable, build: Callable[[], Graph]) -> GraphExec:
-        """The executable for ``key``; on a miss, ``build()`` makes a Graph that is instantiated, uploaded, kept."""
+        """The executable for ``key``; on a miss, ``build()`` makes a Graph that is instantiated, uploaded, kept.
+
+        Parameters
+        ----------
+        key : hashable
+            What tells the executables apart (an unroll count, a loop's parameters).
+        build : callable
+            ``build()`` returns a new Graph (closed here once instantiated); called only on a miss.
+
+        Returns
+        -------
+        GraphExec
+            Owned by the cache: do not close it.
+
+        Raises
+        ------
+        CugraphlabError
+            The cache is closed.
+        CudaError
+            Instantiating or uploading the built graph failed.
+        """
         exe = self._execs.get(key)
         if exe is None:
             self.require_open()

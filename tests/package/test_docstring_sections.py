@@ -22,8 +22,11 @@ COVERED = {
     "cugraphlab.core._calls": ["cu", "driver_module", "bindings_major", "tracing", "Tracer"],
     "cugraphlab.core.stream": ["Stream", "Event"],
     "cugraphlab.core.memory": ["DeviceArray"],
-    "cugraphlab.graphs.exec": ["Graph", "GraphExec"],
-    "cugraphlab.graphs.capture": ["capture", "capture_launches"],
+    "cugraphlab.graphs.exec": ["Graph", "GraphExec", "ready_exec", "run_once", "ExecCache"],
+    "cugraphlab.graphs.capture": ["capture", "capture_launches", "fork", "join"],
+    "cugraphlab.graphs.capture_into": ["capture_into"],
+    "cugraphlab.graphs.build": ["kernel_node_params", "add_kernel_node", "add_launch_sequence", "add_memset_node",
+                                "add_copy_node"],
     "cugraphlab.graphs.conditional": ["require_conditional", "require_conditional_branches", "create_handle",
                                       "conditional_node_params", "add_conditional_bodies", "add_conditional_node",
                                       "add_if_else_node", "add_switch_node"],
@@ -31,11 +34,13 @@ COVERED = {
 
 #: what cannot raise (no driver call, no check): no Raises section asked
 NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
-             "Tracer.record", "Tracer.wrap"}
+             "Tracer.record", "Tracer.wrap", "ExecCache"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
     "init": ["cuInit"], "device_count": ["cuDeviceGetCount"], "driver_version": ["cuDriverGetVersion"],
+    "add_kernel_node": ["cuGraphAddKernelNode"], "add_memset_node": ["cuGraphAddMemsetNode"],
+    "add_copy_node": ["cuGraphAddMemcpyNode"], "capture_into": ["cuStreamBeginCaptureToGraph", "cuStreamEndCapture"],
     "Module": ["cuModuleLoadData"], "Launch": ["cuLaunchKernel", "cuLaunchKernelEx"], "Module.kernel": ["cuModuleGetFunction"], "Kernel.attribute": ["cuFuncGetAttribute"],
     "Device.attribute": ["cuDeviceGetAttribute"], "Device.make_current": ["cuCtxSetCurrent"],
     "Device.synchronize": ["cuCtxSynchronize"], "Device.memory_info": ["cuMemGetInfo"],
@@ -93,6 +98,10 @@ ANCHORS = {
     "cuModuleGetFunction": ("MODULE", "a52be009b0d4045811b30c965e1cb2cf"),
     "cuLaunchKernel": ("EXEC", "b8f3dc3031b40da29d5f9a7139e52e15"),
     "cuLaunchKernelEx": ("EXEC", "b9c891eb6bb8f4089758e64c9c976db9"),
+    "cuGraphAddKernelNode": ("GRAPH", "50d871e3bd06c1b835e52f2966ef366b"),
+    "cuGraphAddMemsetNode": ("GRAPH", "89dc8fc3743392777c0daa2c4aca40d3"),
+    "cuGraphAddMemcpyNode": ("GRAPH", "674da6ab54a677f13e0e0e8206ff5073"),
+    "cuStreamBeginCaptureToGraph": ("STREAM", "ac495e0527d1dd6437f95ee482f61865"),
 }
 
 LINK = re.compile(r"(cu\w+) : CUDA Driver API,\s+https://docs\.nvidia\.com/cuda/cuda-driver-api/"
