@@ -444,3 +444,18 @@ def test_a_cugraphlab_capture_error_out_of_the_script_is_one_diagnosis_not_two(c
     assert (f.kind, f.call) == ("sync", "cuStreamSynchronize")
     assert f.where.startswith(f"{script}:{line_of(script, '# here')}, in main")
     assert d.where.startswith(f"{script}:{line_of(script, '# capture')}, in main")
+
+
+def test_a_stacks_own_refusal_without_a_cuda_code_is_classed_from_its_line_and_text(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("def main():\n    g.capture_begin()\n    y = x.to('cpu')\n    w = host.copy_(y)\n")
+    for line, text, want in (
+            (3, "RuntimeError: the current stream is capturing, so D2H transfers are disallowed", ("sync", "x.to")),
+            (4, "RuntimeError: Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU "
+                "tensor is pinned", ("host_copy", "host.copy_"))):
+        ev = [StackEvent("begin", "torch", str(script), 2, "main", capture=1, stream="0x1", mode="global"),
+              StackEvent("raise", "", str(script), line, "main", capture=1, text=text)]
+        (d,) = explain_events(ev)  # never ended: left open by the refusal
+        f = d.first
+        assert (f.kind, f.call) == want and "refused the call itself" in f.detail and "left the capture open" in \
+            f.detail and f.result == "(refused by torch)"

@@ -66,7 +66,8 @@ TEXT_KINDS = (
 # Texts of a stack refusing a call itself, before any CUDA call, because its stream captures (CuPy's
 # MemoryPointer.copy_to_host_async: "the current stream is capturing, so D2H transfers are disallowed"): the call on
 # the line is the mistake (its class read from the line), the capture it leaves open only its consequence.
-STACK_REFUSALS = ("stream is capturing, so", "transfers are disallowed")
+# PyTorch's: "Cannot copy between CPU and CUDA tensors during CUDA graph capture unless the CPU tensor is pinned".
+STACK_REFUSALS = ("stream is capturing, so", "transfers are disallowed", "during cuda graph capture")
 _NAME = re.compile(r"\b(CUDA_ERROR_[A-Z_]+|cudaError[A-Z][A-Za-z]+)\b")
 _CAPTURE_WORDS = ("capture", "graph")
 
@@ -358,7 +359,8 @@ def _finding_for(ev: StackEvent, open_capture: bool) -> Finding:
                              "created before the capture; create that resource before the capture too (touch "
                              "dev.memory_resource)."}.get(ev.stack, "") or hint
     elif refused:
-        kind = kind if kind != "other" else "sync"  # CuPy's refusal is of a D2H copy: a synchronizing call
+        if kind == "other":  # CuPy's refusal is of a D2H copy (a synchronizing call), PyTorch's of a host copy
+            kind = "sync" if "d2h" in ev.text.lower() else "host_copy" if "copy" in ev.text.lower() else kind
         if open_capture:
             hint = (hint + " " if hint else "") + {
                 "cupy": "Then end the capture in a finally block (stream.end_capture()): the refusal left it open.",
