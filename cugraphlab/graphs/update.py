@@ -51,6 +51,19 @@ class UpdateReport:
     ``result`` is the driver's CUgraphExecUpdateResult name for cuGraphExecUpdate (empty for set_params);
     ``error_node`` names the node the driver blamed; ``reason`` says it in words; ``host_us`` is the host time
     of the whole update (perf_counter_ns).
+
+    Parameters
+    ----------
+    path : str
+        "set_params", "exec_update" or "reinstantiate".
+    result : str, optional
+        The CUgraphExecUpdateResult's name.
+    error_node : str or None, optional
+        The blamed node's label.
+    reason : str, optional
+        The refusal in words.
+    host_us : float, optional
+        Host µs of the update.
     """
 
     path: str
@@ -115,8 +128,24 @@ class DirectExecUpdate:
         report = upd.update(graph)           # an UpdateReport, the same answer as try_exec_update
 
     ``fn`` replaces libcuda's function (tests; a CFUNCTYPE object, whose prototype converts the ``c_void_p``
-    arguments). UnsupportedError where libcuda.so.1 cannot be opened through ctypes. The executable graph (and each
-    bound graph) must outlive the calls. CUDA Driver API, "Graph Management": cuGraphExecUpdate.
+    arguments). The executable graph (and each bound graph) must outlive the calls.
+
+    Parameters
+    ----------
+    exe : GraphExec
+        The executable to update.
+    fn : ctypes function, optional
+        Stands in for libcuda's cuGraphExecUpdate_v2 (tests).
+
+    Raises
+    ------
+    UnsupportedError
+        libcuda.so.1 cannot be opened through ctypes.
+
+    See Also
+    --------
+    cuGraphExecUpdate : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g96efefc56df46927da7297f122adfb9f
     """
 
     def __init__(self, exe, fn=None):
@@ -136,15 +165,51 @@ class DirectExecUpdate:
         The call is ``functools.partial(fn, exe, graph, info)`` over ready ``c_void_p`` objects: no Python frame
         of ours per call. The result info is passed by ``byref``, which holds the struct: the call keeps it alive (a
         bare address would let it be collected while the driver still writes into it: the H200 crashed that way).
-        ``call.graph`` and ``call.exe`` keep the two graphs alive as long as the call."""
+        ``call.graph`` and ``call.exe`` keep the two graphs alive as long as the call.
+
+        Parameters
+        ----------
+        graph : Graph
+            The graph whose parameters the calls copy into the executable.
+
+        Returns
+        -------
+        functools.partial
+            ``call() -> int``, the CUresult (0: CUDA_SUCCESS); nothing is checked.
+
+        Raises
+        ------
+        AttributeError
+            ``graph`` has no ``handle``.
+        """
         call = functools.partial(self.fn, self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         call.graph = graph  # type: ignore[attr-defined]  # partial objects take attributes
         call.exe = self.exe  # type: ignore[attr-defined]
         return call
 
     def update(self, graph) -> UpdateReport:
-        """cuGraphExecUpdate; an UpdateReport like ``try_exec_update``'s; any failure other than
-        CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE raises its typed CudaError."""
+        """cuGraphExecUpdate through ctypes; an UpdateReport like ``try_exec_update``'s.
+
+        Parameters
+        ----------
+        graph : Graph
+            Of the executable's topology.
+
+        Returns
+        -------
+        UpdateReport
+            ``updated`` True on success; a refusal carries the driver's result and the node it blamed.
+
+        Raises
+        ------
+        CudaError
+            Any failure other than CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE (typed).
+
+        See Also
+        --------
+        cuGraphExecUpdate : CUDA Driver API,
+            https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g96efefc56df46927da7297f122adfb9f
+        """
         d = driver_module()
         status = self.fn(self._exe, ctypes.c_void_p(int(graph.handle)), self._info)
         if status == 0:
@@ -192,7 +257,22 @@ UPDATE_REASONS = {
 
 
 def exec_update_report(result: str, error_node: str | None = None, host_us: float = 0.0) -> UpdateReport:
-    """The UpdateReport of one cuGraphExecUpdate whose CUgraphExecUpdateResult is named ``result``."""
+    """The UpdateReport of one cuGraphExecUpdate whose CUgraphExecUpdateResult is named ``result``.
+
+    Parameters
+    ----------
+    result : str
+        The CUgraphExecUpdateResult's name.
+    error_node : str or None, optional
+        The label of the node the driver blamed.
+    host_us : float, optional
+        Host µs of the call.
+
+    Returns
+    -------
+    UpdateReport
+        With the reason in words where the driver refused.
+    """
     reason = "" if result == SUCCESS else UPDATE_REASONS.get(result, "the driver refused the update")
     return UpdateReport("exec_update", result, error_node, reason, host_us)
 
@@ -201,7 +281,29 @@ def try_exec_update(exe, graph) -> UpdateReport:
     """cuGraphExecUpdate(exe, graph): an UpdateReport whose ``updated`` says whether the driver took it; a refusal
     (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE) is reported with the driver's result, the node it blamed and the
     reason; any other failure raises its typed CudaError. ``host_us`` is the call's host time (perf_counter_ns).
-    CUDA Driver API, "Graph Management": cuGraphExecUpdate."""
+
+    Parameters
+    ----------
+    exe : GraphExec
+        The executable to update.
+    graph : Graph
+        The graph whose parameters it should take (same topology).
+
+    Returns
+    -------
+    UpdateReport
+        ``updated`` True when the driver took it.
+
+    Raises
+    ------
+    CudaError
+        Any failure other than a refusal (typed).
+
+    See Also
+    --------
+    cuGraphExecUpdate : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g96efefc56df46927da7297f122adfb9f
+    """
     d = driver_module()
     t0 = time.perf_counter_ns()
     r = driver_fn("cuGraphExecUpdate")(exe.handle, graph.handle)
@@ -225,8 +327,32 @@ def try_exec_update(exe, graph) -> UpdateReport:
 
 def set_kernel_params(exe, nodes, launches) -> float:
     """Give each kernel node of ``exe`` the arguments of the matching launch (cuGraphExecKernelNodeSetParams);
-    ``nodes`` are the nodes of the graph ``exe`` was made from, in the launches' order. Returns host µs spent in
-    the driver calls (perf_counter_ns)."""
+    ``nodes`` are the nodes of the graph ``exe`` was made from, in the launches' order.
+
+    Parameters
+    ----------
+    exe : GraphExec
+        The executable to change.
+    nodes : sequence of CUgraphNode
+        Kernel nodes of the graph ``exe`` came from.
+    launches : sequence of Launch
+        One per node: its kernel, packed arguments and config.
+
+    Returns
+    -------
+    float
+        Host µs spent in the driver calls (perf_counter_ns).
+
+    Raises
+    ------
+    CudaError
+        cuGraphExecKernelNodeSetParams refused (another kernel where the node had one it cannot change, for one).
+
+    See Also
+    --------
+    cuGraphExecKernelNodeSetParams : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1gd84243569e4c3d6356b9f2eea20ed48c
+    """
     fn = driver_fn("cuGraphExecKernelNodeSetParams")
     params = [kernel_node_params(launch) for launch in launches]
     t0 = time.perf_counter_ns()

@@ -27,6 +27,8 @@ COVERED = {
     "cugraphlab.graphs.capture_into": ["capture_into"],
     "cugraphlab.graphs.controls": ["instantiate_flags", "instantiate_with_params", "set_enabled", "is_enabled",
                                    "priority_range", "set_node_priority", "node_priority"],
+    "cugraphlab.graphs.update": ["UpdateReport", "DirectExecUpdate", "exec_update_report", "try_exec_update",
+                                 "set_kernel_params"],
     "cugraphlab.graphs.child": ["add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone"],
     "cugraphlab.graphs.events": ["add_event_record_node", "add_event_wait_node", "event_of_node", "add_timed_sequence",
                                  "segment_us"],
@@ -39,7 +41,7 @@ COVERED = {
 
 #: what cannot raise (no driver call, no check): no Raises section asked
 NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
-             "Tracer.record", "Tracer.wrap", "ExecCache"}
+             "Tracer.record", "Tracer.wrap", "ExecCache", "UpdateReport", "exec_update_report"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
@@ -52,6 +54,8 @@ DRIVER_CALL = {
     "add_child_graph_node": ["cuGraphAddChildGraphNode"], "child_graph_of": ["cuGraphChildGraphNodeGetGraph"],
     "clone_graph": ["cuGraphClone"], "find_in_clone": ["cuGraphNodeFindInClone"],
     "add_event_record_node": ["cuGraphAddEventRecordNode"], "add_event_wait_node": ["cuGraphAddEventWaitNode"],
+    "DirectExecUpdate": ["cuGraphExecUpdate"], "DirectExecUpdate.update": ["cuGraphExecUpdate"],
+    "try_exec_update": ["cuGraphExecUpdate"], "set_kernel_params": ["cuGraphExecKernelNodeSetParams"],
     "Module": ["cuModuleLoadData"], "Launch": ["cuLaunchKernel", "cuLaunchKernelEx"], "Module.kernel": ["cuModuleGetFunction"], "Kernel.attribute": ["cuFuncGetAttribute"],
     "Device.attribute": ["cuDeviceGetAttribute"], "Device.make_current": ["cuCtxSetCurrent"],
     "Device.synchronize": ["cuCtxSynchronize"], "Device.memory_info": ["cuMemGetInfo"],
@@ -125,6 +129,8 @@ ANCHORS = {
     "cuGraphNodeFindInClone": ("GRAPH", "f21f6c968e346f028737c1118bfd41c2"),
     "cuGraphAddEventRecordNode": ("GRAPH", "a7f6dcb109f4b7470ce6b067d39974a4"),
     "cuGraphAddEventWaitNode": ("GRAPH", "7306f3bcbec3406d80e110cd13405c5e"),
+    "cuGraphExecUpdate": ("GRAPH", "96efefc56df46927da7297f122adfb9f"),
+    "cuGraphExecKernelNodeSetParams": ("GRAPH", "d84243569e4c3d6356b9f2eea20ed48c"),
 }
 
 LINK = re.compile(r"(cu\w+) : CUDA Driver API,\s+https://docs\.nvidia\.com/cuda/cuda-driver-api/"
