@@ -107,6 +107,11 @@ class HostCallback(Resource):
     ``python(fn)`` or ``c_counter()`` make one. ``trampoline`` is what must stay alive while the driver can call it;
     graphs that get a node of it keep it themselves, so closing the callback (or dropping it) is safe once it is
     in a graph. ``calls`` counts the calls so far; ``errors`` holds what a Python ``fn`` raised.
+
+    Parameters
+    ----------
+    trampoline : Trampoline
+        The function's address, user data and what keeps them alive (made by the class methods).
     """
 
     def __init__(self, trampoline: Trampoline):
@@ -116,7 +121,23 @@ class HostCallback(Resource):
 
     @classmethod
     def python(cls, fn: Callable[[], object] | None = None) -> "HostCallback":
-        """A Python callable (no arguments; default: do nothing but count) behind a ctypes trampoline."""
+        """A Python callable (no arguments; default: do nothing but count) behind a ctypes trampoline.
+
+        Parameters
+        ----------
+        fn : callable, optional
+            Called with no arguments on a driver thread; what it raises is kept in ``errors``, not raised.
+
+        Returns
+        -------
+        HostCallback
+            Owned by the caller.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``fn`` is not callable.
+        """
         if fn is not None and not callable(fn):
             raise InvalidArgumentError(f"a host callback needs a callable, got {fn!r}")
         return cls(_python_trampoline(fn or (lambda: None)))
@@ -124,12 +145,40 @@ class HostCallback(Resource):
     @classmethod
     def c_counter(cls) -> "HostCallback":
         """The C counting callback (C_COUNTER_SOURCE) compiled with the system compiler and loaded; no GIL needed.
-        UnsupportedError where no C compiler is found."""
+
+        Returns
+        -------
+        HostCallback
+            Owned by the caller; ``calls`` reads its counter.
+
+        Raises
+        ------
+        UnsupportedError
+            No C compiler is found.
+        """
         return cls(_c_trampoline(load_c_library(C_COUNTER_SOURCE, C_COUNTER_NAME), C_COUNTER_NAME))
 
     @classmethod
     def c_function(cls, lib, symbol: str) -> "HostCallback":
-        """A ``void symbol(void*)`` of an already loaded ctypes library; its user data is a uint64 counter."""
+        """A ``void symbol(void*)`` of an already loaded ctypes library; its user data is a uint64 counter.
+
+        Parameters
+        ----------
+        lib : ctypes.CDLL
+            The loaded library.
+        symbol : str
+            The function's name in it.
+
+        Returns
+        -------
+        HostCallback
+            Owned by the caller.
+
+        Raises
+        ------
+        AttributeError
+            ``lib`` has no such symbol.
+        """
         return cls(_c_trampoline(lib, symbol))
 
     @property
@@ -164,7 +213,23 @@ class HostCallback(Resource):
 
 
 def host_node_params(callback: HostCallback):
-    """A CUDA_HOST_NODE_PARAMS for ``callback``: fn = CUhostFn(address), userData = its counter's address."""
+    """A CUDA_HOST_NODE_PARAMS for ``callback``: fn = CUhostFn(address), userData = its counter's address.
+
+    Parameters
+    ----------
+    callback : HostCallback
+        Open.
+
+    Returns
+    -------
+    CUDA_HOST_NODE_PARAMS
+        For cuGraphAddHostNode or cuGraphExecHostNodeSetParams; the callback must outlive every use.
+
+    Raises
+    ------
+    CugraphlabError
+        ``callback`` is closed.
+    """
     p = driver_module().CUDA_HOST_NODE_PARAMS()
     p.fn = host_fn(callback.address)
     p.userData = callback.user_data
@@ -181,8 +246,33 @@ def _owner(graph):
 def add_host_node(graph, callback: HostCallback, deps=()):
     """Add a host node calling ``callback`` after ``deps`` (cuGraphAddHostNode); returns the node.
 
-    ``graph``: a Graph, which from now on keeps the callback's trampoline alive (and hands it to every exec made
-    from it). CUDA Driver API, "Graph Management".
+    Parameters
+    ----------
+    graph : Graph
+        From now on it keeps the callback's trampoline alive (and hands it to every exec made from it).
+    callback : HostCallback
+        Open.
+    deps : sequence of CUgraphNode, optional
+        The nodes it depends on (none: a root node).
+
+    Returns
+    -------
+    CUgraphNode
+        The new node.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``graph`` is a raw handle, which cannot keep the callback alive.
+    CugraphlabError
+        ``callback`` is closed.
+    CudaError
+        cuGraphAddHostNode failed.
+
+    See Also
+    --------
+    cuGraphAddHostNode : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__GRAPH.html#group__CUDA__GRAPH_1g0809d65e85a3c052296373954a05b1d6
     """
     owner = _owner(graph)
     trampoline = callback.trampoline
@@ -198,7 +288,30 @@ def launch_host_func(stream, callback: HostCallback, owner=None) -> None:
     Inside a capture it becomes a host node of the captured graph: pass ``owner=cap`` (the ``graphs.capture``
     object), whose graph then keeps the callback alive; a capture without an owner is refused. Outside a capture
     the call runs once: keep ``callback`` open until the stream has run it (``owner`` may be any object with
-    ``keep_alive``). CUDA Driver API, "Execution Control".
+    ``keep_alive``).
+
+    Parameters
+    ----------
+    stream : Stream
+        Where the call is enqueued.
+    callback : HostCallback
+        Open.
+    owner : object, optional
+        Keeps the callback alive (``keep_alive``): the capture object inside a capture.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A capturing ``stream`` without an ``owner``.
+    UnsupportedError
+        libcuda.so.1 cannot be opened through ctypes.
+    CudaError
+        cuLaunchHostFunc failed.
+
+    See Also
+    --------
+    cuLaunchHostFunc : CUDA Driver API,
+        https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__EXEC.html#group__CUDA__EXEC_1gab95a78143bae7f21eebb978f91e7f3f
     """
     trampoline = callback.trampoline
     if owner is None and _is_capturing(stream):

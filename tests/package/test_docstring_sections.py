@@ -29,6 +29,7 @@ COVERED = {
                                    "priority_range", "set_node_priority", "node_priority"],
     "cugraphlab.graphs.update": ["UpdateReport", "DirectExecUpdate", "exec_update_report", "try_exec_update",
                                  "set_kernel_params"],
+    "cugraphlab.graphs.host": ["HostCallback", "host_node_params", "add_host_node", "launch_host_func"],
     "cugraphlab.graphs.child": ["add_child_graph_node", "child_graph_of", "clone_graph", "find_in_clone"],
     "cugraphlab.graphs.events": ["add_event_record_node", "add_event_wait_node", "event_of_node", "add_timed_sequence",
                                  "segment_us"],
@@ -41,7 +42,7 @@ COVERED = {
 
 #: what cannot raise (no driver call, no check): no Raises section asked
 NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
-             "Tracer.record", "Tracer.wrap", "ExecCache", "UpdateReport", "exec_update_report"}
+             "Tracer.record", "Tracer.wrap", "ExecCache", "UpdateReport", "exec_update_report", "HostCallback"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
@@ -56,6 +57,7 @@ DRIVER_CALL = {
     "add_event_record_node": ["cuGraphAddEventRecordNode"], "add_event_wait_node": ["cuGraphAddEventWaitNode"],
     "DirectExecUpdate": ["cuGraphExecUpdate"], "DirectExecUpdate.update": ["cuGraphExecUpdate"],
     "try_exec_update": ["cuGraphExecUpdate"], "set_kernel_params": ["cuGraphExecKernelNodeSetParams"],
+    "add_host_node": ["cuGraphAddHostNode"], "launch_host_func": ["cuLaunchHostFunc"],
     "Module": ["cuModuleLoadData"], "Launch": ["cuLaunchKernel", "cuLaunchKernelEx"], "Module.kernel": ["cuModuleGetFunction"], "Kernel.attribute": ["cuFuncGetAttribute"],
     "Device.attribute": ["cuDeviceGetAttribute"], "Device.make_current": ["cuCtxSetCurrent"],
     "Device.synchronize": ["cuCtxSynchronize"], "Device.memory_info": ["cuMemGetInfo"],
@@ -131,6 +133,8 @@ ANCHORS = {
     "cuGraphAddEventWaitNode": ("GRAPH", "7306f3bcbec3406d80e110cd13405c5e"),
     "cuGraphExecUpdate": ("GRAPH", "96efefc56df46927da7297f122adfb9f"),
     "cuGraphExecKernelNodeSetParams": ("GRAPH", "d84243569e4c3d6356b9f2eea20ed48c"),
+    "cuGraphAddHostNode": ("GRAPH", "0809d65e85a3c052296373954a05b1d6"),
+    "cuLaunchHostFunc": ("EXEC", "ab95a78143bae7f21eebb978f91e7f3f"),
 }
 
 LINK = re.compile(r"(cu\w+) : CUDA Driver API,\s+https://docs\.nvidia\.com/cuda/cuda-driver-api/"
