@@ -415,14 +415,28 @@ def _check_foreign_device(ptr: int, said: int | None, device, label: str, what: 
 class PackedArgs:
     """Kernel arguments of a signature (see the module docstring for the kinds), packed once.
 
-    Parameters: ``signature`` the kinds, one per parameter; ``values`` the arguments; ``device`` (optional) the
-    Device the kernel is loaded on, against which pointer arguments are checked; ``names`` (optional) the
-    parameters' names and ``kernel`` (optional) the kernel's, for error messages.
-
     ``address`` is the ``void**`` to pass as cuLaunchKernel's kernelParams (0 when there are no arguments);
     ``offsets``/``sizes`` where each argument sits in the buffer and how many bytes it has; ``raw()`` the buffer
     as bytes. ``set(i, value)`` rewrites one argument in place; the driver copies arguments at launch, so this is
     safe between launches (a graph's kernel node copies them when it is made: update it to change them).
+
+    Parameters
+    ----------
+    signature : sequence of str or numpy.dtype
+        The kinds, one per kernel parameter (ARG_KINDS, or a NumPy structured dtype).
+    values : sequence
+        The arguments, one per kind.
+    device : Device, optional
+        The Device the kernel is loaded on, against which pointer arguments are checked.
+    names : sequence of str, optional
+        The parameters' names, for error messages.
+    kernel : str, optional
+        The kernel's name, for error messages.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A count that does not match, an unknown kind, or a value its kind refuses (naming the argument).
     """
 
     def __init__(self, signature, values, *, device=None, names=None, kernel: str | None = None):
@@ -472,18 +486,45 @@ class PackedArgs:
         return tuple(p.align for p in self._params)
 
     def set(self, i: int, value) -> None:
-        """Rewrite argument ``i`` in place (same kind; a struct of the same size and alignment)."""
+        """Rewrite argument ``i`` in place (same kind; a struct of the same size and alignment).
+
+        Parameters
+        ----------
+        i : int
+            The argument's index.
+        value : object
+            Its new value, as its kind takes it.
+
+        Raises
+        ------
+        IndexError
+            No argument ``i``.
+        InvalidArgumentError
+            A value its kind refuses.
+        """
         p = self._params[i]
         data, keep = p.encode(value, self.device, p.label)
         ctypes.memmove(self.base + p.offset, data, len(data))
         self._keep[i] = keep
 
     def raw(self) -> bytes:
-        """The packed buffer as bytes (what the kernel will receive, padding included)."""
+        """The packed buffer as bytes (what the kernel will receive, padding included).
+
+        Returns
+        -------
+        bytes
+            ``size`` bytes.
+        """
         return ctypes.string_at(self.base, self.size)
 
     def layout(self) -> list[tuple[int, str, int, int, int]]:
-        """(index, kind, offset, size, align) per argument: where each one sits."""
+        """(index, kind, offset, size, align) per argument: where each one sits.
+
+        Returns
+        -------
+        list of tuple
+            One (index, kind, offset, size, align) per argument, in order.
+        """
         return [(p.index, p.kind, p.offset, p.size, p.align) for p in self._params]
 
     def __len__(self) -> int:

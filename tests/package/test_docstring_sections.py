@@ -18,7 +18,7 @@ COVERED = {
     "cugraphlab.core.device": ["Device", "init", "device_count", "driver_version", "opened"],
     "cugraphlab.core.program": ["compile_source", "nvrtc_version", "resolve_arch"],
     "cugraphlab.core.module": ["Module", "Kernel", "KernelSet"],
-    "cugraphlab.core.launch": ["grid_for", "LaunchConfig", "Launch"],
+    "cugraphlab.core.launch": ["grid_for", "LaunchConfig", "Launch", "PackedArgs"],
     "cugraphlab.core._calls": ["cu", "driver_module", "bindings_major", "tracing", "Tracer"],
     "cugraphlab.core.stream": ["Stream", "Event"],
     "cugraphlab.core.memory": ["DeviceArray"],
@@ -42,7 +42,8 @@ COVERED = {
 
 #: what cannot raise (no driver call, no check): no Raises section asked
 NO_RAISES = {"Device.describe", "capture.keep_alive", "Kernel", "KernelSet", "tracing", "tracing.stop", "Tracer",
-             "Tracer.record", "Tracer.wrap", "ExecCache", "UpdateReport", "exec_update_report", "HostCallback"}
+             "Tracer.record", "Tracer.wrap", "ExecCache", "UpdateReport", "exec_update_report", "HostCallback",
+             "PackedArgs.raw", "PackedArgs.layout"}
 
 #: the one driver call a name wraps: its CUDA Driver API section must be linked
 DRIVER_CALL = {
