@@ -231,8 +231,12 @@ def test_a_half_kernel_including_cuda_fp16_is_measured_and_bit_exact(device, tmp
     code = main(["measure", str(tmp_path / "hadd.cu"), "--size", "2^16", "--args", "out,x,0.5,-3,200,n",
                  "--check", f"{tmp_path}/hadd_check.py:check", "--ways", "eager,native", "--time-budget", "1",
                  "--json", str(record)])
-    out = capsys.readouterr().out
-    assert code == 0, out
+    captured = capsys.readouterr()
+    out, err = captured.out, captured.err
+    if code == 2 and 'could not open source file "cuda_fp16.h"' in err:  # cu12: no header wheel of NVRTC's major
+        assert "Traceback" not in err, err  # NVRTC's log, no traceback
+        pytest.skip("no CUDA fp16 headers for this NVRTC here (the cu12 extra installs none)")
+    assert code == 0, out + err
     d = json.loads(record.read_text())
     assert d["verified"] is True and [w["check"] for w in d["ways"][:2]] == ["passed", "passed"]
     assert min(d["samples"]["eager: held"]["values"]) > 0

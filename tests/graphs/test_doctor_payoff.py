@@ -145,3 +145,32 @@ def test_the_payoff_script_compares_both_break_evens_and_says_what_the_clocks_ex
     assert out["ratio"] == (None if measure_calls is None else pytest.approx(5 / measure_calls))
     assert "doctor: set-up 50.0 us" in out["lines"][1] and "replay 4.00 us (cuGraphLaunch, host)" in out["lines"][1]
     assert out["lines"][0].startswith("measure: set-up 60.0 us")
+
+
+def _steps(accepted: bool, steps: int = 6):
+    """A cugraphlab site captured every step: the first instantiated, each later one updated into it (accepted)
+    or refused and instantiated again (replay_update_refused, H200 round 9)."""
+    w = ("u.py", 26, "main")
+    ev = []
+    for step in range(steps):
+        ev.append(StackEvent("captured", "cugraphlab", *w, call=f"0x{step}", seconds=140e-6))
+        if step == 0 or not accepted:
+            if step:
+                ev.append(StackEvent("update", "cugraphlab", *w, call="0x100", ok=False, seconds=6e-6,
+                                     code="CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED", text="other nodes",
+                                     source="u.py:34"))
+            ev.append(StackEvent("instantiated", "cugraphlab", *w, call=f"0x{100 + step}", seconds=16e-6))
+        else:
+            ev.append(StackEvent("update", "cugraphlab", *w, call="0x100", ok=True, seconds=6e-6,
+                                 code="CU_GRAPH_EXEC_UPDATE_SUCCESS"))
+        ev.append(StackEvent("replay", "cugraphlab", *w, call="0x100", count=1, seconds=6e-6))
+    return ev
+
+
+def test_capturing_each_step_into_accepted_updates_is_not_a_recapture_hazard():
+    (ok,) = site_stats(_steps(accepted=True))
+    assert (ok["captures"], ok["instantiations"], ok["updates"], ok["refused"], ok["replays"]) == (6, 1, 5, 0, 6)
+    assert not ok["recaptures_every_replay"]
+    (bad,) = site_stats(_steps(accepted=False))
+    assert (bad["instantiations"], bad["refused"]) == (6, 5) and bad["recaptures_every_replay"]
+    assert "re-captured on every use" in render_sites([bad]) and "re-captured on every use" not in render_sites([ok])

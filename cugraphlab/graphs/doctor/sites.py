@@ -26,8 +26,9 @@ def _new(e) -> dict:
 def site_stats(events, eager_us: float | dict | None = None) -> list[dict]:
     """The table, one dict per site, in the order the sites were first seen. ``eager_us``: the host µs of the same
     work done eagerly, one figure for every site or ``{site: µs}``; with it each site carries its break-even
-    (``payoff``) and ``verdict``. A site captured (and instantiated) about as often as its graphs are replayed
-    re-captures on every iteration (pytorch #171672): ``recaptures_every_replay``."""
+    (``payoff``) and ``verdict``. A site instantiated about as often as its graphs are replayed re-captures on
+    every iteration (pytorch #171672): ``recaptures_every_replay``; one that captures each step but updates a
+    single executable (cuGraphExecUpdate accepted) is not."""
     sites: dict[str, dict] = {}
     begins = {e.capture: e for e in events if e.kind == "begin"}
     site_of_graph: dict[str, str] = {}
@@ -71,7 +72,11 @@ def site_stats(events, eager_us: float | dict | None = None) -> list[dict]:
                     s["graph_mem_used"] = max(s["graph_mem_used"] or 0, e.mem)
                     s["graph_mem_reserved"] = max(s["graph_mem_reserved"] or 0, e.mem_reserved)
     for s in sites.values():
-        s["recaptures_every_replay"] = s["captures"] > 2 and s["replays"] <= s["captures"] + 1
+        # instantiated again for (about) every replay. The other stacks' captures end in a ready graph (PyTorch
+        # instantiates in capture_end), so each counts; a cugraphlab site counts its instantiations: one that
+        # captures each step but updates a single executable (accepted updates, llama.cpp's pattern) is not flagged
+        made = s["instantiations"] if s["stack"] == "cugraphlab" else max(s["instantiations"], s["ok"])
+        s["recaptures_every_replay"] = made > 2 and s["replays"] <= made + 1
         eager = eager_us.get(s["site"]) if isinstance(eager_us, dict) else eager_us
         s.update(payoff(s, eager))
     return list(sites.values())
