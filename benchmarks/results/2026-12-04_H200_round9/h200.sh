@@ -12,6 +12,9 @@
 # .carry/cu12/ (cuda_bindings-12.9*.whl and nvrtc12.tar.xz: libnvrtc.so.12 and libnvrtc-builtins.so.12.9 from the
 # nvidia-cuda-nvrtc-cu12 wheel).
 #
+# GPU_TESTS (default "tests"): the test paths the gputests and cu12 phases give pytest (re-running the files a
+# full run found failing, after their fix, in a short call).
+#
 # Each phase writes into OUT/PHASE/, makes the machine's paths relative (benchmarks/scrub_paths.sh), packs the
 # folder as OUT/PHASE.tgz (a lent machine returns at most 8 files) and keeps OUT/PHASE_steps.log beside it: one
 # line per step with its exit code and seconds. Every step has a timeout, cut so that the whole call ends within
@@ -29,7 +32,7 @@ say() { echo "h200.sh: $*" >&2; }
 
 # phase_NAME functions, in --list order; the description is the comment on the function's line
 phase_gputests() {  # the GPU suite under cuda-bindings 13 (pytest -m gpu tests)
-  t 300 gpu_tests_cu13 $PY -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests \
+  t 300 gpu_tests_cu13 $PY -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider ${GPU_TESTS:-tests} \
     > "$r/gpu_tests_cu13.log" 2>&1
   tail -3 "$r/gpu_tests_cu13.log"
 }
@@ -44,7 +47,7 @@ phase_cu12() {  # cuda-bindings 12.9 with NVRTC 12.9 (.carry/cu12): info and the
   (  # a subshell: the cu12 environment ends with it; a failed step fails the call
     cu12_env || exit 0
     t 60 info_cu12 $cgl info > "$r/info_cu12.log" 2>&1
-    t 300 gpu_tests_cu12 $PY -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider tests \
+    t 300 gpu_tests_cu12 $PY -X faulthandler -m pytest -q -m gpu -rs -p no:cacheprovider ${GPU_TESTS:-tests} \
       > "$r/gpu_tests_cu12.log" 2>&1
     tail -3 "$r/gpu_tests_cu12.log"
     exit "$failed"
@@ -250,6 +253,11 @@ phase_doctor_field() {  # the capture doctor's field gallery: mistakes from publ
   t 420 doctor_field $PY -X faulthandler benchmarks/doctor_field.py "$r/doctor_field.json" --workers 6 \
     > "$r/doctor_field.log" 2>&1
   tail -1 "$r/doctor_field.log"
+}
+
+phase_doctor_payoff() {  # the replay watch's break-even against cugraphlab measure's on one callable (doctor_payoff.py)
+  t 120 doctor_payoff $PY -X faulthandler benchmarks/doctor_payoff.py "$r/doctor_payoff" > "$r/doctor_payoff.log" 2>&1
+  tail -1 "$r/doctor_payoff.log"
 }
 
 phase_ratios() {  # the figures the GPU tests once bounded, with their intervals (ratio_figures.py)
