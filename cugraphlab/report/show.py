@@ -79,7 +79,7 @@ RENDERERS: dict[str, Callable[[Any, list], str]] = {
     "cugraphlab.doctor": _doctor,
     "cugraphlab.diff": _simple("diff:render_diff"),
     "cugraphlab.paired": _simple("paired:render_paired"),
-    # issue 25's `cugraphlab measure` (bench/measure/result.py, report/measure_work.py: on the measure branch)
+    # cugraphlab measure's record (bench/measure/result.py), rendered by report/measure_work.py
     "cugraphlab.measure": _simple("measure_work:render_measure"),
 }
 

@@ -32,7 +32,7 @@ from ..stats.paired_stats import hierarchical_bootstrap
 __all__ = ["pair_stats", "slope_ratio", "paired_analysis", "resolve_pairs", "evaluate_goals", "verdict_of",
            "LAUNCH_GOAL_US", "LAUNCH_GOAL_RANGE", "INSTANTIATE_GOAL"]
 
-LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes (issue 16)
+LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes
 LAUNCH_GOAL_RANGE = (4, 128)
 INSTANTIATE_GOAL = 0.10  # Python-side instantiate within 10% of the native call, per node
 RESAMPLES = 1000  # bootstrap draws per interval (a default record has some 500 intervals to draw)
