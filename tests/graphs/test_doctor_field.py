@@ -5,7 +5,6 @@ capture open); the gallery's verdicts and counts; a case run in its own process 
 from __future__ import annotations
 
 import ast
-import sys
 import textwrap
 
 import pytest
@@ -118,72 +117,11 @@ def test_a_clean_capture_has_no_finding_and_the_site_table_counts_replays():
 
 
 # --- the stack watch on a fake PyTorch --------------------------------------------------------------------------
-FAKE_TORCH = {
-    "torch/__init__.py": "from . import cuda\nfrom .cuda import Tensor\n",
-    "torch/cuda/__init__.py": textwrap.dedent('''
-        from .graphs import CUDAGraph, graph, state
-        class _Device:
-            index = 0
-        class _Stream:
-            cuda_stream = 0x5150
-            device = _Device()
-        def current_stream():
-            return _Stream()
-        def current_device():
-            return 0
-        def synchronize():
-            if state["capturing"]:
-                state["bad"] = True
-                raise RuntimeError("CUDA error: operation not permitted when stream is capturing")
-        class Tensor:
-            is_cuda = True
-            shape = (4,)
-            dtype = "torch.float32"
-            def item(self):
-                synchronize()
-                return 1.0
-            def data_ptr(self):
-                return id(self)
-    '''),
-    "torch/cuda/graphs.py": textwrap.dedent('''
-        state = {"capturing": False, "bad": False}
-        class CUDAGraph:
-            def capture_begin(self, pool=None, capture_error_mode="global"):
-                state["capturing"], state["bad"] = True, False
-            def capture_end(self):
-                state["capturing"] = False
-                if state["bad"]:
-                    raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
-            def replay(self):
-                pass
-        class graph:
-            def __init__(self, g, capture_error_mode="global"):
-                self.g, self.mode = g, capture_error_mode
-            def __enter__(self):
-                self.g.capture_begin(capture_error_mode=self.mode)
-            def __exit__(self, *exc):
-                self.g.capture_end()
-    '''),
-}
-
-
 @pytest.fixture
 def fake_torch(tmp_path, monkeypatch):
-    from cugraphlab.graphs.doctor.cupti import treat_as_library
+    from fake_field_stacks import FAKE_TORCH, install
 
-    for rel, text in FAKE_TORCH.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-        treat_as_library(str(p))
-    monkeypatch.syspath_prepend(str(tmp_path))
-    saved = {k: v for k, v in sys.modules.items() if k == "torch" or k.startswith("torch.")}
-    for k in saved:
-        del sys.modules[k]
-    yield tmp_path
-    for k in [k for k in sys.modules if k == "torch" or k.startswith("torch.")]:
-        del sys.modules[k]
-    sys.modules.update(saved)
+    yield from install(tmp_path, FAKE_TORCH, monkeypatch)
 
 
 def run_script(tmp_path, body: str, argv=()):
