@@ -248,12 +248,17 @@ phase_host() {  # the host side: native launch against C, the scaling sweep, the
   t 90 native_launch $PY -X faulthandler benchmarks/native_launch.py "$r/native_launch" > "$r/native_launch.out" 2>&1
   t 170 scaling_default $PY benchmarks/scaling.py "$r/scaling_default.json" --budget 90 \
     --csv "$r/scaling_default.csv" --plot "$r/scaling_default" > "$r/scaling_default.log" 2>&1
-  t 60 doctor $PY -X faulthandler benchmarks/doctor.py "$r/doctor.json" > "$r/doctor.log" 2>&1
+  t 60 doctor $PY -X faulthandler benchmarks/doctor.py "$r/doctor.json" --programs examples > "$r/doctor.log" 2>&1
   if [ "$dry" = 1 ] || $PY -c "import cupti" > /dev/null 2>&1; then
     t 90 doctor_cupti $PY -X faulthandler benchmarks/doctor_cupti.py "$r/doctor_cupti" > "$r/doctor_cupti.out" 2>&1
   else
     echo "doctor_cupti: skipped (cupti-python is not importable: carry it in .carry/cupti/)" | tee -a "$steps"
   fi
+}
+
+phase_doctor_clean() {  # the capture doctor over every example and notebook (0 false alarms) and its overhead; CGL_BEFORE=DIR: that tree's too
+  t 420 doctor_clean $PY -X faulthandler benchmarks/doctor.py "$r/doctor.json" --workers 4 > "$r/doctor.log" 2>&1
+  grep -E "^under the doctor|^doctor overhead, one run" "$r/doctor.log"
 }
 
 phase_doctor_field() {  # the capture doctor's field gallery: mistakes from public threads and their fixes, replay watch, clean set

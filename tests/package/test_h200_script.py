@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "h200.sh"
 
 PHASES = ["gputests", "lifetime", "cu12", "run", "examples", "notebooks", "notebooks-cu12", "exercises", "measure", "diff", "nvbench",
-          "nvbench-product", "launch-scaling", "plugin", "ci-recipe", "sanitize", "compare", "floor", "exec-update",
-          "launch-modes", "graph-api", "host", "doctor-field", "doctor-payoff", "ratios"]
+          "nvbench-product", "cold-small", "launch-scaling", "plugin", "ci-recipe", "sanitize", "compare", "floor", "exec-update",
+          "launch-modes", "graph-api", "host", "doctor-clean", "doctor-field", "doctor-payoff", "ratios"]
 #: scripts that other changes of this round add: a phase runs them where present and skips them in one line
 OPTIONAL = {"benchmarks/measure_overhead.py", "benchmarks/plugin_false_alarms.py", "benchmarks/diff_judges.py",
             "benchmarks/studies/nvbench/run.py", "benchmarks/notebooks_h200.sh",
