@@ -73,9 +73,14 @@ def test_matplotlib_is_checked_once_before_any_gpu_or_file_work(tmp_path, monkey
 def test_no_plot_needs_no_matplotlib(monkeypatch):
     import argparse
 
-    monkeypatch.setattr("cugraphlab.report.plots.matplotlib_missing", lambda: True)
+    asked = []
+    monkeypatch.setattr("cugraphlab.report.plots.matplotlib_missing", lambda: asked.append(1) or True)
     cli_args.check_plotting(argparse.Namespace(no_plot=True, out=None))
     cli_args.check_plotting(argparse.Namespace(plot=None, json="x.json"))
+    assert asked == []  # nothing draws: matplotlib is not looked for
+    with pytest.raises(cli_args.InvalidArgumentError, match="--plot needs matplotlib"):
+        cli_args.check_plotting(argparse.Namespace(plot="f", json=None))
+    assert asked == [1]
 
 
 @pytest.mark.parametrize("argv, words", [
