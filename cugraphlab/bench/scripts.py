@@ -20,9 +20,9 @@ import os
 import sys
 from typing import Callable, NoReturn
 
-__all__ = ["require_gpu", "run_main", "EXIT_NO_GPU"]
+from ..core.errors import EXIT_USAGE
 
-EXIT_NO_GPU = 2
+__all__ = ["require_gpu", "run_main"]
 
 
 def _name(script: str) -> str:
@@ -31,7 +31,7 @@ def _name(script: str) -> str:
 
 def _no_gpu(script: str, why: str) -> NoReturn:
     print(f"{_name(script)}: no usable GPU: {why}", file=sys.stderr)
-    raise SystemExit(EXIT_NO_GPU)
+    raise SystemExit(EXIT_USAGE)
 
 
 def require_gpu(script: str, device: int | None = 0) -> None:

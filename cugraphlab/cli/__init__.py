@@ -21,6 +21,11 @@ import sys
 
 from .._version import __version__
 from ..core.errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
     CompileError,
     CudaError,
     CugraphlabError,
@@ -29,16 +34,14 @@ from ..core.errors import (
     NoDeviceError,
     UnsupportedError,
 )
-from .args import check_output_paths, join_negative_values, record_to_stdout, single_value_options
+from .args import check_output_paths, check_plotting, join_negative_values, record_to_stdout, single_value_options
 
 #: The commands that need no GPU, named by the "no usable GPU" line.
 GPU_FREE = "compile, diff, show and info"
 
 __all__ = ["main", "build_parser", "no_gpu_text", "FAMILIES", "GPU_FREE", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
-EXIT_OK = 0
-EXIT_FAILED = 1  # the driver failed on good input, or a check failed
-EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
+# EXIT_OK, EXIT_FAILED, EXIT_USAGE: defined once, in core.errors (bench.scripts exits with them too)
 
 #: The command families, in the order ``cugraphlab --help`` lists their commands.
 FAMILIES = ("run", "measure", "graphs", "nodes", "memnodes", "switch", "pdl", "compare", "scale", "diff", "show",
@@ -117,12 +120,13 @@ def main(argv=None) -> int:
         aside = contextlib.redirect_stdout(sys.stderr) if record_to_stdout(args) else contextlib.nullcontext()
         with aside:
             check_output_paths(args)
+            check_plotting(args)  # matplotlib, where the command will draw: before any GPU work
             code = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, inside the funnel, not at the interpreter's exit
         return code
     except BrokenPipeError:  # `cugraphlab show X | head`: the reader left; say nothing more to it, as coreutils do
         _quiet_stdout()
-        return 141
+        return EXIT_BROKEN_PIPE
     except MissingPackageError as e:  # cuda-bindings missing: what to install, not "no usable GPU"
         _say(command, str(e))
         return EXIT_USAGE
@@ -151,7 +155,7 @@ def main(argv=None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         _say(command, "interrupted")
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         if tracer is not None:
             tracer.stop()

@@ -16,9 +16,10 @@ import re
 from ..core.errors import InvalidArgumentError
 
 __all__ = ["count_arg", "size_arg", "size_list_arg", "count_list_arg", "device_index_arg",
-           "iters_arg", "seed_arg", "seconds_arg", "seconds_or_zero_arg", "finite_arg", "name_list_arg", "MAX_ITERS",
+           "iters_arg", "seed_arg", "seconds_arg", "threshold_arg", "seconds_or_zero_arg", "finite_arg", "name_list_arg", "MAX_ITERS",
            "add_size", "add_iters", "add_repeats", "add_ops", "add_device", "add_seed", "add_json", "add_csv",
-           "add_plot", "add_scalar", "check_output_paths", "save_json", "written", "record_to_stdout",
+           "add_plot", "add_scalar", "add_threshold", "add_fail_on", "add_judge", "check_output_paths", "check_plotting",
+           "announce", "save_json", "written", "record_to_stdout",
            "single_value_options", "join_negative_values", "MAX_COUNT", "nothing_measured", "OUTPUT_FILE_OPTIONS",
            "OUTPUT_STEM_OPTIONS", "DEFAULT_OPS_TEXT"]
 
@@ -130,6 +131,17 @@ def seconds_or_zero_arg(text: str) -> float:
     return _float_arg(text, "seconds", lambda v: v >= 0, "must be 0 (skip it) or a finite number of seconds > 0")
 
 
+def threshold_arg(text: str) -> float:
+    """The smallest change that counts, as ``5%`` or ``0.05``: ``bench.diff.parse_threshold``, the one parser of
+    diff, measure --compare-to and the pytest plugin's --cgl-threshold."""
+    from ..bench.diff import parse_threshold
+
+    try:
+        return parse_threshold(text)
+    except InvalidArgumentError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def finite_arg(text: str) -> float:
     """A finite float (``2.0``, ``-1e3``): refuses ``inf`` and ``nan``."""
     return _float_arg(text, "a number", lambda v: True, "must be a finite number")
@@ -179,8 +191,8 @@ def add_device(p, default: int | None = 0) -> None:
                    help="CUDA device index" + (f" (default {default})" if default is not None else ""))
 
 
-def add_seed(p) -> None:
-    p.add_argument("--seed", type=seed_arg, default=None, help="seed of the random inputs, >= 0 (default: drawn anew)")
+def add_seed(p, default: int | None = None, what: str = "seed of the random inputs, >= 0 (default: drawn anew)") -> None:
+    p.add_argument("--seed", type=seed_arg, default=default, help=what)
 
 
 def add_json(p, what: str = "write the full record (samples, statistics, environment)") -> None:
@@ -193,6 +205,24 @@ def add_csv(p, what: str = "write one row per point as CSV") -> None:
 
 def add_plot(p, what: str = "draw the figure to STEM.png and STEM.svg (needs matplotlib)") -> None:
     p.add_argument("--plot", metavar="STEM", help=what)
+
+
+#: The verdicts --fail-on can fail on (``bench.diff.FAIL_ON``'s keys: a test holds them equal) and the rows --judge
+#: may judge (``bench.diff.check_judge``), for every command that compares records.
+FAIL_ON_CHOICES = ("slower", "faster", "any-change")
+JUDGE_CHOICES = ("repeatable", "all")
+
+
+def add_threshold(p, default: str | None, what: str) -> None:
+    p.add_argument("--threshold", type=threshold_arg, default=default, help=what)
+
+
+def add_fail_on(p, what: str) -> None:
+    p.add_argument("--fail-on", choices=FAIL_ON_CHOICES, default=None, help=what)
+
+
+def add_judge(p, default: str | None, what: str) -> None:
+    p.add_argument("--judge", choices=JUDGE_CHOICES, default=default, help=what)
 
 
 def check_output_paths(args: argparse.Namespace) -> None:
@@ -215,6 +245,21 @@ def check_output_paths(args: argparse.Namespace) -> None:
             _checked(name, str(stem.with_name(stem.name + ".png")), check_output)
 
 
+def check_plotting(args: argparse.Namespace) -> None:
+    """Where the command will draw (``--plot``, ``--draw``, or a command with ``--no-plot`` not given), matplotlib
+    can be imported: else PlotUnavailableError (one line, exit 2), before any GPU work or file read."""
+    asked = [f"--{name}" for name in ("plot", "draw") if getattr(args, name, None)]
+    draws_by_default = hasattr(args, "no_plot") and not args.no_plot
+    if not (asked or draws_by_default):
+        return
+    from ..report.plots import PlotUnavailableError, matplotlib_missing
+
+    if matplotlib_missing():
+        if asked:
+            raise PlotUnavailableError(f"{asked[0]} needs matplotlib: pip install matplotlib (or drop {asked[0]})")
+        raise PlotUnavailableError("plotting needs matplotlib: pip install matplotlib (or add --no-plot)")
+
+
 def _checked(option: str, value: str, check):
     try:
         return check(value)
@@ -228,7 +273,12 @@ def save_json(path: str | None, record) -> None:
         from ..report.files import write_json
 
         write_json(path, record)
-        print(f"record written to {written(path)}")
+        announce("record", path)
+
+
+def announce(what: str, paths) -> None:
+    """The one line every command prints for the files it wrote: ``WHAT written to F`` (``written``'s names)."""
+    print(f"{what} written to {written(paths)}")
 
 
 def written(paths) -> str:

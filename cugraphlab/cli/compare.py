@@ -2,6 +2,7 @@
 baselines ``run --compare`` prints under the run table."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import (
     add_csv,
     add_device,
@@ -10,6 +11,7 @@ from .args import (
     add_plot,
     add_scalar,
     add_seed,
+    announce,
     count_arg,
     iters_arg,
     name_list_arg,
@@ -17,7 +19,6 @@ from .args import (
     save_json,
     seconds_arg,
     size_list_arg,
-    written,
 )
 
 __all__ = ["add_commands", "run_baselines", "resolve_preset"]
@@ -77,11 +78,6 @@ def cmd_compare(args) -> int:
     config = validate_compare(size=args.size or DEFAULT_SIZES, iters=args.iters, ops=args.ops, repeats=args.repeats,
                               device=args.device, scalar=args.scalar, stacks=args.stacks, rounds=args.rounds,
                               timeout_s=args.timeout)
-    if args.plot:
-        from ..report.plots import PlotUnavailableError, matplotlib_missing
-
-        if matplotlib_missing():
-            raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     device_count()  # no driver or no GPU: one line now, not a worker per stack failing one by one
     from ..report.progress import line_progress
 
@@ -101,13 +97,13 @@ def cmd_compare(args) -> int:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.csv_rows())
-        print(f"rows written to {written(args.csv)}")
+        announce("rows", args.csv)
     if args.plot:
         from ..report.plots.compare import plot_compare_stacks
 
         paths = plot_compare_stacks(result, args.plot)
-        print("figures written to " + written(paths))
-    return 0 if result.ok else 1
+        announce("figures", paths)
+    return EXIT_OK if result.ok else EXIT_FAILED
 
 
 def resolve_preset(args):

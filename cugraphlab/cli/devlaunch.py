@@ -1,6 +1,7 @@
 """``cugraphlab devlaunch``: device graph launch measured (argparse only; bench.graphs.devlaunch measures, report renders)."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_device, add_json, add_repeats, add_seed, count_arg, save_json, size_list_arg
 
 __all__ = ["add_commands", "cmd_devlaunch"]
@@ -40,4 +41,4 @@ def cmd_devlaunch(args) -> int:
                                repeats=args.repeats, unroll=args.unroll, seed=args.seed)
     print(render_devlaunch(result))
     save_json(args.json, result)
-    return 0 if result.verified else 1
+    return EXIT_OK if result.verified else EXIT_FAILED

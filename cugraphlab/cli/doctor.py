@@ -25,9 +25,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
+
 __all__ = ["add_commands", "cmd_doctor"]
 
-EXIT_FAILED = 1
 GALLERIES = ("ours", "field", "all")
 
 
@@ -169,11 +170,7 @@ def _gallery(args) -> int:
         print(render_doctor_cupti(record))
     else:
         print(render_doctor(record))
-    if args.json:
-        from cugraphlab.report.files import write_json
+    from .args import save_json
 
-        from .args import written
-
-        write_json(args.json, record.to_dict())
-        print(f"record written to {written(args.json)}")
-    return 0 if record.ok else EXIT_FAILED
+    save_json(args.json, record)
+    return EXIT_OK if record.ok else EXIT_FAILED

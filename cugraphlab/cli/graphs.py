@@ -2,6 +2,7 @@
 and ``conditional`` (WHILE and IF nodes)."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_device, add_json, add_ops, add_repeats, add_seed, add_size, count_arg, finite_arg, save_json
 
 __all__ = ["add_commands"]
@@ -58,20 +59,14 @@ def cmd_graph(args) -> int:
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
     draw = getattr(args, "draw", None)
-    if draw:
-        from ..report.plots import PlotUnavailableError, matplotlib_missing
-
-        if matplotlib_missing():  # say so before any GPU work, in one line (exit 2)
-            raise PlotUnavailableError("--draw needs matplotlib: pip install matplotlib (or drop --draw)")
     report = inspect_chain_graph(args.mode, ops, args.size, args.device, args.unroll, args.dot)
     print(render_graph(report))
     if draw:
         from ..report.plots.graphs import draw_graph
-        from .args import written as written_text
+        from .args import announce
 
-        drawn = draw_graph(report.view, draw, title=report.title)
-        print("drawing written to " + written_text(drawn) + " (matplotlib)")
-    return 0 if report.ok else 1
+        announce("drawing", draw_graph(report.view, draw, title=report.title))
+    return EXIT_OK if report.ok else EXIT_FAILED
 
 
 def cmd_update(args) -> int:
@@ -83,7 +78,7 @@ def cmd_update(args) -> int:
     result = measure_update(args.device, ops, args.size, args.repeats, seed=args.seed)
     print(render_update(result))
     save_json(args.json, result)
-    return 0 if result.ok else 1
+    return EXIT_OK if result.ok else EXIT_FAILED
 
 
 def cmd_conditional(args) -> int:
@@ -95,4 +90,4 @@ def cmd_conditional(args) -> int:
                            decide_every=getattr(args, "decide_every", None) or 0)
     print(render_conditional(result))
     save_json(args.json, result)
-    return 0 if result.verified else 1
+    return EXIT_OK if result.verified else EXIT_FAILED

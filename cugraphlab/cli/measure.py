@@ -3,12 +3,14 @@
 ``sweep`` (sizes x chain lengths x modes)."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import (
     add_device,
     add_json,
     add_ops,
     add_repeats,
     add_size,
+    announce,
     count_list_arg,
     iters_arg,
     save_json,
@@ -73,12 +75,7 @@ def _plot_check(args) -> None:
         from .args import check_output_paths
 
         args.out = DEFAULT_STEMS[args.command]
-        check_output_paths(args)  # the default stem, checked as a given one was
-    if not args.no_plot:
-        from ..report.plots import PlotUnavailableError, matplotlib_missing
-
-        if matplotlib_missing():
-            raise PlotUnavailableError("plotting needs matplotlib: pip install matplotlib (or add --no-plot)")
+        check_output_paths(args)  # the default stem, checked as a given one was (matplotlib: cli.main)
 
 
 def cmd_latency(args) -> int:
@@ -92,7 +89,7 @@ def cmd_latency(args) -> int:
         result = measure_latency(dev, n=args.size, ops=ops, time_cap_s=args.time_cap)
     print(render_latency(result))
     save_json(args.json, result)
-    return 0
+    return EXIT_OK
 
 
 def cmd_timeline(args) -> int:
@@ -106,9 +103,11 @@ def cmd_timeline(args) -> int:
     with Device(args.device) as dev:
         result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
     written = [] if args.no_plot else plot_timeline_files(result, args.out)
-    print(render_timeline(result, _named(written)))
+    print(render_timeline(result))
+    if written:
+        announce("figures", written)
     save_json(args.json, result)
-    return 0 if all(m.verified for m in result.modes) else 1
+    return EXIT_OK if all(m.verified for m in result.modes) else EXIT_FAILED
 
 
 def cmd_sweep(args) -> int:
@@ -122,20 +121,14 @@ def cmd_sweep(args) -> int:
         result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
                            repeats=args.repeats, progress=sweep_progress())
     written = [] if args.no_plot else plot_sweep_files(result, args.out)
-    print(render_sweep(result, _named(written)))
+    print(render_sweep(result))
+    if written:
+        announce("figures", written)
     save_json(args.json, result)
     if args.csv:
         from ..report.files import write_csv
 
         write_csv(args.csv, result.rows)
-        print(f"rows written to {_named(args.csv)}")
-    return 0 if all(r["verified"] is not False for r in result.rows) else 1
+        announce("rows", args.csv)
+    return EXIT_OK if all(r["verified"] is not False for r in result.rows) else EXIT_FAILED
 
-
-def _named(paths):
-    """Files written, as their line names them (``cli.args.written``: with the folder created for them)."""
-    from .args import written
-
-    if isinstance(paths, str):
-        return written(paths)
-    return [written(p) for p in paths]

@@ -8,8 +8,20 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.errors import InvalidArgumentError
-from .args import add_device, add_json, count_arg, name_list_arg, save_json, seconds_arg, size_arg
+from ..core.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, InvalidArgumentError
+from .args import (
+    add_device,
+    add_fail_on,
+    add_json,
+    add_judge,
+    add_threshold,
+    count_arg,
+    name_list_arg,
+    save_json,
+    seconds_arg,
+    size_arg,
+    threshold_arg,
+)
 
 __all__ = ["add_measure", "cmd_measure", "spec_from_args", "EPILOG"]
 
@@ -89,12 +101,10 @@ def add_measure(sub, common) -> None:
     out = p.add_argument_group("records")
     add_json(out)
     out.add_argument("--compare-to", metavar="OLD.json", help="diff this run against an older record of it")
-    out.add_argument("--threshold", default=None, help="for --compare-to: smallest change that counts (default 5%%)")
-    out.add_argument("--fail-on", choices=("slower", "faster", "any-change"), default=None,
-                     help="for --compare-to: exit 1 when a judged row gets this verdict")
-    out.add_argument("--judge", choices=("repeatable", "all"), default=None,
-                     help="for --compare-to: which rows' verdicts count: repeatable (default: x ref, held, cold and "
-                          "device-bound rows, which repeat between processes; host rows move 30-40%%) or all")
+    add_threshold(out, None, "for --compare-to: smallest change that counts, as 5%% or 0.05 (default 5%%)")
+    add_fail_on(out, "for --compare-to: exit 1 when a judged row gets this verdict")
+    add_judge(out, None, "for --compare-to: which rows' verdicts count: repeatable (default: x ref, held, cold and "
+                         "device-bound rows, which repeat between processes; host rows move 30-40%%) or all")
     p.set_defaults(handler=cmd_measure)
 
 
@@ -139,8 +149,6 @@ def _options(args):
     from ..bench.measure.options import MeasureOptions
 
     ways = None if not args.ways else tuple(w.strip() for w in args.ways.split(",") if w.strip())
-    if not args.time_budget > 0:
-        raise InvalidArgumentError(f"--time-budget must be > 0 seconds, got {args.time_budget}")
     return MeasureOptions.coerce({"ways": ways, "l2": args.l2, "reference": not args.no_reference,
                                   "capture_mode": args.capture_mode, "gpu_clocks": not args.no_gpu_clocks,
                                   "time_budget_s": args.time_budget, "min_samples": args.min_samples,
@@ -150,7 +158,7 @@ def _options(args):
 def _old_record(args):
     """The --compare-to record, read and checked before anything is measured: a missing file, a JSON list, a
     record of another kind or schema costs one line (exit 2) now, not after the measurement."""
-    from ..bench.diff import parse_threshold, read_record_file
+    from ..bench.diff import read_record_file
     from ..bench.measure.result import MeasureResult
     from ..bench.records.record import RecordError
 
@@ -160,7 +168,7 @@ def _old_record(args):
             if given:
                 raise InvalidArgumentError(f"{option} judges a comparison: give --compare-to OLD.json with it")
         return None, None
-    threshold = parse_threshold(args.threshold or "5%")
+    threshold = threshold_arg("5%") if args.threshold is None else args.threshold
     old = read_record_file(args.compare_to)
     if not isinstance(old, dict):
         from ..report.show import json_type_words
@@ -205,7 +213,7 @@ def cmd_measure(args) -> int:
     comparison, failed = _compare(args, old, threshold, result) if old is not None else (None, False)
     print(render_measure(result, comparison))
     if result.capture_failed:
-        return 2
+        return EXIT_USAGE
     if result.verified is False or failed:
-        return 1
-    return 0
+        return EXIT_FAILED
+    return EXIT_OK

@@ -3,6 +3,7 @@ measured against the preallocated chain; the footprint attributes step by step).
 measures, report.memnodes renders."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_device, add_iters, add_json, add_repeats, add_seed, count_arg, save_json, size_arg
 
 __all__ = ["add_commands", "cmd_memnodes", "SHAPES"]
@@ -41,4 +42,4 @@ def cmd_memnodes(args) -> int:
                               seed=args.seed, **kw)
     print(render_memnodes(result))
     save_json(args.json, result)
-    return 0 if result.verified else 1
+    return EXIT_OK if result.verified else EXIT_FAILED

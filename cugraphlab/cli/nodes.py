@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_seed, device_index_arg, iters_arg
 from .args import count_arg as positive_int_arg
 
@@ -45,11 +46,7 @@ def cmd_nodes(args) -> int:
     result = measure_nodes(args.device, args.size, args.repeats, lessons_to_run=lessons_of(args.lesson),
                            iters=args.iters, calls=args.calls, seed=args.seed)
     print(render_nodes(result))
-    if args.json:
-        from ..report.files import write_json
+    from .args import save_json
 
-        write_json(args.json, result.to_dict())
-        from .args import written
-
-        print(f"\nrecord written to {written(args.json)}")
-    return 0 if result.verified else 1
+    save_json(args.json, result)
+    return EXIT_OK if result.verified else EXIT_FAILED

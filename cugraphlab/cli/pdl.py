@@ -1,6 +1,7 @@
 """The pdl family: ``pdl`` (programmatic dependent launch: the chain plain vs PDL, eager and as a graph)."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_device, add_iters, add_json, add_repeats, add_seed, add_size, count_arg, save_json
 
 __all__ = ["add_commands"]
@@ -29,4 +30,4 @@ def cmd_pdl(args) -> int:
     result = measure_pdl(args.device, args.size, args.iters, args.repeats, unroll=args.unroll, seed=args.seed)
     print(render_pdl(result))
     save_json(args.json, result)
-    return 0 if result.verified else 1
+    return EXIT_OK if result.verified else EXIT_FAILED

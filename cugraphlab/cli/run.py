@@ -1,6 +1,7 @@
 """The run family: ``run`` (the classic experiment), ``info`` (devices, driver, versions, cache), ``compile``."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import (
     add_device,
     add_iters,
@@ -71,7 +72,7 @@ def cmd_run(args) -> int:
         print()
     save_json(args.json, result)
     ok = all(m.verified for m in result.modes) and (baselines is None or baselines.ok)
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def cmd_info(args) -> int:
@@ -86,7 +87,7 @@ def cmd_info(args) -> int:
         from . import no_gpu_text
 
         print(f"no usable GPU: {no_gpu_text(info['driver_error'])}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_compile(args) -> int:
@@ -94,4 +95,4 @@ def cmd_compile(args) -> int:
     from ..report.run import render_compile
 
     print(render_compile(compile_kernel_set(args.arch, args.ptx, not args.no_cache)))
-    return 0
+    return EXIT_OK

@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import (
     add_csv,
     add_json,
     add_plot,
     add_seed,
+    announce,
     count_arg,
     iters_arg,
     seconds_arg,
@@ -79,11 +81,6 @@ def cmd_scale(args) -> int:
     from ..report.scale import csv_rows, findings, render_scale
 
     config = config_from_args(args)
-    if args.plot:
-        from ..report.plots import PlotUnavailableError, matplotlib_missing
-
-        if matplotlib_missing():
-            raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
 
     def progress(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -104,8 +101,8 @@ def cmd_scale(args) -> int:
         from ..report.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(data)))
-    from ..report.files import written_text
-
-    print(render_scale(data, [written_text(p) for p in written]))
+    print(render_scale(data))
+    if written:
+        announce("files", written)
     ok = all(r.get("ok") and r.get("verified") is not False for r in record.points)
-    return 0 if ok else 1
+    return EXIT_OK if ok else EXIT_FAILED

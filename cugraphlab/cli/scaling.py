@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_csv, add_device, add_json, add_plot, add_seed, count_arg, count_list_arg, seconds_arg
 
 __all__ = ["add_commands", "cmd_scaling"]
 
-EXIT_FAILED = 1
 
 
 def add_commands(sub, common) -> argparse.ArgumentParser:
@@ -84,7 +84,9 @@ def cmd_scaling(args) -> int:
         from ..report.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(result)))
-    from ..report.files import written_text
+    print(render_scaling(result))
+    if written:
+        from .args import announce
 
-    print(render_scaling(result, [written_text(p) for p in written]))
-    return 0 if result.verified else EXIT_FAILED
+        announce("files", written)
+    return EXIT_OK if result.verified else EXIT_FAILED

@@ -12,6 +12,8 @@ version reads (``--plain`` still shows it), or ``--plot`` asks a kind that draws
 """
 from __future__ import annotations
 
+from ..core.errors import EXIT_OK
+
 __all__ = ["add_commands", "cmd_show"]
 
 
@@ -39,30 +41,26 @@ def cmd_show(args) -> int:
     if args.plain:
         if isinstance(data, list):
             print(render_plain({"items": data}, f"{args.record}: a JSON list of {len(data)} item(s), shown plainly"))
-            return 0
+            return EXIT_OK
         if not isinstance(data, dict):
             raise RecordError(f"{args.record} holds {json_type_words(data)}, not a record (a JSON object)")
         print(render_plain(data, f"{args.record}: {data.get('kind', 'no kind')}, its fields shown plainly"))
-        return 0
+        return EXIT_OK
     if args.plot:
         kind = data.get("kind") if isinstance(data, dict) else None
         if not has_plot(kind):
             raise RecordError(f"--plot: {args.record} ({kind or 'no kind'}) has no figure; the records that draw are "
                               f"timeline, sweep, compare, scale, scaling and diff")
-        from ..report.plots import PlotUnavailableError, matplotlib_missing
-
-        if matplotlib_missing():
-            raise PlotUnavailableError("--plot needs matplotlib: pip install matplotlib (or drop --plot)")
     try:
         written = plot_record(data, args.plot, source=args.record) if args.plot else []
-        text = render_record(data, written, source=args.record, plain_fallback=True)
+        text = render_record(data, source=args.record, plain_fallback=True)
     except RecordError as e:
         if "--plain" in str(e) or not isinstance(data, dict):
             raise
         raise RecordError(f"{e}; cugraphlab show --plain shows its fields") from None
     print(text)
-    if written and not any(str(p) in text for p in written):
-        from .args import written as written_text
+    if written:
+        from .args import announce
 
-        print("figures written to " + written_text(written))
-    return 0
+        announce("figures", written)
+    return EXIT_OK

@@ -2,12 +2,11 @@
 only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
+from ..core.errors import EXIT_FAILED, EXIT_OK
 from .args import add_seed, count_list_arg, device_index_arg, iters_arg
 from .args import count_arg as positive_int_arg
 
-__all__ = ["add_commands", "cmd_switch", "EXIT_CHECK_FAILED"]
-
-EXIT_CHECK_FAILED = 1  # measured, but a check failed
+__all__ = ["add_commands", "cmd_switch"]
 
 
 def add_commands(sub, common) -> None:
@@ -54,11 +53,7 @@ def cmd_switch(args) -> int:
                             sweep=tuple(args.sweep), holding_repeats=args.holding_repeats,
                             holding_batch=args.holding_batch)
     print(render_switch(result))
-    if args.json:
-        from ..report.files import write_json
+    from .args import save_json
 
-        write_json(args.json, result.to_dict())
-        from .args import written
-
-        print(f"\nrecord written to {written(args.json)}")
-    return 0 if result.verified else EXIT_CHECK_FAILED
+    save_json(args.json, result)
+    return EXIT_OK if result.verified else EXIT_FAILED

@@ -24,7 +24,20 @@ __all__ = [
     "check_nvrtc",
     "hint_for",
     "positive_int",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_USAGE",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_INTERRUPTED",
 ]
+
+#: The exit codes of every command and script, defined here only (the CLI's funnel, ``cli.main``, maps the errors
+#: below to them; ``bench.scripts`` uses them for the benchmark scripts).
+EXIT_OK = 0
+EXIT_FAILED = 1  # the driver failed on good input, or a check failed (a result did not match NumPy, --fail-on)
+EXIT_USAGE = 2  # bad input, no GPU, compile error, unsupported, nothing measured: one clear line, like argparse's
+EXIT_BROKEN_PIPE = 141  # the reader of stdout left (``cugraphlab show X | head``), as coreutils exit
+EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 class CugraphlabError(Exception):

@@ -16,10 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _cli_module():
-    spec = importlib.util.spec_from_file_location("cugraphlab_cli_doctor", ROOT / "cugraphlab" / "cli" / "doctor.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("cugraphlab.cli.doctor")
 
 
 def parser():

@@ -113,7 +113,7 @@ def test_json_to_dev_stdout_puts_the_record_alone_on_stdout(tmp_path):
     assert pipe.returncode == 0, pipe.stderr
     record = json.loads(pipe.stdout)
     assert record["kind"] == "cugraphlab.diff" and {r["label"] for r in record["rows"]} == {"x", "y", "z"}
-    assert "median A" in pipe.stderr and "written: /dev/stdout" in pipe.stderr
+    assert "median A" in pipe.stderr and "record written to /dev/stdout" in pipe.stderr
 
 
 def test_a_named_stdout_is_recognised(tmp_path):
@@ -207,14 +207,14 @@ def test_the_written_line_names_the_folder_it_created(tmp_path, capsys):
     a, b = _diff_inputs(tmp_path)
     out_path = tmp_path / "new" / "deeper" / "d.json"
     assert cli.main(["diff", a, b, "--json", str(out_path)]) == 0
-    assert f"written: {out_path} (created the folder {tmp_path / 'new'})" in capsys.readouterr().out
+    assert f"record written to {out_path} (created the folder {tmp_path / 'new'})" in capsys.readouterr().out
     assert cli.main(["diff", a, b, "--json", str(out_path)]) == 0  # the folder is there now: nothing to say
     out = capsys.readouterr().out
-    assert f"written: {out_path}\n" in out and "created the folder" not in out
+    assert f"record written to {out_path}\n" in out and "created the folder" not in out
     link = tmp_path / "link.json"
     link.symlink_to(tmp_path / "gone" / "target.json")  # a dangling link: its target's folder is created
     assert cli.main(["diff", a, b, "--json", str(link)]) == 0
-    assert f"written: {link} (created the folder {tmp_path / 'gone'})" in capsys.readouterr().out
+    assert f"record written to {link} (created the folder {tmp_path / 'gone'})" in capsys.readouterr().out
     assert json.loads((tmp_path / "gone" / "target.json").read_text())["kind"] == "cugraphlab.diff"
 
 

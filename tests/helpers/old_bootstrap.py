@@ -2,7 +2,9 @@
 reference the tests compare the one core against; nothing in the package imports it).
 
 ``plain_medians`` is intervals' one-level bootstrap, ``grouped_medians`` intervals' two-level one (a Python loop
-over the replicates) and ``hierarchical_medians`` paired_stats' two-level one (NaN-padded, ``np.nanmedian``).
+over the replicates), ``hierarchical_medians`` paired_stats' two-level one (NaN-padded, ``np.nanmedian``) and
+``fits_medians`` the scaling fits' own (resampled outright up to 16 samples, a normal approximation of the median's
+rank beyond).
 """
 from __future__ import annotations
 
@@ -53,3 +55,14 @@ def hierarchical_medians(gs: list[np.ndarray], resamples: int, seed: int) -> np.
     keep = np.arange(width)[None, None, :] < n_in[..., None]
     values = np.where(keep, values, np.nan).reshape(resamples, c * width)
     return np.nanmedian(values, axis=1)
+
+
+def fits_medians(a: np.ndarray, reps: int, rng) -> np.ndarray:
+    m = a.size
+    if m == 1:
+        return np.full(reps, a[0])
+    if m <= 16:
+        return np.median(a[rng.integers(0, m, (reps, m))], axis=1)
+    srt = np.sort(a)
+    k = np.clip(np.rint((m - 1) / 2 + rng.normal(0.0, np.sqrt(m) / 2, reps)), 0, m - 1).astype(int)
+    return srt[k]

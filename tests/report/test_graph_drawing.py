@@ -107,9 +107,8 @@ def test_graph_draw_option_parses():
     assert args.draw == "out/g" and args.handler.__name__ == "cmd_graph"
 
 
-def test_graph_draw_without_matplotlib_is_one_line_before_the_gpu(monkeypatch):
-    from cugraphlab.cli import graphs
-    from cugraphlab.report.plots import PlotUnavailableError
+def test_graph_draw_without_matplotlib_is_one_line_before_the_gpu(monkeypatch, tmp_path, capsys):
+    from cugraphlab.cli import main
 
     monkeypatch.setattr("cugraphlab.report.plots.matplotlib_missing", lambda: True)
 
@@ -117,10 +116,10 @@ def test_graph_draw_without_matplotlib_is_one_line_before_the_gpu(monkeypatch):
         raise AssertionError("the GPU was touched")
 
     monkeypatch.setattr("cugraphlab.experiment.graph_report.inspect_chain_graph", no_gpu)
-    args = argparse.Namespace(ops="add,mul,sub,relu", draw="g", mode="capture", size=1024, device=0, unroll=1,
-                              dot=None)
-    with pytest.raises(PlotUnavailableError, match="--draw needs matplotlib"):
-        graphs.cmd_graph(args)
+    assert main(["graph", "--mode", "capture", "--size", "1024", "--draw", str(tmp_path / "g")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == ("cugraphlab graph: --draw needs matplotlib: pip install matplotlib (or drop "
+                                 "--draw)\n")
 
 
 def test_graph_draw_writes_the_drawing_of_the_reports_view(monkeypatch, tmp_path, capsys):

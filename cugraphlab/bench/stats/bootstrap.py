@@ -1,8 +1,9 @@
 """The one bootstrap core: medians of resamples, one level (values) or two (groups, then values within them).
 
-Both bootstraps of the package go through here: ``intervals.ratio_of_medians`` (``cugraphlab diff``, the plugin,
+Every bootstrap of the package goes through here: ``intervals.ratio_of_medians`` (``cugraphlab diff``, the plugin,
 ``measure --compare-to``: one level where a row keeps no groups, two where it says which process or context each
-value came from) and ``paired_stats.hierarchical_bootstrap`` (contexts, then rounds).
+value came from), ``paired_stats.hierarchical_bootstrap`` (contexts, then rounds) and ``fits.fit_linear`` (each
+point's median redrawn from its raw samples).
 
 * ``plain_medians(x, resamples, rng)``: each replicate draws ``n`` values of ``x`` with replacement. The indices of
   a block of replicates are one ``(rows, n)`` integer matrix (``rng.integers``).

@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ...core.errors import InvalidArgumentError
+from . import bootstrap
 
 __all__ = ["LinearFit", "Flatness", "fit_linear", "flatness", "FLAT_TOLERANCE", "FLAT_RANGE"]
 
@@ -119,17 +120,11 @@ def _line_fits(x: np.ndarray, y: np.ndarray, weighted: bool) -> tuple[np.ndarray
 
 
 def _bootstrap_medians(a: np.ndarray, reps: int, rng) -> np.ndarray:
-    """``reps`` bootstrap medians of the samples ``a``: resampled outright when there are few; else the order
-    statistic at rank m/2 + N(0, sqrt(m)/2), the normal approximation of the bootstrap median's rank (the one
-    ``stats.median_ci_halfwidth`` uses), which costs nothing per replicate."""
-    m = a.size
-    if m == 1:
-        return np.full(reps, a[0])
-    if m <= 16:
-        return np.median(a[rng.integers(0, m, (reps, m))], axis=1)
-    srt = np.sort(a)
-    k = np.clip(np.rint((m - 1) / 2 + rng.normal(0.0, math.sqrt(m) / 2, reps)), 0, m - 1).astype(int)
-    return srt[k]
+    """``reps`` bootstrap medians of the samples ``a`` (``bootstrap.plain_medians``, the package's one bootstrap
+    core); one sample is its own median every time (nothing drawn)."""
+    if a.size == 1:
+        return np.full(reps, float(a[0]))
+    return bootstrap.plain_medians(a, reps, rng)
 
 
 def fit_linear(nodes, values, *, replicates: int = 1000, confidence: float = 0.95,

@@ -54,6 +54,7 @@ from typing import Iterable, NamedTuple
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError, positive_int
 from . import bootstrap
 
 __all__ = [
@@ -178,9 +179,8 @@ def ratio_of_medians(a: Iterable[float], b: Iterable[float], *, resamples: int =
     Returns a RatioInterval (NaN where a side is empty or a median of A is 0).
     """
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    if int(resamples) < 10:
-        raise ValueError(f"resamples must be >= 10, got {resamples!r}")
+        raise InvalidArgumentError(f"confidence must lie in (0, 1), got {confidence!r}")
+    resamples = positive_int("resamples", resamples, minimum=10)
     xa, xb = _clean(a), _clean(b)
     na, nb = int(xa.size), int(xb.size)
     med_a = float(np.median(xa)) if na else math.nan
@@ -324,7 +324,7 @@ def verdict(interval: RatioInterval, p_value: float, *, threshold: float, direct
     Returns a Verdict (verdict, reason).
     """
     if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and threshold > 0):
-        raise ValueError(f"threshold must be a number > 0, got {threshold!r}")
+        raise InvalidArgumentError(f"threshold must be a number > 0, got {threshold!r}")
     lo_edge, hi_edge = band(threshold)
     pct = f"{threshold * 100:g}%"
     if interval.n_a < min_samples or interval.n_b < min_samples:

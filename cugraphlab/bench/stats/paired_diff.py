@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from ...core.errors import InvalidArgumentError
 from .paired_stats import hierarchical_bootstrap
 
 __all__ = ["PairedDifference", "sign_test", "paired_difference", "goal_verdict", "ALPHA", "MIN_ROUNDS"]
@@ -81,9 +82,9 @@ class PairedDifference:
 def paired_difference(a: Sequence[float], b: Sequence[float], *, resamples: int = 2000, seed: int = 0,
                       alpha: float = ALPHA) -> PairedDifference | None:
     """The per-round differences ``a[r] - b[r]`` (rounds where both are finite) summarized; None without pairs.
-    ``a`` and ``b`` must be the same rounds in the same order (ValueError when their lengths differ)."""
+    ``a`` and ``b`` must be the same rounds in the same order (InvalidArgumentError when their lengths differ)."""
     if len(a) != len(b):
-        raise ValueError(f"paired samples need the same rounds: {len(a)} against {len(b)}")
+        raise InvalidArgumentError(f"paired samples need the same rounds: {len(a)} against {len(b)}")
     diffs = [float(x) - float(y) for x, y in zip(a, b)
              if x is not None and y is not None and math.isfinite(float(x)) and math.isfinite(float(y))]
     if not diffs:
@@ -101,7 +102,7 @@ def goal_verdict(diff: PairedDifference | None, goal: str) -> tuple[str, str]:
     Otherwise "not shown", with the reason (too few rounds, or an interval that holds 0).
     """
     if goal not in ("less", "no_more"):
-        raise ValueError(f"goal must be 'less' or 'no_more', got {goal!r}")
+        raise InvalidArgumentError(f"goal must be 'less' or 'no_more', got {goal!r}")
     if diff is None:
         return "not shown", "no paired rounds"
     if diff.n < MIN_ROUNDS:

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError, positive_int
 from .bootstrap import two_level_medians
 
 __all__ = ["Interval", "round_order", "hierarchical_bootstrap", "relative_noise", "paired", "DEFAULT_RESAMPLES",
@@ -83,6 +84,7 @@ def hierarchical_bootstrap(groups: Sequence[Sequence[float]], *, resamples: int 
     """Median of all values of ``groups`` (one group per context, its values per round) with a ``level`` interval
     from a two-level bootstrap: contexts drawn with replacement, then values within each drawn context. None when
     there are no values. One group resamples the values alone; one value gives a zero-width interval."""
+    resamples = positive_int("resamples", resamples)
     gs = _groups(groups)
     if not gs:
         return None
@@ -122,7 +124,7 @@ def paired(way: dict, reference: dict, op: str = "ratio") -> list[float]:
         elif op == "difference":
             out.append(a - b)
         else:
-            raise ValueError(f"op must be 'ratio' or 'difference', got {op!r}")
+            raise InvalidArgumentError(f"op must be 'ratio' or 'difference', got {op!r}")
     return out
 
 

@@ -106,7 +106,7 @@ def _as_array(samples: Iterable[float]) -> np.ndarray:
     arr = np.asarray(list(samples) if not isinstance(samples, np.ndarray) else samples,
                      dtype=float).ravel()
     if arr.size == 0:
-        raise ValueError("no samples: need at least one timing sample")
+        raise InvalidArgumentError("no samples: need at least one timing sample")
     return arr
 
 
@@ -146,10 +146,10 @@ def summarize(
     """Summarize samples (percentiles use numpy's linear interpolation).
 
     Raises:
-        ValueError: if ``samples`` is empty or ``stop_reason`` is unknown.
+        InvalidArgumentError (a ValueError): if ``samples`` is empty or ``stop_reason`` is unknown.
     """
     if stop_reason not in STOP_REASONS:
-        raise ValueError(f"stop_reason must be one of {STOP_REASONS}, got {stop_reason!r}")
+        raise InvalidArgumentError(f"stop_reason must be one of {STOP_REASONS}, got {stop_reason!r}")
     arr = _as_array(samples)
     p5, med, p95 = np.percentile(arr, [5.0, 50.0, 95.0])
     return Summary(
