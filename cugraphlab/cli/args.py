@@ -4,7 +4,10 @@ Sizes and counts are parsed one way everywhere: ``1048576``, ``1_048_576`` and `
 refused as ambiguous (a list or a thousands separator?), in a size and in a list of sizes; a list of counts
 (``--lengths 4,128,256``, ``--widths``) takes every comma as a separator. Output paths (``--json``, ``--csv``,
 ``--plot``, ``--out``, ``--dot``, ``--draw``) are checked to be writable before any GPU work (``check_output_paths``), so a
-typo costs one line, not a whole measurement.
+typo costs one line, not a whole measurement; matplotlib is looked for once, where a command will draw
+(``check_plotting``), both by ``cli.main`` before the handler runs. A threshold (``5%``, ``0.05``) is
+``bench.diff.parse_threshold``'s (``threshold_arg``), --fail-on and --judge take ``bench.diff``'s choices, and every
+command names the files it wrote in one line, ``WHAT written to F`` (``announce``).
 """
 from __future__ import annotations
 

@@ -26,20 +26,11 @@ import argparse
 import sys
 
 from ..core.errors import EXIT_FAILED, EXIT_OK
+from .args import add_json, device_index_arg
 
 __all__ = ["add_commands", "cmd_doctor"]
 
 GALLERIES = ("ours", "field", "all")
-
-
-def _device_index(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"device index must be an integer >= 0, got {text!r}")
-    return value
 
 
 def _eager_us(text: str) -> float:
@@ -74,8 +65,8 @@ def add_commands(sub, common) -> None:
     p.add_argument("--eager-us", type=_eager_us, default=None, metavar="US",
                    help="with --replay: the host microseconds of the same work done eagerly, per use: each site's "
                         "break-even (pays off after N replays / has paid off / never pays off here)")
-    p.add_argument("--device", type=_device_index, default=None, help="CUDA device index for --gallery (default 0)")
-    p.add_argument("--json", metavar="PATH", help="with --gallery: write the record")
+    p.add_argument("--device", type=device_index_arg, default=None, help="CUDA device index for --gallery (default 0)")
+    add_json(p, "with --gallery: write the record")
     p.add_argument("--no-overhead", action="store_true", help="with --gallery: skip timing explain=True")
     p.add_argument("--cupti", action="store_true",
                    help="CUPTI mode (needs cupti-python): log every driver call of the process during each capture, "

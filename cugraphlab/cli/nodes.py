@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.errors import EXIT_FAILED, EXIT_OK
-from .args import add_seed, device_index_arg, iters_arg
+from .args import add_json, add_seed, device_index_arg, iters_arg
 from .args import count_arg as positive_int_arg
 
 __all__ = ["add_commands", "cmd_nodes", "LESSON_CHOICES"]
@@ -30,7 +30,7 @@ def add_commands(sub, common) -> argparse.ArgumentParser:
                    help="driver calls per host sample (default 1000)")
     p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     add_seed(p)
-    p.add_argument("--json", metavar="PATH", help="write the full record (rows, raw samples, checks, environment)")
+    add_json(p, "write the full record (rows, raw samples, checks, environment)")
     p.set_defaults(handler=cmd_nodes)
     return p
 

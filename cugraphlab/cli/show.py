@@ -13,6 +13,7 @@ version reads (``--plain`` still shows it), or ``--plot`` asks a kind that draws
 from __future__ import annotations
 
 from ..core.errors import EXIT_OK
+from .args import add_plot
 
 __all__ = ["add_commands", "cmd_show"]
 
@@ -23,9 +24,8 @@ def add_commands(sub, common) -> None:
                        help="print a saved record (--json, benchmarks/results/) as its command printed it, and "
                             "draw its figures; no GPU needed")
     p.add_argument("record", metavar="RECORD.json", help="a record file written by a command's --json, or committed")
-    p.add_argument("--plot", metavar="STEM",
-                   help="also draw its figures to STEM... (timeline, sweep, compare, scale, scaling and diff records; "
-                        "needs matplotlib)")
+    add_plot(p, "also draw its figures to STEM... (timeline, sweep, compare, scale, scaling and diff records; "
+                "needs matplotlib)")
     p.add_argument("--plain", action="store_true",
                    help="show the fields, rows and samples plainly, whatever the kind or schema")
     p.set_defaults(handler=cmd_show)

@@ -3,7 +3,7 @@ only; the measurement and the text are imported in the handler)."""
 from __future__ import annotations
 
 from ..core.errors import EXIT_FAILED, EXIT_OK
-from .args import add_seed, count_list_arg, device_index_arg, iters_arg
+from .args import add_json, add_seed, count_list_arg, device_index_arg, iters_arg
 from .args import count_arg as positive_int_arg
 
 __all__ = ["add_commands", "cmd_switch"]
@@ -32,7 +32,7 @@ def add_commands(sub, common) -> None:
                         "step over this is the memory resolution per set (1..1024, default 256)")
     p.add_argument("--device", type=device_index_arg, default=0, help="CUDA device index (default 0)")
     add_seed(p)
-    p.add_argument("--json", metavar="PATH", help="write the full record (kind cugraphlab.switch)")
+    add_json(p, "write the full record (kind cugraphlab.switch)")
     p.set_defaults(handler=cmd_switch)
 
 
