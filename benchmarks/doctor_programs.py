@@ -38,19 +38,19 @@ INTENDED: dict[str, dict[str, str]] = {
     "04_update.py": {"update_refused": "the lesson shows a cuGraphExecUpdate the driver refuses"},
     "05_update.ipynb": {"update_refused": "section (3) and exercise 1 update to another topology, refused on purpose"},
     "06_capture_doctor.ipynb": {
-        "sync": "runs 1 and 2 synchronize inside the capture; the CUPTI cell a raw cuCtxSynchronize",
-        "unjoined": "the fork case forks a second stream and never joins it",
+        "sync": "runs 1 and 2 call cuStreamSynchronize inside the capture (and the CUPTI cell a raw cuCtxSynchronize, "
+                "where cupti-python is there)",
+        "unjoined": "the fork case and exercise 2 fork streams into the capture and leave one unjoined",
         "foreign": "a raw cuCtxSynchronize past cugraphlab's door, which the doctor alone cannot name",
-        "allocation": "exercise 1 calls cuMemAlloc inside a capture",
-        "other": "a call refused during the capture that no narrower class names (the raw call's aftermath)",
+        "allocation": "exercise 1 calls cuMemAlloc (dev.array) inside a capture",
     },
     "15_pitfalls.ipynb": {
         "sync": "pitfall 2 synchronizes inside a capture",
-        "update_refused": "pitfall 3 updates to a longer graph and is refused",
+        "update_refused": "pitfall 3 (and exercise 1's contrast) update to a longer graph, refused",
         "legacy_stream": "pitfall 6 launches on stream 0 while a blocking stream captures",
-        "concurrent_launch": "pitfall 7 launches one executable from two streams",
-        "input_race": "pitfall 7 (and 1) write a graph's memory on another stream, unordered with its launch",
-        "stale_input": "pitfall 1 replays a graph after its inputs moved",
+        "concurrent_launch": "pitfall 7 launches one executable on two streams",
+        "input_race": "pitfall 7's launch of the same executable on stream B writes the buffers of its launch on A",
+        "stale_input": "pitfall 1 replays a graph after its inputs moved to a new buffer",
     },
 }
 
