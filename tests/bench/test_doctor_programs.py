@@ -16,9 +16,9 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def _load(name):
+def _load(name, file=None):
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{file or name}.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -179,3 +179,53 @@ def test_the_child_imports_the_cugraphlab_of_the_tree_it_is_given(tmp_path, monk
     broken = tmp_path / "empty"
     broken.mkdir()
     assert trees.measure_tree(broken, 0, 21)["error"].startswith("exit 1")
+
+
+def _doctor_script():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        return _load("doctor_bench_script", "doctor")
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+class _Record:
+    cases = [{"named": True}, {"named": True}]
+    restored_all, false_alarms, ok = True, 0, True
+    overhead = {"capture_plain": {"median": 140.0}, "capture_explained": {"median": 910.0},
+                "replay_plain": {"median": 2.0}, "replay_explained": {"median": 2.1}, "explain_us_per_call": 12.0}
+
+    def to_dict(self):
+        return {"kind": "cugraphlab.doctor"}
+
+
+@pytest.mark.parametrize("alarm", [False, True])
+def test_the_script_prints_the_ratios_the_counts_and_the_before_after_and_fails_on_a_false_alarm(
+        tmp_path, monkeypatch, capsys, alarm):
+    doctor = _doctor_script()
+    runs = [_run("example", "02_capture.py", hazards=["input_race: x: a at b"] if alarm else []),
+            _run(findings=["sync: a synchronizing call: c at d"])]
+    monkeypatch.setattr(doctor, "require_gpu", lambda *a: None)
+    monkeypatch.setattr(doctor, "run_doctor", lambda device, samples: _Record())
+    monkeypatch.setattr(doctor, "render_doctor", lambda record: "(the gallery)")
+    monkeypatch.setattr(doctor, "run_all", lambda **kw: runs)
+    seen = {}
+
+    def fake_before_after(before, device, samples):
+        seen["before"] = before
+        return [{"who": w, "round": 1, **trees.ratios(_overhead(100.0, ce, 2.0, 2.0))}
+                for w, ce in (("today", 600.0), ("before", 700.0))]
+    monkeypatch.setattr(doctor, "before_after", fake_before_after)
+    (tmp_path / "old" / "cugraphlab").mkdir(parents=True)
+    monkeypatch.setenv("CGL_BEFORE", str(tmp_path / "old"))
+    monkeypatch.setattr(sys, "argv", ["doctor.py", str(tmp_path / "d.json")])
+    assert doctor.main() == (1 if alarm else 0)
+    out = capsys.readouterr().out
+    assert "doctor overhead, this run, explained/plain: capture 6.50 (140.0 / 910.0 us, host clock), replay 1.050" in out
+    assert "capture_ratio today 6.000 vs before 7.000 (same or less today)" in out
+    assert seen["before"] == (tmp_path / "old").resolve()
+    assert f"programs with findings {int(alarm)} of 2" in out
+    assert "intended by the lesson: 06_capture_doctor.ipynb: sync" in out
+    assert ("FALSE ALARM? 02_capture.py: input_race" in out) == alarm
+    saved = json.loads((tmp_path / "d.json").read_text())
+    assert saved["program_counts"]["false_alarms"] == int(alarm) and len(saved["overhead_before_after"]) == 2
