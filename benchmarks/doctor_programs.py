@@ -44,6 +44,10 @@ INTENDED: dict[str, dict[str, str]] = {
         "foreign": "a raw cuCtxSynchronize past cugraphlab's door, which the doctor alone cannot name",
         "allocation": "exercise 1 calls cuMemAlloc (dev.array) inside a capture",
     },
+    "09_measure_your_kernel.ipynb": {
+        "sync": "run 2 measures step_with_a_sync, whose stream.synchronize() inside the capture is the mistake measure "
+                "names",
+    },
     "15_pitfalls.ipynb": {
         "sync": "pitfall 2 synchronizes inside a capture",
         "update_refused": "pitfall 3 (and exercise 1's contrast) update to a longer graph, refused",
@@ -77,6 +81,8 @@ except ImportError:  # no IPython here: a stand-in, the cells' drawings print no
         def __init__(self, data=None, filename=None, **kwargs):
             self.data, self.filename = data, filename
     _ipython = types.ModuleType("IPython")
+    _ipython.get_ipython = lambda: None  # what matplotlib asks an imported IPython: no shell, and a version
+    _ipython.version_info = (9, 0, 0, "")  # new enough that matplotlib leaves its backend alone
     _ipython.display = types.ModuleType("IPython.display")
     _ipython.display.display, _ipython.display.Image = display, Image
     sys.modules["IPython"], sys.modules["IPython.display"] = _ipython, _ipython.display

@@ -257,6 +257,7 @@ phase_host() {  # the host side: native launch against C, the scaling sweep, the
 }
 
 phase_doctor_clean() {  # the capture doctor over every example and notebook (0 false alarms) and its overhead; CGL_BEFORE=DIR: that tree's too
+  install_carried nb  # IPython for the notebooks' display calls and matplotlib (a stand-in otherwise)
   t 420 doctor_clean $PY -X faulthandler benchmarks/doctor.py "$r/doctor.json" --workers 4 > "$r/doctor.log" 2>&1
   grep -E "^under the doctor|^doctor overhead" "$r/doctor.log" | tail -4
 }

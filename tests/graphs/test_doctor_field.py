@@ -389,6 +389,29 @@ def test_a_replay_after_the_captured_tensor_was_freed_is_named(fake_torch):
     assert f"replay at {script}:{line_of(script, 'x = torch.Tensor()') + 1}" in f.detail and "x.copy_(new)" in f.fix_hint
 
 
+@pytest.mark.parametrize("pool", [(1, 7), (0, 0)])
+def test_a_freed_tensor_that_lives_in_a_graphs_private_pool_is_not_named(fake_torch, pool):
+    """A tensor made inside an earlier capture (the capstone's ``t_out``) lives in that graph's private pool, which
+    keeps its memory: dropped after a second capture, the second graph's replay reads nothing stale. The same
+    tensor in the default pool (0, 0) is named as before."""
+    script, (code, diagnoses) = run_script(fake_torch, f'''
+        import torch
+        out = torch.Tensor()
+        ptr = out.data_ptr()
+        torch.cuda.memory_snapshot = lambda: [{{"segment_pool_id": {pool!r}, "address": ptr - 16,
+                                                "total_size": 4096}}]
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        del out
+        g.replay()
+    ''')
+    assert code == 0
+    (d,) = diagnoses
+    kinds = [f.kind for f in d.findings]
+    assert kinds == ([] if pool != (0, 0) else ["stale_input"])
+
+
 def test_tensors_kept_alive_and_filled_in_place_are_not_named(fake_torch):
     _script, (code, diagnoses) = run_script(fake_torch, '''
         import torch

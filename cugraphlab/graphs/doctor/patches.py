@@ -232,6 +232,10 @@ class StackPatches:
         with self.lock:
             cid, held = self.inputs.get(key, (0, []))
             dead = [h for h in held if h[1]() is None]
+        if dead:  # outside the lock: the allocator's snapshot is not the watch's
+            kept = _in_graph_pools(sys.modules.get("torch"), [h[4] for h in dead])
+            dead = [h for h in dead if h[4] not in kept]
+        with self.lock:
             if not dead:
                 return
             self.inputs.pop(key, None)
@@ -271,6 +275,30 @@ class StackPatches:
             done, self.replays = self.replays, {}
         for key, (stack, file, line, fn, count, ns) in done.items():
             self._add(StackEvent("replay", stack, file, line, fn, call=str(key), count=count, seconds=ns / 1e9))
+
+
+def _in_graph_pools(torch, ptrs: list[int]) -> set[int]:
+    """Of the freed tensors' addresses ``ptrs``, those that lie in a segment of a CUDA graph's private memory pool
+    (PyTorch's ``memory_snapshot()``: ``segment_pool_id`` other than (0, 0)). A tensor made inside a capture (a
+    graph's output or intermediate) lives in that graph's pool, and the pool keeps its memory while the graph
+    lives: dropping the Python tensor hands the memory to no other tensor outside a capture into that pool, so a
+    replay of another graph captured while it was bound reads nothing stale (the capstone's ``t_out``, bound when
+    its second graph was captured and dropped after). Empty where PyTorch cannot say (then every freed tensor is
+    reported, as before)."""
+    if torch is None or not ptrs:
+        return set()
+    try:
+        segments = torch.cuda.memory_snapshot()
+    except Exception:  # noqa: BLE001 - an older PyTorch, or no CUDA: nothing is known to be kept
+        return set()
+    kept: set[int] = set()
+    for seg in segments:
+        pool = tuple(seg.get("segment_pool_id") or (0, 0))
+        if pool == (0, 0):
+            continue
+        base, size = int(seg.get("address", 0)), int(seg.get("total_size", 0))
+        kept.update(p for p in ptrs if base <= p < base + size)
+    return kept
 
 
 def _reserved(torch) -> int | None:
