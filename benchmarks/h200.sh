@@ -161,9 +161,12 @@ phase_nvbench_product() {  # the product study: measure (product_side.py), cuda-
 
 phase_cold_small() {  # measure's cold against cuda-bench's at 1,024 floats, the recipes taken apart (cold_small.py)
   install_carried cuda-bench
-  t 150 cold_small $PY -X faulthandler benchmarks/studies/nvbench_product/cold_small.py "$r/cold_small" \
-    > "$r/cold_small.log" 2>&1
-  [ "$dry" = 1 ] || tail -22 "$r/cold_small.log"
+  local i
+  for i in ${COLD_SMALL_PROCESSES:-1}; do  # e.g. COLD_SMALL_PROCESSES="1 2": a fresh process each
+    t 150 "cold_small_$i" $PY -X faulthandler benchmarks/studies/nvbench_product/cold_small.py "$r/cold_small_$i" \
+      > "$r/cold_small_$i.log" 2>&1
+    [ "$dry" = 1 ] || tail -5 "$r/cold_small_$i.log"
+  done
 }
 
 phase_launch_scaling() {  # graph launch against size by NVIDIA's protocol, C beside Python, 3 processes; scaling's line
