@@ -216,7 +216,7 @@ out = run.stdout
 table = out[out.index("which capture mode refuses which call:"):].split("\n\n")[0]
 print(table)
 print("exit", run.returncode)
-assert run.returncode == 0, run.stderr[-2000:]
+assert run.returncode == 0, (run.stderr or run.stdout)[-2000:]
 
 # %% [markdown]
 # The committed H200 run of the same gallery, drawn from its record without a GPU:

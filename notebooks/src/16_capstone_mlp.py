@@ -268,9 +268,14 @@ def torch_ways(c):
     print(f"checked: torch (cuBLAS) eager and graph within {TOL:g} of float64 on every slot (largest error "
           f"{worst:.2e}); our kernels in torch.cuda.graph bit-exact on every slot")
     n = len(txs)
+    # our graph's kernels read and write ours_x, ours_h and ours_out: all three must live as long as the graph is
+    # replayed (`cugraphlab doctor --replay` found ours_h freed here, its memory back in PyTorch's cache, while the
+    # timing below still replayed the graph), so the way keeps them
+    kept = (ours_x, ours_h, ours_out)
     ways = {"torch eager (cuBLAS)": lambda i: model(txs[i % n]),
             "torch.cuda.graph (cuBLAS) + copy_": lambda i: (t_static.copy_(txs[i % n]), tgraph.replay()),
-            "torch.cuda.graph (our kernels) + copy_": lambda i: (ours_x.copy_(txs[i % n]), ours_graph.replay())}
+            "torch.cuda.graph (our kernels) + copy_": lambda i, kept=kept: (kept[0].copy_(txs[i % n]),
+                                                                           ours_graph.replay())}
     return ways, (ours_out, c.refs)
 
 def time_torch(c, rows):
