@@ -102,7 +102,7 @@ def main() -> int:
     with Device(0) as dev:
         if step == "measure":
             from cugraphlab.bench.graphs.conditional import measure_while
-            res = measure_while(dev, size=n, iterations=iterations * 4, repeats=1, unroll=iterations)
+            res = measure_while(dev, size=n, iters=iterations * 4, repeats=1, unroll=iterations)
             print(f"  measure_while: verified {res.verified}", flush=True)
             ok = res.verified and sync("measure_while (its chain closed)")
             print(f"{step}: {'ok' if ok else 'FAILED'}", flush=True)

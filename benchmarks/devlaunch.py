@@ -248,7 +248,7 @@ def measure(args, t_start: float, search: dict) -> int:
         found = checks(dev)
         for kind, ok, text in found:
             print(("ok   " if ok else "FAIL ") + text)
-        result = measure_devlaunch(dev, iterations=args.iterations, repeats=args.repeats)
+        result = measure_devlaunch(dev, iters=args.iterations, repeats=args.repeats)
         found.append(outside_a_graph(dev))
         print(("ok   " if found[-1][1] else "FAIL ") + found[-1][2])
     result.config["build"] = build

@@ -11,7 +11,6 @@ computed here from the medians, so a tree whose overhead lacks ``capture_ratio``
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,19 +35,12 @@ def ratios(overhead: dict) -> dict:
     return out
 
 
-def child_env(tree: Path) -> dict:
-    """The environment of a child that imports cugraphlab from ``tree``: it first on PYTHONPATH, today's tree
-    (ROOT) taken off it."""
-    keep = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-            if p and Path(p).resolve() != ROOT]
-    return dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), *keep]))
-
-
 def measure_tree(tree: Path, device: int, samples: int, timeout: float = 240) -> dict:
-    """One child's overhead with the cugraphlab of ``tree`` (run from that folder, so that its package is the one
-    imported): {"tree", "overhead", ratios...} or {"error"}."""
+    """One child's overhead with the cugraphlab of ``tree``: run from that folder, whose package comes first on the
+    child's import path (``python -c`` puts its working folder before everything else, the installed package
+    included): {"tree", "overhead", ratios...} or {"error"}."""
     try:
-        r = subprocess.run([sys.executable, "-c", CHILD, str(device), str(samples)], cwd=tree, env=child_env(tree),
+        r = subprocess.run([sys.executable, "-c", CHILD, str(device), str(samples)], cwd=tree,
                            capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}

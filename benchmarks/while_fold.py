@@ -91,7 +91,7 @@ def run(args, outdir: Path) -> int:
         checked, refused = checks(dev, args.quick)
         iters = 200 if args.quick else 1000
         for size in (1024, 1 << 20):
-            r = measure_while(dev, size=size, iterations=iters, repeats=3 if args.quick else 9, seed=size,
+            r = measure_while(dev, size=size, iters=iters, repeats=3 if args.quick else 9, seed=size,
                               unroll=UNROLL, pdl=True, decide_every=EVERY)
             print("\n" + render_conditional(r))
             print("folded body:\n" + str(r.config["while_folded_body"]))

@@ -56,7 +56,7 @@ TOP_LEVEL: dict[str, str] = {
     """,
     "bench": """
         CLOCKS collect compare_samples copy_bandwidth CopyBandwidth DeviceHold DiffResult DoctorResult
-        fit_linear Flatness flatness HeldSample interleave LatencyResult LinearFit make_scaling_plan
+        fit_linear Flatness flatness HeldSample interleave LatencyResult LinearFit
         mann_whitney measure_latency measure_memnodes measure_nodes measure_pdl measure_scaling measure_switch
         measure_update_costs measure_while median_ci_halfwidth MemnodesResult ModeResult NodesResult PdlResult
         ratio_of_medians record_class record_from_dict record_timeline RecordError run_doctor run_experiment
@@ -112,6 +112,9 @@ NAMES: dict[str, str] = {
     "cugraphlab.bench.stats.summarize": "cugraphlab.bench.stats.summary.summarize",
     "cugraphlab.bench.stats.median_ci_halfwidth": "cugraphlab.bench.stats.summary.median_ci_halfwidth",
     "cugraphlab.bench.stats.STOP_REASONS": "cugraphlab.bench.stats.summary.STOP_REASONS",
+    # 0.3.0: one name per thing
+    "cugraphlab.make_scaling_plan": "cugraphlab.bench.make_plan",
+    "cugraphlab.bench.make_scaling_plan": "cugraphlab.bench.make_plan",
 }
 
 #: Modules that moved (``import cugraphlab.compiler``): 0.1.0's flat modules, and bench's modules put in wings.

@@ -25,7 +25,7 @@ import cugraphlab as cgl
 
 
 def main() -> int:
-    plan = cgl.bench.make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
+    plan = cgl.bench.make_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
     with cgl.Device(0) as dev:
         result = cgl.bench.measure_scaling(dev, plan)
     be = {b["length"]: b["replays"] for b in result.break_even}

@@ -13,6 +13,13 @@ family, named as its ``cli/`` and ``report/`` modules: ``run``, ``measure/`` (la
 ``compare/`` and ``scale/``, which never import each other. Every measurement returns a Record that serializes to
 JSON with its environment.
 
+One convention for the face's verbs: ``measure_<thing>(device, *, size=, iters=, ...)`` measures one thing and
+returns its record (``device``: a Device or an ordinal, always first; ``size``: floats per buffer; ``iters``:
+iterations or launches per timed loop); ``run_<command>`` does what ``cugraphlab <command>`` does and returns its
+record (``run_experiment`` is ``cugraphlab run``, ``run_sweep``, ``run_doctor``; ``compare`` keeps the command's
+name). Keywords renamed to follow it (``n=``, ``iterations=``, ``device_index=``) and ``record_timeline`` (now
+``measure_timeline``) still work, with a DeprecationWarning (``core.renamed``; CHANGELOG.md).
+
 Nothing is imported until it is used: ``bench.<name>`` loads the one module that defines the name (so that importing
 ``bench.compare.worker`` in a fresh process loads neither NumPy nor the rest of the package).
 """
@@ -32,7 +39,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "probes.hold": ("DeviceHold", "HeldSample"),
     "run": ("ModeResult", "RunResult", "run_experiment"),
     "measure.latency": ("LatencyResult", "measure_latency"),
-    "measure.timeline": ("TimelineResult", "record_timeline"),
+    "measure.timeline": ("TimelineResult", "measure_timeline", "record_timeline"),
     "measure.sweep": ("SweepResult", "run_sweep"),
     "measure.result": ("MeasureResult",),
     "graphs.update": ("UpdateCosts", "measure_update_costs"),
@@ -44,5 +51,5 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "graphs.devlaunch": ("DevlaunchResult", "measure_devlaunch"),
     "doctor": ("DoctorResult", "run_doctor"),
     "diff": ("DiffResult", "diff_records"),
-    "scaling.sweep": ("ScalingResult", "make_scaling_plan", "measure_scaling"),
+    "scaling.sweep": ("ScalingResult", "make_plan", "measure_scaling"),
 })

@@ -37,7 +37,7 @@ def cmd_devlaunch(args) -> int:
     from ..bench.graphs.devlaunch import DEFAULT_SIZES, measure_devlaunch
     from ..report.devlaunch import render_devlaunch
 
-    result = measure_devlaunch(args.device, sizes=args.size or DEFAULT_SIZES, iterations=args.iterations,
+    result = measure_devlaunch(args.device, sizes=args.size or DEFAULT_SIZES, iters=args.iterations,
                                repeats=args.repeats, unroll=args.unroll, seed=args.seed)
     print(render_devlaunch(result))
     save_json(args.json, result)

@@ -86,14 +86,14 @@ def cmd_latency(args) -> int:
 
     ops = parse_ops(args.ops)
     with Device(args.device) as dev:
-        result = measure_latency(dev, n=args.size, ops=ops, time_cap_s=args.time_cap)
+        result = measure_latency(dev, size=args.size, ops=ops, time_cap_s=args.time_cap)
     print(render_latency(result))
     save_json(args.json, result)
     return EXIT_OK
 
 
 def cmd_timeline(args) -> int:
-    from ..bench.measure.timeline import record_timeline
+    from ..bench.measure.timeline import measure_timeline
     from ..core.device import Device
     from ..experiment.ops import parse_ops
     from ..report.measure import plot_timeline_files, render_timeline
@@ -101,7 +101,7 @@ def cmd_timeline(args) -> int:
     ops = parse_ops(args.ops)
     _plot_check(args)
     with Device(args.device) as dev:
-        result = record_timeline(dev, ops=ops, n=args.size, iters=args.iters, probe=args.probe)
+        result = measure_timeline(dev, ops=ops, size=args.size, iters=args.iters, probe=args.probe)
     written = [] if args.no_plot else plot_timeline_files(result, args.out)
     print(render_timeline(result))
     if written:

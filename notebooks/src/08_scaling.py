@@ -140,9 +140,9 @@ ax.legend(fontsize=7); ax.grid(True, which="both", alpha=0.25); show_figure(fig)
 # (`cugraphlab scaling` on the command line; here a short sweep of empty kernels). Its figure, and the readings:
 
 # %% [gpu] runs a short scaling sweep (about 10 s) and draws it
-from cugraphlab.bench import make_scaling_plan, measure_scaling
+from cugraphlab.bench import make_plan, measure_scaling
 from cugraphlab.report.scaling import plot_scaling
-plan = make_scaling_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
+plan = make_plan([1, 16, 256, 4096], topologies="line", repeats=5, budget_s=10)
 sweep = measure_scaling(dev, plan)
 show(sweep, ", path:", "verdict: by", "instantiate per node")
 show_plot(plot_scaling, sweep)

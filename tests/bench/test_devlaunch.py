@@ -139,4 +139,4 @@ def test_iterations_must_be_a_multiple_of_the_unroll():
     from cugraphlab.core.errors import InvalidArgumentError
 
     with pytest.raises(InvalidArgumentError, match="multiple of unroll"):
-        measure_devlaunch(0, iterations=1010)
+        measure_devlaunch(0, iters=1010)

@@ -172,7 +172,6 @@ def test_the_child_imports_the_cugraphlab_of_the_tree_it_is_given(tmp_path, monk
         "                  'replay_plain': {'median': 2.0}, 'replay_explained': {'median': samples / 10}}\n"
         "    return r\n")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    assert str(ROOT) not in trees.child_env(tree)["PYTHONPATH"].split(os.pathsep)
     r = trees.measure_tree(tree, 0, 21)
     assert pathlib.Path(r["tree"]).resolve() == (tree / "cugraphlab" / "__init__.py").resolve(), r
     assert r["capture_ratio"] == pytest.approx(5.0) and r["replay_ratio"] == pytest.approx(1.05)

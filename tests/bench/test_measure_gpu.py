@@ -7,14 +7,14 @@ import pytest
 
 from cugraphlab.bench.measure.latency import measure_latency
 from cugraphlab.bench.measure.sweep import run_sweep
-from cugraphlab.bench.measure.timeline import TIMELINE_MODES, record_timeline
+from cugraphlab.bench.measure.timeline import TIMELINE_MODES, measure_timeline
 
 pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.parametrize("n", [1000, (1 << 20) + 3])
 def test_timeline_stamps_are_monotonic_and_ordered(device, n):
-    result = record_timeline(device, n=n, iters=6)
+    result = measure_timeline(device, size=n, iters=6)
     assert [m.mode for m in result.modes] == list(TIMELINE_MODES)
     for m in result.modes:
         assert m.verified, m.mode
@@ -30,7 +30,7 @@ def test_timeline_stamps_are_monotonic_and_ordered(device, n):
 
 
 def test_latency_table_is_complete(device):
-    r = measure_latency(device, n=1 << 16, time_cap_s=0.2, timeline_iters=5)
+    r = measure_latency(device, size=1 << 16, time_cap_s=0.2, timeline_iters=5)
     keys = {row.key for row in r.rows}
     for k in ("python_loop", "binding_call", "launch_empty", "launch_add", "launch_mul", "launch_sub", "launch_relu",
               "launch_fused", "graph_launch", "instantiate", "exec_update", "e2e_eager", "e2e_graph", "gap_eager",

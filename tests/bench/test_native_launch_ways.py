@@ -121,11 +121,11 @@ def test_latency_has_native_rows_on_the_c_floors_entry_point(floor_driver, fake,
     from cugraphlab.bench.measure.latency import measure_latency
     from fake_floor import FakeNativeFloor
 
-    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.measure_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     floor = FakeNativeFloor(ns_per_call=1_500)
     floor.entry = {"cuLaunchKernel": fake.launch}
     with Device(0) as dev:
-        r = measure_latency(dev, n=4096, time_cap_s=0.01, native_factory=lambda: floor)
+        r = measure_latency(dev, size=4096, time_cap_s=0.01, native_factory=lambda: floor)
     assert r.row("native_launch_empty").us is not None and r.row("native_adds_launch").us is not None
     assert fake.rec.calls > 0 and fake.rec.params is None  # the empty kernel: no arguments
     assert tuple(fake.rec.dims)[:4] == (1, 1, 1, 32)  # the empty launch's shape (LaunchConfig(1, 32))
@@ -137,8 +137,8 @@ def test_latency_native_rows_say_why_without_an_entry_point(floor_driver, monkey
     from cugraphlab.bench.measure.latency import measure_latency
     from fake_floor import FakeNativeFloor
 
-    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.measure_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     with Device(0) as dev:
-        r = measure_latency(dev, n=4096, time_cap_s=0.01, native_factory=lambda: FakeNativeFloor())
+        r = measure_latency(dev, size=4096, time_cap_s=0.01, native_factory=lambda: FakeNativeFloor())
     assert r.row("native_launch_empty").us is None and "entry point" in r.row("native_adds_launch").note
     assert r.decomposition["native_launch_us"] is None

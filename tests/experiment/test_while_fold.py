@@ -97,6 +97,6 @@ def test_measure_while_checks_unroll_before_the_gpu():  # raised before a Device
     from cugraphlab.core.errors import InvalidArgumentError
 
     with pytest.raises(InvalidArgumentError, match="unroll"):
-        measure_while(0, iterations=100, unroll=7)
+        measure_while(0, iters=100, unroll=7)
     with pytest.raises(InvalidArgumentError, match="unroll"):
-        measure_while(0, iterations=100, unroll=-1)
+        measure_while(0, iters=100, unroll=-1)

@@ -60,7 +60,7 @@ def test_folded_output_differs_from_poison_and_from_a_wrong_chain(cond_ok, kerne
 def test_measure_while_times_both_bodies_and_the_unrolled_graph(cond_ok):
     from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, measure_while, unrolled_name
 
-    r = measure_while(cond_ok, size=4096, iterations=50, repeats=2, unroll=10, seed=3)
+    r = measure_while(cond_ok, size=4096, iters=50, repeats=2, unroll=10, seed=3)
     names = [v.name for v in r.variants]
     assert names == ["WHILE node", WHILE_FOLDED, "Python loop", "graphs, no decision", unrolled_name(10)]
     assert r.verified, [(v.name, v.verified, v.iterations_ok) for v in r.variants]
@@ -72,5 +72,5 @@ def test_measure_while_times_both_bodies_and_the_unrolled_graph(cond_ok):
 def test_no_folded_variant_for_a_chain_without_relu(cond_ok):
     from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, measure_while
 
-    r = measure_while(cond_ok, size=1024, iterations=20, repeats=1, ops=("add", "mul", "sub"), seed=4)
+    r = measure_while(cond_ok, size=1024, iters=20, repeats=1, ops=("add", "mul", "sub"), seed=4)
     assert WHILE_FOLDED not in [v.name for v in r.variants] and r.verified

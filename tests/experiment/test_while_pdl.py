@@ -275,7 +275,7 @@ def test_measure_while_checks_decide_every_before_the_gpu():
 
     for bad in (7, 1, -2):
         with pytest.raises(InvalidArgumentError, match="decide_every"):
-            measure_while(0, iterations=100, decide_every=bad)
+            measure_while(0, iters=100, decide_every=bad)
 
 
 def test_row_names():

@@ -95,7 +95,7 @@ def test_pdl_output_is_the_chain_not_poison(pdl_ok, kernels):
 def test_measure_while_times_the_pdl_and_every_k_rows(pdl_ok):
     from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while
 
-    r = measure_while(pdl_ok, size=4096, iterations=50, repeats=2, seed=3, pdl=True, decide_every=EVERY)
+    r = measure_while(pdl_ok, size=4096, iters=50, repeats=2, seed=3, pdl=True, decide_every=EVERY)
     names = [v.name for v in r.variants]
     if r.config["pdl_refused"]:
         pytest.skip(r.config["pdl_refused"])

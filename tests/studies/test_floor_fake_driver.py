@@ -28,10 +28,10 @@ def test_latency_has_c_rows_measured_on_the_same_objects(floor_driver, monkeypat
     from cugraphlab.bench.measure.latency import measure_latency
     from fake_floor import FakeNativeFloor
 
-    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.measure_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
     native = FakeNativeFloor(ns_per_call=1_500)
     with Device(0) as dev:
-        r = measure_latency(dev, n=4096, time_cap_s=0.01, native_factory=lambda: native)
+        r = measure_latency(dev, size=4096, time_cap_s=0.01, native_factory=lambda: native)
     keys = [row.key for row in r.rows]
     assert {"c_launch_empty", "py_adds_launch", "c_graph_launch", "py_adds_graph"} <= set(keys)
     assert r.row("c_launch_empty").us.median == pytest.approx(1.5)
@@ -46,13 +46,13 @@ def test_latency_without_a_compiler_says_why_in_the_rows(floor_driver, monkeypat
     from cugraphlab.bench.measure.latency import measure_latency
     from cugraphlab.report.measure import render_latency
 
-    monkeypatch.setattr("cugraphlab.bench.measure.latency.record_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
+    monkeypatch.setattr("cugraphlab.bench.measure.latency.measure_timeline", lambda *a, **k: SimpleNamespace(modes=[]))
 
     def no_cc():
         raise UnsupportedError("native code (launch_loop): no C compiler (none of cc, gcc, clang is on PATH)")
 
     with Device(0) as dev:
-        r = measure_latency(dev, n=4096, time_cap_s=0.01, native_factory=no_cc)
+        r = measure_latency(dev, size=4096, time_cap_s=0.01, native_factory=no_cc)
     assert r.row("c_launch_empty").us is None and "no C compiler" in r.row("c_graph_launch").note
     assert "native floor: not measured" in render_latency(r)
     assert r.to_dict()["decomposition"]["c_launch_us"] is None
@@ -65,7 +65,7 @@ def test_floor_rows_on_the_fake_driver(floor_driver, monkeypatch):
     from studies.floor.report import render_floor
 
     ops = ("add", "mul", "sub", "relu")
-    monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", lambda *a, **k: _timeline(ops))
+    monkeypatch.setattr("cugraphlab.bench.measure.timeline.measure_timeline", lambda *a, **k: _timeline(ops))
     native = FakeNativeFloor()
     monkeypatch.setattr("cugraphlab.bench.measure.latency_native.open_native_floor", lambda: (native, ""))
     with Device(0) as dev:

@@ -24,7 +24,7 @@ def test_latency_has_the_c_rows(dev):
     from cugraphlab.core.native import c_compiler
     from cugraphlab.report.measure import render_latency
 
-    r = measure_latency(dev, n=1024, time_cap_s=0.2, timeline_iters=5)
+    r = measure_latency(dev, size=1024, time_cap_s=0.2, timeline_iters=5)
     c, adds = r.row("c_launch_empty"), r.row("c_graph_launch")
     if c_compiler() is None:
         assert c.us is None and "no C compiler" in c.note

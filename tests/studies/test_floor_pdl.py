@@ -28,7 +28,7 @@ def _measure(monkeypatch, **kw):
     from fake_floor import FakeNativeFloor
     from studies.floor.measure import measure_floor
 
-    monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", lambda *a, **k: _timeline(OPS))
+    monkeypatch.setattr("cugraphlab.bench.measure.timeline.measure_timeline", lambda *a, **k: _timeline(OPS))
     monkeypatch.setattr("cugraphlab.bench.measure.latency_native.open_native_floor", lambda: (FakeNativeFloor(), ""))
     with Device(0) as dev:
         return measure_floor(dev, sizes=(1 << 16, 1024), iters=100, repeats=2, host_k=5, host_samples=2, **kw)

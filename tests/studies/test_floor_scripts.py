@@ -72,12 +72,12 @@ def test_floor_studies_script_end_to_end_on_the_fake_driver(monkeypatch, tmp_pat
     patch_driver(monkeypatch, fake)
     monkeypatch.setattr("cugraphlab.core.sources.kernel_dir", lambda: ROOT / "kernels")
 
-    def timeline(device, *, ops, n, iters, modes, probe=False, launch_config=None):
+    def timeline(device, *, ops, size, iters, modes, probe=False, launch_config=None):
         events = [{"kernel": "k", "start_ns": 1000 * i, "end_ns": 1000 * i + 500} for i in range(4 * iters)]
         mode = SimpleNamespace(events=events, verified=True)
         return SimpleNamespace(mode=lambda name: mode)
 
-    monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", timeline)
+    monkeypatch.setattr("cugraphlab.bench.measure.timeline.measure_timeline", timeline)
     s = _load("run_studies")
     monkeypatch.setattr(sys, "argv", ["floor_studies.py", str(tmp_path), "--quick", "--only", "placement",
                                       "boundary", "gap_grid", "fused_shapes"])

@@ -69,11 +69,11 @@ def test_gap_grid_uses_the_shapes_asked_for(shape_driver, monkeypatch):
 
     asked = []
 
-    def timeline(device, *, ops, n, iters, modes, probe=False, launch_config=None):
+    def timeline(device, *, ops, size, iters, modes, probe=False, launch_config=None):
         asked.append((probe, launch_config.grid[0], launch_config.block[0]))
         return _timeline(ops, iters)
 
-    monkeypatch.setattr("cugraphlab.bench.measure.timeline.record_timeline", timeline)
+    monkeypatch.setattr("cugraphlab.bench.measure.timeline.measure_timeline", timeline)
     r = FloorStudiesResult()
     with Device(0) as dev, chain_kernels(dev, OPS) as ks:
         shape_driver.shapes.clear()
@@ -94,7 +94,7 @@ def test_gap_grid_uses_the_shapes_asked_for(shape_driver, monkeypatch):
 
 def test_timeline_takes_a_launch_config(shape_driver, monkeypatch):
     from cugraphlab import Device
-    from cugraphlab.bench.measure.timeline import record_timeline
+    from cugraphlab.bench.measure.timeline import measure_timeline
     from cugraphlab.bench.stats.summary import summarize
     from cugraphlab.core.launch import LaunchConfig
 
@@ -104,10 +104,10 @@ def test_timeline_takes_a_launch_config(shape_driver, monkeypatch):
 
     with Device(0) as dev:
         shape_driver.shapes.clear()
-        tl = record_timeline(dev, n=1 << 16, iters=2, modes=("eager",), launch_config=LaunchConfig(3, 128))
+        tl = measure_timeline(dev, size=1 << 16, iters=2, modes=("eager",), launch_config=LaunchConfig(3, 128))
         assert (tl.config["grid"], tl.config["block"]) == (3, 128)
         assert (3, 128) in shape_driver.shapes
-        probe = record_timeline(dev, n=1024, iters=2, modes=("eager",), probe=True)
+        probe = measure_timeline(dev, size=1024, iters=2, modes=("eager",), probe=True)
         assert (probe.config["grid"], probe.config["block"]) == (1, 32)
     _no_leaks(shape_driver)
 

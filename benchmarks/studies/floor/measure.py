@@ -3,7 +3,7 @@ between them cost, what the host pays per launch, and how far each op is from th
 
 For each size (default 2^20 and 1,024 floats):
 
-    record_timeline(..., modes=("graph",))      # %globaltimer stamps, one graph per iteration (bench.timeline)
+    measure_timeline(..., modes=("graph",))      # %globaltimer stamps, one graph per iteration (bench.timeline)
         -> per kernel busy time (end - start), the gap inside a graph, the graph-to-graph boundary
     chain.run("graph") / ("fused") timed with events            # µs per iteration, device clock
     ColdFused (experiment.cold_l2): fused on rotating sets > 2 x L2  # the same kernel from DRAM
@@ -104,7 +104,7 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
     ``pdl``: add the PDL rows (plain, PDL and PDL early graphs interleaved); ``pdl_unroll`` iterations per graph for
     the unrolled rows at the sizes in ``pdl_unroll_sizes`` (left out unless ``iters`` is a multiple of it)."""
     from cugraphlab.bench.measure.latency_native import c_per_call, open_native_floor, paired_excess
-    from cugraphlab.bench.measure.timeline import record_timeline
+    from cugraphlab.bench.measure.timeline import measure_timeline
     from cugraphlab.bench.probes.copy_roof import CopyProbe, copy_bandwidth
     from cugraphlab.bench.records.environment import collect
     from cugraphlab.experiment.chain import Chain
@@ -132,7 +132,7 @@ def measure_floor(device, *, sizes=DEFAULT_SIZES, ops=DEFAULT_OPS, iters: int = 
 
     floor, why = open_native_floor()
     for n in sizes:
-        tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, modes=("graph",))
+        tl = measure_timeline(device, ops=ops, size=n, iters=timeline_iters, modes=("graph",))
         m = tl.mode("graph")
         parts = split_timeline(m.events, len(ops))
         for op in dict.fromkeys(ops):

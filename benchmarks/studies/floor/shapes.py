@@ -15,7 +15,7 @@ unstamped kernels.
 node and of 4 chained nodes, per graph launch and unrolled 25 times (25 and 100 nodes), at several launch shapes:
 (t4 - t1) / 3 is one more node and its edge. Then the chain's own kernels at several grids (LaunchConfig(grid, 256)
 over the same chain's buffers: the same arguments, only the grid differs), per iteration, each grid checked
-bit-exact; and, where cheap, the %globaltimer gaps of the same shapes (``bench.timeline.record_timeline`` with
+bit-exact; and, where cheap, the %globaltimer gaps of the same shapes (``bench.timeline.measure_timeline`` with
 ``launch_config``; stamped kernels, one graph per iteration).
 
 **Fused over launch shapes** (``measure_fused_shapes``): the chain's fused kernel re-launched with each (block,
@@ -137,7 +137,7 @@ def measure_gap_grid(device, result: FloorStudiesResult, *, kernels, n: int = 1 
                      empty_iters: int = 2000, target_ms: float = 8.0, rounds: int = 11, timeline_iters: int = 10,
                      timelines: bool = True, seed: int = 0, say=print) -> None:
     """The empty kernel's per-node cost at ``empty_shapes`` and the chain's kernels at ``grids`` (module text)."""
-    from cugraphlab.bench.measure.timeline import record_timeline
+    from cugraphlab.bench.measure.timeline import measure_timeline
     from cugraphlab.core.launch import Launch, LaunchConfig, PackedArgs
     from cugraphlab.experiment.chain import Chain
     from cugraphlab.experiment.ops import DEFAULT_OPS
@@ -206,7 +206,7 @@ def measure_gap_grid(device, result: FloorStudiesResult, *, kernels, n: int = 1 
         return
     # --- %globaltimer gaps at the same shapes (stamped kernels; one graph per iteration) ------------------------
     for grid in grids:
-        tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, modes=("graph",),
+        tl = measure_timeline(device, ops=ops, size=n, iters=timeline_iters, modes=("graph",),
                              launch_config=LaunchConfig(grid, block))
         m = tl.mode("graph")
         parts = split_timeline(m.events, len(ops))
@@ -220,7 +220,7 @@ def measure_gap_grid(device, result: FloorStudiesResult, *, kernels, n: int = 1 
                        parts["boundary"], clock="globaltimer", size=n, verified=m.verified, grid=grid, block=block)
         say(f"gap_grid timeline grid {grid}: gap inside {row.median:.3f} us")
     for grid, blk in empty_shapes:
-        tl = record_timeline(device, ops=ops, n=1024, iters=timeline_iters, modes=("graph",), probe=True,
+        tl = measure_timeline(device, ops=ops, size=1024, iters=timeline_iters, modes=("graph",), probe=True,
                              launch_config=LaunchConfig(grid, blk))
         m = tl.mode("graph")
         parts = split_timeline(m.events, len(ops))

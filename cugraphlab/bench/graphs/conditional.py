@@ -7,6 +7,7 @@ from typing import ClassVar
 from ...core.device import opened
 from ...core.errors import InvalidArgumentError, positive_int
 from ...core.memory import validate_size
+from ...core.renamed import renamed_kwargs
 from ...experiment.chain import Chain
 from ...experiment.conditional import LoopCheck, conditional_graphs
 from ...experiment.ops import DEFAULT_OPS, parse_ops
@@ -73,7 +74,8 @@ def unrolled_name(unroll: int) -> str:
     return f"unrolled graph x{unroll}"
 
 
-def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats: int = REPEATS, *, ops=DEFAULT_OPS,
+@renamed_kwargs(iterations="iters")
+def measure_while(device=0, size: int = 1 << 20, iters: int = 1000, repeats: int = REPEATS, *, ops=DEFAULT_OPS,
                   scalar: float = 2.0, threshold: float = 1000.0, seed: int | None = None,
                   progress=None, unroll: int = 0, pdl: bool = False, decide_every: int = 0) -> WhileResult:
     """µs per loop iteration: a WHILE node deciding on the GPU vs the same loop decided in Python each iteration.
@@ -84,11 +86,11 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
     cond_relu: four kernel nodes instead of five; only for chains ending in relu), "Python loop" (per iteration:
     cuGraphLaunch of chain + counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host
     decision) and, as the floor without any decision, "graphs, no decision" (the chain graph launched
-    ``iterations`` times back to back). ``unroll`` > 0 adds "unrolled graph xU" (iterations/U launches of one
-    graph holding U chains; ``iterations`` must be a multiple of U). ``pdl`` adds "WHILE, folded, PDL edges" (the
+    ``iters`` times back to back). ``unroll`` > 0 adds "unrolled graph xU" (iterations/U launches of one
+    graph holding U chains; ``iters`` must be a multiple of U). ``pdl`` adds "WHILE, folded, PDL edges" (the
     folded body built from the -DCGL_PDL kernels joined by programmatic edges; sm_90+); ``decide_every`` K > 0
     adds the folded body holding K chain iterations with one decision counting K (with ``pdl``, PDL edges too;
-    exact only because ``iterations`` must then be a multiple of K). A driver that refuses programmatic edges in
+    exact only because ``iters`` must then be a multiple of K). A driver that refuses programmatic edges in
     a conditional body drops the PDL rows and leaves its one line in config["pdl_refused"]. Then the threshold
     loop and the IF node are run once each and checked.
     """
@@ -96,7 +98,7 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
 
     ops = parse_ops(ops)
     size = validate_size(size)
-    n, unroll, every = _checked_counts(iterations, repeats, unroll, decide_every)
+    n, unroll, every = _checked_counts(iters, repeats, unroll, decide_every)
     with opened(device) as dev:
         require_conditional(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as chain, \
@@ -135,14 +137,14 @@ def measure_while(device=0, size: int = 1 << 20, iterations: int = 1000, repeats
 def _checked_counts(iterations, repeats, unroll, decide_every) -> tuple[int, int, int]:
     """(iterations, unroll, decide_every) checked before any GPU work: ``unroll`` 0 or a divisor of the
     iterations, ``decide_every`` 0 or a K > 1 that divides them."""
-    n = positive_int("iterations", iterations)
+    n = positive_int("iters", iterations)
     positive_int("repeats", repeats)
     unroll = int(unroll)
     if unroll < 0 or (unroll and n % unroll):
-        raise InvalidArgumentError(f"unroll must be 0 (off) or divide iterations ({n}), got {unroll}")
+        raise InvalidArgumentError(f"unroll must be 0 (off) or divide iters ({n}), got {unroll}")
     every = int(decide_every)
     if every < 0 or every == 1 or (every and n % every):
-        raise InvalidArgumentError(f"decide_every must be 0 (off) or a K > 1 that divides iterations ({n}): a "
+        raise InvalidArgumentError(f"decide_every must be 0 (off) or a K > 1 that divides iters ({n}): a "
                                    f"body of K iterations is exact only then; got {decide_every}")
     return n, unroll, every
 

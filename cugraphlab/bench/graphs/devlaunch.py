@@ -36,6 +36,7 @@ import numpy as np
 from ...core.device import opened
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
+from ...core.renamed import renamed_kwargs
 from ...experiment.chain import Chain
 from ...experiment.conditional import conditional_graphs
 from ...experiment.device_loop import device_loop, every_label
@@ -250,12 +251,13 @@ def _measure_latency(result, kit, samples: int) -> tuple[list[LatencyRow], list[
     return out, checks
 
 
-def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, repeats: int = REPEATS, *,
+@renamed_kwargs(iterations="iters")
+def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iters: int = 1000, repeats: int = REPEATS, *,
                       unroll: int = 50, seed: int | None = None, ops=DEFAULT_OPS, scalar: float = 2.0,
                       timeline_rows: int = 200, latency_samples: int = 200, progress=None) -> DevlaunchResult:
     """Every loop of the module docstring at each size, the latency probes and the timelines, in one record.
 
-    ``iterations`` must be a multiple of ``unroll``. Raises UnsupportedError (one line) where device graph launch
+    ``iters`` (loop iterations per timed loop) must be a multiple of ``unroll``. Raises UnsupportedError (one line) where device graph launch
     or conditional nodes cannot run here.
     """
     from ...graphs.conditional import require_conditional
@@ -263,10 +265,10 @@ def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iterations: int = 1000, rep
 
     ops = parse_ops(ops)
     sizes = [validate_size(s) for s in (sizes if not isinstance(sizes, int) else [sizes])]
-    n = positive_int("iterations", iterations)
+    n = positive_int("iters", iters)
     unroll = positive_int("unroll", unroll)
     if n % unroll:
-        raise InvalidArgumentError(f"iterations ({n}) must be a multiple of unroll ({unroll})")
+        raise InvalidArgumentError(f"iters ({n}) must be a multiple of unroll ({unroll})")
     positive_int("repeats", repeats)
     timeline_rows = positive_int("timeline_rows", timeline_rows)
     with opened(device) as dev:

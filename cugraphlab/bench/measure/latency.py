@@ -20,6 +20,7 @@ from ...core._calls import cu, driver_fn
 from ...core.errors import check
 from ...core.launch import LaunchConfig
 from ...core.memory import validate_size
+from ...core.renamed import renamed_kwargs
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ..records.environment import collect
@@ -36,7 +37,7 @@ from .latency_native import (
     open_native_launch,
     paired_excess,
 )
-from .timeline import record_timeline
+from .timeline import measure_timeline
 
 _CLOCK_KEYS = {v: k for k, v in CLOCKS.items()}
 
@@ -141,10 +142,10 @@ def _device_rows(rows: list, device, chain, ops, n: int, timeline_iters: int) ->
             samples = [time_mode(chain, mode, 1000, e0, e1)[1] / len(ops) for _ in range(5)]
             s = summarize(samples, unit="us", clock=DEVICE_CLOCK)
             rows.append(LatencyRow(f"e2e_{mode}", f"end to end per kernel, {mode} ({n:,} floats)", s))
-    tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters)
+    tl = measure_timeline(device, ops=ops, size=n, iters=timeline_iters)
     for m in tl.modes:
         rows.append(LatencyRow(f"gap_{m.mode}", f"device gap between chain kernels, {m.mode}", m.gap_us))
-    tl = record_timeline(device, ops=ops, n=n, iters=timeline_iters, probe=True)
+    tl = measure_timeline(device, ops=ops, size=n, iters=timeline_iters, probe=True)
     for m in tl.modes:
         rows.append(LatencyRow(f"probe_gap_{m.mode}", f"device gap between empty kernels, {m.mode}", m.gap_us))
 
@@ -164,12 +165,13 @@ def _decomposition(rows: list) -> dict:
     }
 
 
-def measure_latency(device, *, n: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
+@renamed_kwargs(n="size")
+def measure_latency(device, *, size: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
                     timeline_iters: int = 50, progress=None, native_factory=None) -> LatencyResult:
     """Measure every row of ``cugraphlab latency`` on ``device``. ``native_factory`` replaces the builder of the C
     loops (``bench.native.loops.native_floor``; a test passes one that raises UnsupportedError)."""
     ops = parse_ops(ops)
-    n = validate_size(n)
+    n = validate_size(size)
     rows: list[LatencyRow] = []
 
     def add(key: str, what: str, sample, clock: str = HOST_CLOCK, **kw) -> Summary:

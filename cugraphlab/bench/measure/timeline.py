@@ -22,6 +22,7 @@ import numpy as np
 from ...core.errors import positive_int
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
+from ...core.renamed import renamed_kwargs
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ...graphs.capture import capture_launches
@@ -29,7 +30,7 @@ from ..records.environment import collect
 from ..records.record import CLOCKS, Record, clocks
 from ..stats.summary import Summary, summarize
 
-__all__ = ["TimelineResult", "ModeTimeline", "record_timeline", "TIMELINE_MODES", "CLOCK"]
+__all__ = ["TimelineResult", "ModeTimeline", "measure_timeline", "record_timeline", "TIMELINE_MODES", "CLOCK"]
 
 TIMELINE_MODES = ("eager", "graph", "graph (all)")
 CLOCK = CLOCKS["globaltimer"]
@@ -102,14 +103,15 @@ def _stamped_launches(chain, stamped, stamps, iters: int, shape: LaunchConfig, p
     return launches, names
 
 
-def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
+@renamed_kwargs(n="size")
+def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
                     modes=TIMELINE_MODES, probe: bool = False,
                     launch_config: LaunchConfig | None = None) -> TimelineResult:
     """Run ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) each way in ``modes`` with
     stamping kernels; return every kernel's span. ``launch_config``: the stamped kernels' shape (default: the chain's,
     or one block of 32 threads for the probe), e.g. ``LaunchConfig(132, 256)`` to read the gaps at another grid."""
     ops = parse_ops(ops)
-    n = validate_size(n)
+    n = validate_size(size)
     positive_int("timeline iterations", iters, maximum=10_000)
     to_load = ["empty"] if probe else sorted(set(ops))
     with Chain(device, ops, n, scalar) as chain, \
@@ -175,3 +177,13 @@ def record_timeline(device, *, ops=DEFAULT_OPS, n: int = 1 << 20, iters: int = 2
             result.keep_samples(f"{m.mode}: gap", m.gap_us.samples, clock="globaltimer")
             result.keep_samples(f"{m.mode}: kernel", m.kernel_us.samples, clock="globaltimer")
         return result
+
+
+def record_timeline(device, **kwargs) -> TimelineResult:
+    """The old name of ``measure_timeline`` (every measurement of the bench face is a ``measure_*``): the
+    same call, with a DeprecationWarning."""
+    import warnings
+
+    warnings.warn("record_timeline is now measure_timeline (the same arguments); record_timeline will be removed",
+                  DeprecationWarning, stacklevel=2)
+    return measure_timeline(device, **kwargs)

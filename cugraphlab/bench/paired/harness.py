@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar, Iterable
 
 from ...core.errors import CugraphlabError, InvalidArgumentError, positive_int
+from ...core.renamed import renamed_kwargs
 from ..probes.sm_clock import LOW_CLOCK_FRACTION, clock_low
 from ..records.record import Record, clocks
 from ..stats.paired_stats import Interval, hierarchical_bootstrap, paired, relative_noise, round_order, stop_reason
@@ -349,12 +350,13 @@ def _context_opener(device_index: int, kind: str, *, size: int, seed: int, relea
     return open_rig
 
 
-def measure_paired(device_index: int = 0, size: int = 1024, contexts: int = 3, rounds: int = 5,
+@renamed_kwargs(device_index="device")
+def measure_paired(device: int = 0, size: int = 1024, contexts: int = 3, rounds: int = 5,
                    launches: int = 2000, ways=None, progress: Callable[[str], None] | None = None, *,
                    context_kind: str = "primary", max_rounds: int | None = None, held_launches: int = 512,
                    warmup: int = 200, target: float = 0.01, time_cap_s: float = 30.0, release: str = "mapped",
                    mode: str = "launch", graph_kernels: int = 4, seed: int = 0) -> PairedResult:
-    """Measure launch ways paired (module docstring) on device ``device_index``; return the PairedResult.
+    """Measure launch ways paired (module docstring) on device ``device`` (an ordinal); return the PairedResult.
 
     Parameters: ``size`` floats of ``add`` (out = x + y) per launch; ``contexts`` fresh contexts of
     ``context_kind`` ("primary": cuDevicePrimaryCtxRelease/Retain; "created": cuCtxCreate with SCHED_AUTO;
@@ -378,8 +380,9 @@ def measure_paired(device_index: int = 0, size: int = 1024, contexts: int = 3, r
         raise InvalidArgumentError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if release not in RELEASES:
         raise InvalidArgumentError(f"release must be one of {', '.join(RELEASES)}, got {release!r}")
-    if isinstance(device_index, bool) or not isinstance(device_index, int) or device_index < 0:
-        raise InvalidArgumentError(f"device index must be an integer >= 0, got {device_index!r}")
+    if isinstance(device, bool) or not isinstance(device, int) or device < 0:
+        raise InvalidArgumentError(f"device must be an integer >= 0 (an ordinal), got {device!r}")
+    device_index = device
     size = validate_size(size)
     names = validate_ways(ways, mode)
     env_box: dict = {}

@@ -15,7 +15,7 @@ from ...core.errors import InvalidArgumentError, positive_int
 from ...experiment.scaling import MAX_WIDTH, TOPOLOGIES, WORKS, Shape
 from ..records.record import bounded
 
-__all__ = ["ScalingPlan", "make_plan", "make_scaling_plan", "MEASURES", "series_key", "sample_label", "kept_samples",
+__all__ = ["ScalingPlan", "make_plan", "MEASURES", "series_key", "sample_label", "kept_samples",
            "DEFAULT_LENGTHS", "DEFAULT_WIDTHS", "QUICK_LENGTHS", "QUICK_WIDTHS", "KEPT_SAMPLES", "HELD_ROUNDS",
            "QUICK_HELD_ROUNDS", "HELD_PAIRS", "PAIR_MIN_SAMPLES", "PAIR_MAX_SAMPLES", "PAIRED_COSTS"]
 
@@ -175,7 +175,6 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
                        budget, size, bool(quick), rounds, HELD_PAIRS)
 
 
-make_scaling_plan = make_plan  # the name the package re-exports (cugraphlab.make_scaling_plan)
 
 
 def kept_samples(values, unit: str, limit: int | None = KEPT_SAMPLES) -> list[float]:

@@ -69,14 +69,13 @@ from .plan import (
     ScalingPlan,
     kept_samples,
     make_plan,
-    make_scaling_plan,
     sample_label,
     series_key,
 )
 from .point import _Point, _us
 
 # the names of the plan and the analysis stay reachable from here, where they lived before the split
-__all__ = ["ScalingPlan", "ScalingResult", "make_plan", "make_scaling_plan", "measure_scaling", "analyze",
+__all__ = ["ScalingPlan", "ScalingResult", "make_plan", "measure_scaling", "analyze",
            "MEASURES", "series_key",
            "break_even", "unroll_payoff", "evaluate_goals", "DEFAULT_LENGTHS", "DEFAULT_WIDTHS", "QUICK_LENGTHS",
            "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "KEPT_SAMPLES", "kept_samples", "HELD_ROUNDS",

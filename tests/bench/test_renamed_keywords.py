@@ -1,0 +1,91 @@
+"""One convention for the bench face (bench/__init__'s docstring): ``measure_*`` take ``device`` first, then ``size=``
+and ``iters=``. The older keywords still work with a DeprecationWarning naming the new one, both at once is
+one InvalidArgumentError, and the new names reach the function unchanged. No GPU: a recording stand-in is wrapped."""
+from __future__ import annotations
+
+import inspect
+import warnings
+
+import pytest
+
+from cugraphlab.core.errors import InvalidArgumentError
+from cugraphlab.core.renamed import renamed_kwargs
+
+
+@renamed_kwargs(n="size", iterations="iters")
+def _work(device, *, size=1, iters=2):
+    """Stand-in for a measure_* function."""
+    return device, size, iters
+
+
+def test_new_names_pass_through_without_a_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _work(3, size=1024, iters=7) == (3, 1024, 7)
+
+
+@pytest.mark.parametrize("old, new, value", [("n", "size", 4096), ("iterations", "iters", 11)])
+def test_an_old_keyword_warns_naming_the_new_one_and_works(old, new, value):
+    with pytest.warns(DeprecationWarning, match=rf"_work\({old}=\.\.\.\) is now _work\({new}=\.\.\.\)"):
+        got = _work(0, **{old: value})
+    assert got[1 if new == "size" else 2] == value
+
+
+def test_old_and_new_together_is_one_clear_error():
+    with pytest.raises(InvalidArgumentError, match="got n= and size=: n= is the old name of size="):
+        _work(0, n=1, size=2)
+
+
+def test_the_wrapper_keeps_name_doc_and_signature():
+    assert _work.__name__ == "_work" and "Stand-in" in _work.__doc__
+    assert list(inspect.signature(_work).parameters) == ["device", "size", "iters"]
+    assert _work.__renamed__ == {"n": "size", "iterations": "iters"}
+
+
+def _public_measures():
+    import cugraphlab.bench as bench
+
+    return {name: getattr(bench, name) for name in bench.__all__ if name.startswith("measure_")}
+
+
+def test_every_public_measure_takes_device_first_and_the_shared_names():
+    """device first; where a count of floats or iterations is taken, it is called size/sizes and iters (or a
+    name of its own meaning: repeats, launches, samples), never n, iterations or device_index."""
+    measures = _public_measures()
+    assert {"measure_latency", "measure_timeline", "measure_while", "measure_devlaunch", "measure_scaling"} <= set(
+        measures)
+    for name, fn in measures.items():
+        params = list(inspect.signature(fn).parameters)
+        # measure_update_costs measures a Chain the caller built (its device is the chain's): its first argument
+        # is that chain, as measure_update(device, ops, size) is the same with the chain built for you
+        assert params[0] == ("chain" if name == "measure_update_costs" else "device"), (name, params)
+        assert not {"n", "iterations", "device_index"} & set(params), (name, params)
+
+
+@pytest.mark.parametrize("name, old", [("measure_latency", {"n": 1024}), ("measure_timeline", {"n": 1024}),
+                                       ("measure_while", {"iterations": 10}), ("measure_devlaunch", {"iterations": 10})])
+def test_the_real_functions_accept_their_old_keyword_with_a_warning(name, old):
+    """Both keywords at once is refused before any GPU work, whichever function."""
+    import cugraphlab.bench as bench
+
+    fn = getattr(bench, name)
+    (key, value), = old.items()
+    new = fn.__renamed__[key]
+    with pytest.raises(InvalidArgumentError, match=f"{key}= is the old name of {new}="):
+        fn(0, **{key: value, new: value})
+
+
+def test_record_timeline_is_measure_timeline_with_a_warning(monkeypatch):
+    from cugraphlab.bench.measure import timeline
+
+    monkeypatch.setattr(timeline, "measure_timeline", lambda device, **k: ("measured", device, k))
+    with pytest.warns(DeprecationWarning, match="record_timeline is now measure_timeline"):
+        assert timeline.record_timeline(2, size=64) == ("measured", 2, {"size": 64})
+
+
+def test_measure_paired_takes_device_and_warns_on_device_index():
+    from cugraphlab.bench.paired.harness import measure_paired
+
+    assert list(inspect.signature(measure_paired).parameters)[0] == "device"
+    with pytest.raises(InvalidArgumentError, match="device= only"):
+        measure_paired(device_index=0, device=0)
