@@ -452,7 +452,7 @@ def _pairs(pairs: Iterable, sa: Mapping, sb: Mapping, a_name: str, b_name: str) 
         for name, label, rows in ((a_name, la, sa), (b_name, lb, sb)):
             if label not in rows:
                 known = ", ".join(repr(k) for k in list(rows)[:6]) + (" ..." if len(rows) > 6 else "")
-                raise RecordError(f"--pair: {name} has no row {label!r} (its rows: {known or 'none'})")
+                raise RecordError(f"pair: {name} has no row {label!r} (its rows: {known or 'none'})", params=("pair",))
         out.append((la, lb))
     return out
 

@@ -98,13 +98,13 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
     record keeps for ``cugraphlab diff`` (10 x ``repeats`` per row); the figures are the whole loops', as before."""
     ops = parse_ops(ops)
     size = validate_size(size)
-    for name, v in (("iterations", iters), ("repeats", repeats), ("unroll", unroll), ("chunks", chunks)):
+    for name, v in (("iters", iters), ("repeats", repeats), ("unroll", unroll), ("chunks", chunks)):
         positive_int(name, v)
     plan = [("eager", 1), ("graph", 1)] + ([("graph", unroll)] if unroll > 1 else []) + [("fused", 1)]
     if cold_l2:
         plan.append((COLD_MODE, 1))
     if unroll > 1 and iters % unroll:
-        raise InvalidArgumentError(f"iterations ({iters}) must be a multiple of --unroll ({unroll})")
+        raise InvalidArgumentError(f"iters ({iters}) must be a multiple of unroll ({unroll})", params=("iters", "unroll"))
     with Device(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
             dev.create_event() as start, dev.create_event() as end:
         env = collect(dev)

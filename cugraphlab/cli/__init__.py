@@ -34,7 +34,14 @@ from ..core.errors import (
     NoDeviceError,
     UnsupportedError,
 )
-from .args import check_output_paths, check_plotting, join_negative_values, record_to_stdout, single_value_options
+from .args import (
+    check_output_paths,
+    check_plotting,
+    cli_text,
+    join_negative_values,
+    record_to_stdout,
+    single_value_options,
+)
 
 #: The commands that need no GPU, named by the "no usable GPU" line.
 GPU_FREE = "compile, diff, show and info"
@@ -134,13 +141,13 @@ def main(argv=None) -> int:
         _say(command, f"no usable GPU: {no_gpu_text(str(e))}")
         return EXIT_USAGE
     except (CompileError, InvalidArgumentError, UnsupportedError) as e:
-        _say(command, str(e))
+        _say(command, cli_text(e))
         return EXIT_USAGE
     except CudaError as e:
-        _say(command, f"CUDA driver error: {e}")
+        _say(command, f"CUDA driver error: {cli_text(e)}")
         return EXIT_FAILED
     except CugraphlabError as e:
-        _say(command, str(e))
+        _say(command, cli_text(e))
         return EXIT_FAILED
     except OSError as e:  # writing a result file failed after all (disk full, removed folder, ...)
         where = f" {e.filename}" if getattr(e, "filename", None) else ""

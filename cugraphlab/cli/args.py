@@ -344,3 +344,24 @@ def join_negative_values(argv: list[str], options: set[str]) -> list[str]:
 def nothing_measured(what: str) -> InvalidArgumentError:
     """The error of a command that measured nothing (exit 2): never an empty table that exits 0."""
     return InvalidArgumentError(f"nothing was measured: {what}")
+
+
+#: A parameter whose flag is not ``--`` + its name with ``-`` for ``_`` (the one table; every other maps by that rule).
+FLAG_OF = {"time_cap_s": "--time-cap", "time_budget_s": "--time-budget", "budget_s": "--budget",
+           "timeout_s": "--timeout"}
+
+
+def flag_of(param: str) -> str:
+    """The command line's flag for a Python parameter named in an error: ``size`` -> ``--size``."""
+    return FLAG_OF.get(param, "--" + param.replace("_", "-"))
+
+
+def cli_text(error: BaseException) -> str:
+    """An error's message as the command line says it: every parameter it names (``error.params``, Python names,
+    as a Python caller reads them) becomes its flag. The one place the lower floors' parameter names meet flags."""
+    import re
+
+    text = str(error)
+    for param in getattr(error, "params", ()) or ():
+        text = re.sub(rf"(?<![\w.=-]){re.escape(param)}(?![\w(=-])", flag_of(param), text)
+    return text

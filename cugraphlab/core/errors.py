@@ -41,7 +41,18 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 
 
 class CugraphlabError(Exception):
-    """Base class of every error cugraphlab raises on purpose."""
+    """Base class of every error cugraphlab raises on purpose.
+
+    ``params``: the parameters its message names, by their Python names (``size``, ``repeats``): a Python caller
+    reads those; the command line maps each to its flag (``--size``) in one place (``cli.args.cli_text``).
+    """
+
+    params: tuple[str, ...] = ()
+
+    def __init__(self, *args, params: tuple[str, ...] = ()):
+        super().__init__(*args)
+        if params:
+            self.params = tuple(params)
 
 
 class InvalidArgumentError(CugraphlabError, ValueError):
@@ -56,7 +67,8 @@ def positive_int(name: str, value, maximum: int | None = None, *, minimum: int =
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or int(value) < minimum or (
             maximum is not None and int(value) > maximum):
         limit = "" if maximum is None else f" and <= {maximum:,}"
-        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}{limit}, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be an integer >= {minimum}{limit}, got {value!r}",
+                                   params=(name,) if name.isidentifier() else ())
     return int(value)
 
 
@@ -101,7 +113,8 @@ class CudaError(CugraphlabError):
     def __init__(self, code: int, name: str, description: str, call: str, hint: str):
         self.code, self.name, self.description, self.call, self.hint = code, name, description, call, hint
         where = f"{call}: " if call else ""
-        super().__init__(f"{where}{name} ({code}): {description}. {hint}")
+        super().__init__(f"{where}{name} ({code}): {description}. {hint}",
+                         params=("size",) if name == "CUDA_ERROR_OUT_OF_MEMORY" else ())
 
 
 class DeviceMemoryError(CudaError, InvalidArgumentError):
@@ -174,7 +187,7 @@ _HINTS = {
     "CUDA_ERROR_INVALID_DEVICE": "That device index does not exist: `cugraphlab info` lists the devices.",
     "CUDA_ERROR_NOT_INITIALIZED": "cuInit was not called: open a device with cugraphlab.Device(...) first.",
     "CUDA_ERROR_DEINITIALIZED": "The driver is shutting down (interpreter exit); nothing more can run.",
-    "CUDA_ERROR_OUT_OF_MEMORY": "The GPU has no room for this: use a smaller --size or free other GPU processes.",
+    "CUDA_ERROR_OUT_OF_MEMORY": "The GPU has no room for this: use a smaller size or free other GPU processes.",
     "CUDA_ERROR_INVALID_CONTEXT": "No current context on this thread: use objects made by the Device that owns them.",
     "CUDA_ERROR_CONTEXT_IS_DESTROYED": "The object outlived its Device: keep the Device open while you use it.",
     "CUDA_ERROR_INVALID_HANDLE": "A handle was used after close(): do not use closed objects.",

@@ -28,7 +28,7 @@ POISON_BITS = 0x7FC0DEAD
 
 def validate_size(n) -> int:
     """The element count as an int >= 1, or InvalidArgumentError."""
-    return positive_int("size (elements)", n)
+    return positive_int("size", n)
 
 
 def _too_big(device, nbytes: int, e: CudaError) -> DeviceMemoryError:
@@ -38,7 +38,7 @@ def _too_big(device, nbytes: int, e: CudaError) -> DeviceMemoryError:
     except Exception:  # the message matters more than the figure
         have = "the device has not that much free"
     return DeviceMemoryError(e.code, e.name, f"cuMemAlloc of {nbytes:,} bytes refused: {have}", "cuMemAlloc",
-                             "use a smaller --size (or free the GPU's memory)")
+                             "use a smaller size (or free the GPU's memory)")
 
 
 class DeviceArray(Resource, ArrayInterop):

@@ -55,7 +55,7 @@ def compile_kernel_set(arch: str | None = None, ptx: bool = False, use_cache: bo
             cc = compute_capability_of(0)
             note = f"for device 0 ({'sm_%d%d' % cc})"
         except NoDeviceError:
-            note = "no GPU found: compiling for the newest arch NVRTC knows (pass --arch to choose)"
+            note = "no GPU found: compiling for the newest arch NVRTC knows (give an arch to choose: arch=, or --arch)"
     target, kind = resolve_arch(arch, cc, ptx)
     cache = default_cache() if use_cache else Cache(None)
     headers = read_headers()

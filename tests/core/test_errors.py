@@ -19,7 +19,7 @@ def test_failure_names_the_result_the_call_and_what_to_do():
         check((driver.CUresult.CUDA_ERROR_OUT_OF_MEMORY, None), "cuMemAlloc")
     err = e.value
     assert err.name == "CUDA_ERROR_OUT_OF_MEMORY" and err.call == "cuMemAlloc" and err.code == 2
-    assert "smaller --size" in str(err) and isinstance(err, CugraphlabError)
+    assert "smaller size" in str(err) and isinstance(err, CugraphlabError)
 
 
 def test_capture_failures_are_capture_errors():

@@ -44,7 +44,7 @@ def validate_compare(*, size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul"
     sizes = tuple(size) if isinstance(size, (list, tuple, set, range)) else (size,)
     if not sizes:
         raise InvalidArgumentError("give at least one size")
-    sizes = tuple(dict.fromkeys(positive_int("size (elements)", s) for s in sizes))
+    sizes = tuple(dict.fromkeys(positive_int("size", s) for s in sizes))
     ops = parse_ops(ops)
     iters = positive_int("iterations", iters)
     launches = iters if launches is None else positive_int("launches", launches)

@@ -142,61 +142,61 @@ def _gib(n: int) -> str:
 
 
 def parse_args(items: list[str], params: list[Param], size: int, kernel: str) -> list[tuple[str, str, object]]:
-    """``--args`` against the kernel's parameters: one (kind, role, value) per parameter, where role is "buffer"
+    """``args`` (the command line's ``--args``) against the kernel's parameters: one (kind, role, value) per parameter, where role is "buffer"
     (value: its name), "size" or "scalar". InvalidArgumentError naming the parameter for anything that does not fit."""
     signature = ", ".join(p.text for p in params)
     if len(items) != len(params):
-        raise InvalidArgumentError(f"{kernel}({signature}) takes {len(params)} arguments, --args gave "
-                                   f"{len(items)}")
+        raise InvalidArgumentError(f"{kernel}({signature}) takes {len(params)} arguments, args gave "
+                                   f"{len(items)}", params=("args",))
     out = []
     for i, (item, p) in enumerate(zip(items, params)):
-        label = f"--args item {i + 1} ({item!r} for {p.text})"
+        label = f"args item {i + 1} ({item!r} for {p.text})"
         kind, _, value = item.partition(":") if ":" in item else (None, "", item)
         if kind is not None and kind not in _EXPLICIT:
-            raise InvalidArgumentError(f"{label}: unknown kind {kind!r}; kinds: {', '.join(_EXPLICIT)}")
+            raise InvalidArgumentError(f"{label}: unknown kind {kind!r}; kinds: {', '.join(_EXPLICIT)}", params=("args",))
         kind = kind or p.kind
         if kind is None:
             raise InvalidArgumentError(f"{label}: cannot tell the kind of '{p.text}' (a struct, a typedef?): write "
-                                       f"KIND:VALUE ({', '.join(_EXPLICIT)}), or use the Python API for structs")
+                                       f"KIND:VALUE ({', '.join(_EXPLICIT)}), or use the Python API for structs", params=("args",))
         value = value.strip()
         if kind == "ptr":
             if not value.isidentifier():
-                raise InvalidArgumentError(f"{label}: a pointer takes a buffer name (like x or out)")
+                raise InvalidArgumentError(f"{label}: a pointer takes a buffer name (like x or out)", params=("args",))
             out.append((kind, "buffer", value))
         elif value in ("n", "size"):
             if kind in _FLOATS:
-                raise InvalidArgumentError(f"{label}: {value} is the element count, and '{p.text}' is not an integer")
+                raise InvalidArgumentError(f"{label}: {value} is the element count, and '{p.text}' is not an integer", params=("args",))
             if not INT_RANGES[kind][0] <= size <= INT_RANGES[kind][1]:
-                raise InvalidArgumentError(f"--size {size:,} does not fit {p.text} ({kind}: {_range_text(kind)}): "
-                                           f"give a smaller --size, or declare it as size_t")
+                raise InvalidArgumentError(f"size {size:,} does not fit {p.text} ({kind}: {_range_text(kind)}): "
+                                           f"give a smaller size, or declare it as size_t", params=("size",))
             out.append((kind, "size", size))
         else:
             number = _number(value)
             if number is None:
-                raise InvalidArgumentError(f"{label}: expected a number, n, or a buffer name for a pointer")
+                raise InvalidArgumentError(f"{label}: expected a number, n, or a buffer name for a pointer", params=("args",))
             if isinstance(number, float) and not math.isfinite(number):
-                raise InvalidArgumentError(f"{label}: expected a finite number, got {value}")
+                raise InvalidArgumentError(f"{label}: expected a finite number, got {value}", params=("args",))
             if kind not in _FLOATS and not isinstance(number, int):
-                raise InvalidArgumentError(f"{label}: '{p.text}' is an integer, got {value}")
+                raise InvalidArgumentError(f"{label}: '{p.text}' is an integer, got {value}", params=("args",))
             if kind in INT_RANGES and not INT_RANGES[kind][0] <= number <= INT_RANGES[kind][1]:
-                raise InvalidArgumentError(f"{label}: does not fit {kind} ({_range_text(kind)})")
+                raise InvalidArgumentError(f"{label}: does not fit {kind} ({_range_text(kind)})", params=("args",))
             if kind in _FLOAT_MAX and abs(number) > _FLOAT_MAX[kind]:
-                raise InvalidArgumentError(f"{label}: {value} does not fit a {kind}")
+                raise InvalidArgumentError(f"{label}: {value} does not fit a {kind}", params=("args",))
             out.append((kind, "scalar", number))
     return out
 
 
 def _check_host_memory(size: int, parsed, params) -> None:
     """The random inputs are drawn on the host (float64, then cast) and kept, and the outputs read back: refuse a
-    --size whose buffers this machine's free memory cannot hold, before anything is allocated."""
+    size whose buffers this machine's free memory cannot hold, before anything is allocated."""
     itemsizes = {value: np.dtype(q.dtype or "float32").itemsize
                  for (k, role, value), q in zip(parsed, params) if role == "buffer"}
     need = size * (8 + 2 * sum(itemsizes.values()))
     free = available_host_bytes()
     if free is not None and need > free:
-        raise InvalidArgumentError(f"--size {size:,}: its {len(itemsizes)} buffer(s) need about {_gib(need)} of host "
+        raise InvalidArgumentError(f"size {size:,}: its {len(itemsizes)} buffer(s) need about {_gib(need)} of host "
                                    f"memory (random inputs drawn and kept, outputs read back), and {_gib(free)} is "
-                                   f"free: give a smaller --size")
+                                   f"free: give a smaller size", params=("size",))
 
 
 def first_error_line(e: CompileError, path: str) -> str:
@@ -241,7 +241,7 @@ class CuKernel:
         if kernel is None:
             if len(kernels) > 1:
                 raise InvalidArgumentError(f"{path} has {len(kernels)} kernels ({', '.join(kernels)}): "
-                                           f"choose one with --kernel")
+                                           f"choose one with kernel", params=("kernel",))
             kernel = next(iter(kernels))
         if kernel not in kernels:
             raise InvalidArgumentError(f"{path} has no kernel {kernel!r}; its kernels: {', '.join(kernels)}")
@@ -250,14 +250,14 @@ class CuKernel:
             example = ",".join("n" if q.kind in INT_RANGES and q.name in ("n", "size", "count")
                                else q.name if q.kind == "ptr" else "1.0" if q.kind in _FLOATS else "?"
                                for q in params)
-            raise InvalidArgumentError(f"{kernel}({', '.join(q.text for q in params)}): give one --args item per "
-                                       f"parameter, e.g. --args {example}")
+            raise InvalidArgumentError(f"{kernel}({', '.join(q.text for q in params)}): give one args item per "
+                                       f"parameter, e.g. args {example}", params=("args",))
         parsed = parse_args(args, params, size, kernel)
         if not 1 <= block <= 1024:
-            raise InvalidArgumentError(f"--block must be 1..1024, got {block}")
+            raise InvalidArgumentError(f"block must be 1..1024, got {block}", params=("block",))
         grid = grid or -(-size // block)
         if grid > 2**31 - 1:
-            raise InvalidArgumentError(f"--size {size:,} needs {grid:,} blocks of {block}: more than a grid holds")
+            raise InvalidArgumentError(f"size {size:,} needs {grid:,} blocks of {block}: more than a grid holds", params=("size",))
         _check_host_memory(size, parsed, params)
         return cls(path, kernel, size, params, parsed, block, grid, rng=np.random.default_rng(seed), source=source)
 

@@ -84,15 +84,17 @@ def parse_int_list(name: str, text) -> tuple[int, ...]:
     """``"1,2,4,8"`` (or a sequence of ints) as a tuple of ints >= 1; InvalidArgumentError naming ``name``."""
     parts = [p.strip() for p in text.split(",")] if isinstance(text, str) else list(text)
     if not parts or any(p == "" for p in parts):
-        raise InvalidArgumentError(f"{name} must be a comma list of integers, got {text!r}")
+        raise InvalidArgumentError(f"{name} must be a comma list of integers, got {text!r}", params=(name,))
     out = []
     for p in parts:
         try:
             v = int(p)
         except (TypeError, ValueError):
-            raise InvalidArgumentError(f"{name} must be a comma list of integers, got {text!r}") from None
+            raise InvalidArgumentError(f"{name} must be a comma list of integers, got {text!r}",
+                                       params=(name,)) from None
         if v < 1:
-            raise InvalidArgumentError(f"{name}: {v} workers cannot launch anything (each must be >= 1)")
+            raise InvalidArgumentError(f"{name}: {v} workers cannot launch anything (each must be >= 1)",
+                                       params=(name,))
         out.append(v)
     return tuple(out)
 
@@ -105,11 +107,11 @@ def parse_devices(text) -> tuple[int, ...] | None:
     try:
         devs = tuple(int(p) for p in parts)
     except (TypeError, ValueError):
-        raise InvalidArgumentError(f"--devices must be 'all' or device indices like 0,1, got {text!r}") from None
+        raise InvalidArgumentError(f"devices must be 'all' or device indices like 0,1, got {text!r}", params=("devices",)) from None
     if not devs or any(d < 0 for d in devs):
-        raise InvalidArgumentError(f"--devices must be 'all' or device indices >= 0, got {text!r}")
+        raise InvalidArgumentError(f"devices must be 'all' or device indices >= 0, got {text!r}", params=("devices",))
     if len(set(devs)) != len(devs):
-        raise InvalidArgumentError(f"--devices lists a device twice: {text!r}")
+        raise InvalidArgumentError(f"devices lists a device twice: {text!r}", params=("devices",))
     return devs
 
 
@@ -125,7 +127,7 @@ def kind_unroll(kind: str) -> tuple[str, int]:
 
 def parse_launch_kinds(text, unroll: int) -> tuple[str, ...]:
     """``"eager,graph,graphK"`` with --unroll K -> ("eager", "graph", "graphK" as "graph50"); order kept, no dups."""
-    positive_int("--unroll", unroll, maximum=10_000)
+    positive_int("unroll", unroll, maximum=10_000)
     parts = [p.strip().lower() for p in text.split(",")] if isinstance(text, str) else [str(p) for p in text]
     out: list[str] = []
     for p in parts:
@@ -138,7 +140,7 @@ def parse_launch_kinds(text, unroll: int) -> tuple[str, ...]:
         if name not in out:
             out.append(name)
     if not out:
-        raise InvalidArgumentError("--launch needs at least one kind: eager, graph, graphK")
+        raise InvalidArgumentError("launch needs at least one kind: eager, graph, graphK", params=("launch",))
     return tuple(out)
 
 
@@ -164,30 +166,30 @@ def make_config(*, threads=None, devices="all", gpus_axis=True, processes=True, 
     if threads is None:  # the default fits the machine; only a value the user gave is refused
         threads_t = default_threads(cores)
     else:
-        threads_t = parse_int_list("--threads", threads)
+        threads_t = parse_int_list("threads", threads)
         if max(threads_t) > cores:
-            raise InvalidArgumentError(f"--threads {max(threads_t)} is more than the {cores} CPU cores this process "
-                                       f"may use")
+            raise InvalidArgumentError(f"threads {max(threads_t)} is more than the {cores} CPU cores this process "
+                                       f"may use", params=("threads",))
     if 1 not in threads_t:  # the one-worker baseline every speedup is measured against
         threads_t = (1,) + threads_t
     threads_t = tuple(sorted(set(threads_t)))
     kinds = parse_launch_kinds(launch, unroll)
-    launches = positive_int("--launches", launches, maximum=MAX_LAUNCHES)
+    launches = positive_int("launches", launches, maximum=MAX_LAUNCHES)
     for kind in kinds:
         _, k = kind_unroll(kind)
         if launches % k:
-            raise InvalidArgumentError(f"--launches ({launches}) must be a multiple of K={k} for {kind}")
+            raise InvalidArgumentError(f"launches ({launches}) must be a multiple of K={k} for {kind}", params=("launches",))
     if work not in WORKS:
-        raise InvalidArgumentError(f"unknown --work {work!r}; choose {' or '.join(WORKS)}")
+        raise InvalidArgumentError(f"unknown work {work!r}; choose {' or '.join(WORKS)}", params=("work",))
     if stream not in STREAM_MODES:
-        raise InvalidArgumentError(f"unknown --stream {stream!r}; choose {' or '.join(STREAM_MODES)}")
+        raise InvalidArgumentError(f"unknown stream {stream!r}; choose {' or '.join(STREAM_MODES)}", params=("stream",))
     if evidence not in EVIDENCE_MODES:
-        raise InvalidArgumentError(f"unknown --evidence {evidence!r}; choose {', '.join(EVIDENCE_MODES)}")
-    size = positive_int("--size", size, maximum=1 << 28)
-    repeats = positive_int("--repeats", repeats, maximum=1000)
-    for name, v in (("--timeout", timeout_s), ("--gil-seconds", gil_seconds)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (name == "--timeout" and v == 0):
-            raise InvalidArgumentError(f"{name} must be a number of seconds > 0, got {v!r}")
+        raise InvalidArgumentError(f"unknown evidence {evidence!r}; choose {', '.join(EVIDENCE_MODES)}", params=("evidence",))
+    size = positive_int("size", size, maximum=1 << 28)
+    repeats = positive_int("repeats", repeats, maximum=1000)
+    for name, v in (("timeout_s", timeout_s), ("gil_seconds", gil_seconds)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or (name == "timeout_s" and v == 0):
+            raise InvalidArgumentError(f"{name} must be a number of seconds > 0, got {v!r}", params=(name,))
     return ScaleConfig(threads_t, parse_devices(devices), bool(gpus_axis), bool(processes), bool(cross),
                        launches, kinds, int(unroll), work, size, stream, repeats, float(timeout_s), evidence,
                        float(gil_seconds), seed)

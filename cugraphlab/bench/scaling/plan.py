@@ -144,7 +144,7 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
     quick 3; ``HELD_PAIRS`` Python/C pairs of holds per point and round).
     """
     if work not in WORKS:
-        raise InvalidArgumentError(f"--work must be one of {', '.join(WORKS)}, got {work!r}")
+        raise InvalidArgumentError(f"work must be one of {', '.join(WORKS)}, got {work!r}", params=("work",))
     tops = _names("topology", topologies, TOPOLOGIES)
     lengths = _int_list("graph length", lengths if lengths is not None else
                         (QUICK_LENGTHS if quick else DEFAULT_LENGTHS), MAX_LENGTH)
