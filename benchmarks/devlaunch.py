@@ -45,6 +45,10 @@ from cugraphlab.report.devlaunch import render_devlaunch
 from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
 
+#: the development goal this benchmark judges (the record keeps the gap, not the goal): the device loop within this
+#: many µs per iteration of the unrolled graph
+GOAL_US = 0.5
+
 
 def header_search() -> dict:
     """Where the one header search of core.cuda_headers looked, beside the libcudadevrt.a found (if any)."""
@@ -260,14 +264,15 @@ def measure(args, t_start: float, search: dict) -> int:
     rows = [[f"{r.size:,}", r.name, f"{r.device.median:.2f}", f"{r.wall.median:.2f}",
              "ok" if r.verified and r.iterations_ok is not False else "FAIL"] for r in result.loops]
     rows += [["", "latency: " + r.name, f"{r.us.median:.2f}", "", ""] for r in result.latency]
-    g = result.goal
+    g = result.against_unrolled
     print(f"\nrecord written to {args.out} ({time.perf_counter() - t_start:.1f} s)")
     print(format_table(["floats", "way", "device us/iter", "wall us/iter", "check"], rows, align="rlrrl"))
-    print(f"goal (device loop within 0.5 us/iter of the unrolled graph at {g['size']:,} floats): best loop "
+    print(f"goal (device loop within {GOAL_US} us/iter of the unrolled graph at {g['size']:,} floats): best loop "
           f"deciding every iteration ({g['device_loop']}) {g['device_loop_us']:.2f} vs {g['unrolled_us']:.2f}, gap "
-          f"{g['gap_us']:+.2f} us: {'met' if g['met'] else 'NOT met'}")
+          f"{g['gap_us']:+.2f} us: {'met' if g['gap_us'] <= GOAL_US else 'NOT met'}")
     print(f"  with a decision every {g['every_k']} iterations: {g['every_k_us']:.2f} vs {g['unrolled_us']:.2f}, "
-          f"gap {g['every_k_gap_us']:+.2f} us: {'within' if g['every_k_met'] else 'NOT within'} 0.5 us")
+          f"gap {g['every_k_gap_us']:+.2f} us: {'within' if g['every_k_gap_us'] <= GOAL_US else 'NOT within'} "
+          f"{GOAL_US} us")
     return 0 if result.verified and all(ok for _k, ok, _t in found) else 1
 
 

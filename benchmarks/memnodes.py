@@ -25,6 +25,10 @@ from cugraphlab.bench.graphs.memnodes import FREE_SLACK, MEM_ROWS, PRE_ROW, meas
 from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.experiment.memchain import MemChain
 from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
+
+#: the development goal this benchmark judges (the record keeps the overheads, not the goal): steady-state launch of
+#: the memory-node graph within this many percent of the preallocated chain, device clock, on the best shape
+GOAL_PCT = 2.0
 from cugraphlab.report.files import write_json
 from cugraphlab.report.memnodes import fmt_bytes, render_memnodes
 from cugraphlab.report.tables import format_table
@@ -99,8 +103,8 @@ def main() -> int:
     for s in result.sizes:
         cold, warm, plain = s.first
         c = s.footprint_check
-        print(f"{s.size:,} floats: goal <=2% on the best shape ({s.best_shape}, {s.overhead_pct:+.2f}%): "
-              f"{'met' if s.goal_met else 'NOT met'}; first launch us cold/warm/prealloc "
+        print(f"{s.size:,} floats: goal <={GOAL_PCT:g}% on the best shape ({s.best_shape}, {s.overhead_pct:+.2f}%): "
+              f"{'met' if s.overhead_pct <= GOAL_PCT else 'NOT met'}; first launch us cold/warm/prealloc "
               f"{cold.complete_us.median:.0f}/{warm.complete_us.median:.0f}/{plain.complete_us.median:.0f}; "
               f"used high {fmt_bytes(max(f.used_high for f in s.footprint))}; pool after exec destroyed "
               f"{fmt_bytes(c['used_before_trim'] or 0)} used, after trim {fmt_bytes(c['used_after_trim'])} used and "

@@ -21,7 +21,7 @@ from typing import Any, Mapping
 from ..core.errors import InvalidArgumentError
 from .tables import format_table
 
-__all__ = ["render_scaling", "plot_scaling", "csv_rows", "write_scaling_json", "TABLE_COSTS", "PLOT_COSTS"]
+__all__ = ["render_scaling", "goal_lines", "plot_scaling", "csv_rows", "write_scaling_json", "TABLE_COSTS", "PLOT_COSTS"]
 
 # the columns of the per-topology table: (cost key, header)
 TABLE_COSTS = (("capture_us", "capture"), ("build_us", "build"), ("instantiate_us", "instantiate"),
@@ -135,7 +135,8 @@ def render_scaling(result, written=()) -> str:
         lines.append(format_table(["cost", "series", "a (intercept)", "b (slope)", "p"], rows, align="llrrr"))
     lines += _launch_lines(d) + _payoff_lines(d)
     lines += _paired_lines(d.get("paired") or {}, d.get("native") or {}, (d.get("config") or {}).get("held"))
-    lines += ["", "goals:"] + _goal_lines(d.get("goals", {}))
+    if d.get("goals"):  # an older record's goals (the package's records carry figures; benchmarks/scaling.py judges)
+        lines += ["", "goals:"] + goal_lines(d["goals"])
     ml = d.get("module_loading") or {}
     if ml:
         lines += ["", f"module loading: CUDA_MODULE_LOADING={ml.get('CUDA_MODULE_LOADING') or 'unset'} "
@@ -288,7 +289,8 @@ def _met(v) -> str:
     return "met" if v is True else ("NOT met" if v is False else "undecided")
 
 
-def _goal_lines(goals: Mapping) -> list[str]:
+def goal_lines(goals: Mapping) -> list[str]:
+    """The lines of ``bench.scaling.paired.evaluate_goals``' answer (benchmarks/scaling.py's goals)."""
     out = []
     launch = goals.get("launch") or {}
     if launch:

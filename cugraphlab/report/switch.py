@@ -15,8 +15,8 @@ def _bytes(n: int) -> str:
     return f"{n / 2**20:.1f} MiB" if abs(n) >= 2**20 else f"{n:,} B"
 
 
-def _met(flag: bool) -> str:
-    return "met" if flag else "NOT met"
+def _shown(flag: bool) -> str:
+    return "shown" if flag else "not shown"
 
 
 def _diff(d: dict | None, unit: str = "us", digits: int = 2, scale: float = 1.0) -> str:
@@ -29,13 +29,13 @@ def _diff(d: dict | None, unit: str = "us", digits: int = 2, scale: float = 1.0)
 
 
 def _verdict(g: dict) -> str:
-    """A goal's word with its reason: "met" only where the data show it."""
-    word = g.get("verdict") or _met(g.get("met", False))
+    """A claim's word with its reason: "shown" only where the data show it (an older record's "met" as it was)."""
+    word = g.get("verdict") or _shown(g.get("shown", g.get("met", False)))
     return f"{word} ({g['reason']})" if g.get("reason") else word
 
 
 def render_switch(result) -> str:
-    """The rows (device and host µs per launch), what K sizes cost to hold, the checks and the goals."""
+    """The rows (device and host µs per launch), what K sizes cost to hold, the checks and the three claims."""
     c = result.config
     k = c["branches"]
     head = (f"cugraphlab switch: {c['chain']}, {k} branches, {fmt_count(c['iters'])} launches per timed loop x "
@@ -62,10 +62,10 @@ def render_switch(result) -> str:
                   "interval, rounds with A > B, exact sign test):",
                   format_table(["A - B", "median", "interval", "A > B", "sign p", "difference"], rows,
                                align="lrrrrl"), ""]
-    goals = result.goals()
+    claims = result.claims()
     if result.holding:
         batch = result.holding[0].batch
-        measurable = goals.get("sizes_memory", {}).get("measurable", True)
+        measurable = claims.get("sizes_memory", {}).get("measurable", True)
         rows = []
         for h in result.holding:
             shown = _bytes(int(round(h.memory_mean_per_set))) if measurable else f"< {_bytes(int(h.memory_resolution))}"
@@ -85,24 +85,24 @@ def render_switch(result) -> str:
              f"in pages).",
              "Every timed loop ran on fresh random inputs with every output poisoned; after it, the chosen body's "
              "output had to be bit-exact and every other body's output untouched."]
-    if "switch_vs_one_if" in goals:
-        g = goals["switch_vs_one_if"]
+    if "switch_vs_one_if" in claims:
+        g = claims["switch_vs_one_if"]
         ratio = f"{g['ratio']:.3f}x" if g["ratio"] is not None else "n/a"
-        notes.append(f"Goal, SWITCH over {k} branches no dearer than one IF node (device): {g['switch_us']:.2f} "
+        notes.append(f"Claim, SWITCH over {k} branches no dearer than one IF node (device): {g['switch_us']:.2f} "
                      f"against {g['if_us']:.2f} us ({ratio}); SWITCH - IF per round "
                      f"{_diff(g.get('difference'))}: {_verdict(g)}.")
-    if "sizes_instantiate" in goals:
-        gi, gm = goals["sizes_instantiate"], goals["sizes_memory"]
-        notes.append(f"Goal, one SWITCH for {k} sizes cheaper to instantiate than {k} graphs: {gi['switch_us']:.1f} "
+    if "sizes_instantiate" in claims:
+        gi, gm = claims["sizes_instantiate"], claims["sizes_memory"]
+        notes.append(f"Claim, one SWITCH for {k} sizes cheaper to instantiate than {k} graphs: {gi['switch_us']:.1f} "
                      f"against {gi['graphs_us']:.1f} us; SWITCH - graphs per round "
                      f"{_diff(gi.get('difference'), digits=1)}: {_verdict(gi)}.")
         if gm["measurable"]:
-            notes.append(f"Goal, one SWITCH for {k} sizes holds less device memory than {k} graphs: "
+            notes.append(f"Claim, one SWITCH for {k} sizes holds less device memory than {k} graphs: "
                          f"{_bytes(int(gm['switch_per_set']))} against {_bytes(int(gm['graphs_per_set']))} per copy; "
                          f"SWITCH - graphs per round {_diff(gm.get('difference'), 'KiB', 1, 1024.0)}: "
                          f"{_verdict(gm)}.")
         else:
-            notes.append(f"Goal, one SWITCH for {k} sizes holds less device memory than {k} graphs: "
+            notes.append(f"Claim, one SWITCH for {k} sizes holds less device memory than {k} graphs: "
                          f"not measurable by cuMemGetInfo ({gm['reason']}).")
     checks = [("ok   " if ch["ok"] else "FAIL ") + ch["text"] for ch in result.checks]
     return "\n".join([*lines, versions_line(result.env), *notes, "", "Each graph run once on fresh inputs:",

@@ -52,7 +52,25 @@ def test_a_rebuilt_record_renders_what_the_h200_printed(case):
     log = {line.rstrip() for line in (_folder(name) / f"2026-12-01_H200_{name}.log").read_text().splitlines()}
     lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     assert len(lines) > 20
-    assert [line for line in lines if line not in log] == []
+    assert [line for line in lines if not _printed(line, log)] == []
+
+
+#: the words the reports changed since those runs, new -> as the H200 printed them: a record says what its data show
+#: (a claim "shown"); the development goals judged on it are the benchmarks' now (the switch and memnodes scripts)
+REWORDED = ((r"^Claim, ", "Goal, "), (r": opposite shown \(", ": NOT met ("), (r": shown \(", ": met ("))
+#: what the H200's lines said after a figure the report still prints: the goal's verdict, now the benchmark's
+GOAL_TAILS = ("; goal within ", " (within ", " (outside ")
+
+
+def _printed(line: str, log: set[str]) -> bool:
+    """``line`` is a line of the H200's log, or one whose words changed as REWORDED says, or a line that printed a
+    goal's verdict after it then (GOAL_TAILS)."""
+    import re
+
+    then = line
+    for new, old in REWORDED:
+        then = re.sub(new, old, then)
+    return then in log or any(x.startswith(line + tail) for x in log for tail in GOAL_TAILS)
 
 
 def test_rebuilt_rows_are_objects_with_their_properties():
@@ -61,10 +79,10 @@ def test_rebuilt_rows_are_objects_with_their_properties():
     m = record_from_dict(_record("memnodes"))
     s = m.sizes[0]
     assert isinstance(s.steady[0].device_us_per_iter, Summary)
-    assert s.best_shape in s.shapes() and isinstance(s.goal_met, bool)
+    assert s.best_shape in s.shapes() and isinstance(s.overhead_pct, float)
     assert m.verified is True
     sw = record_from_dict(_record("switch", "records", 0))
-    assert set(sw.goals()) >= {"switch_vs_one_if"}
+    assert set(sw.claims()) >= {"switch_vs_one_if"}
 
 
 def test_a_class_with_its_own_from_dict_rebuilds_itself():

@@ -120,21 +120,26 @@ def test_analyze_a_synthetic_record():
     assert set(u) == set(DEFAULT_LENGTHS[1:]) and u[2]["base_length"] == 1
     # K=2: extra setup 2.9 µs; saving 2*2.55 - 3.1 = 2.0 µs a replay: 2 replays, 4 iterations
     assert u[2]["replays"] == 2 and u[2]["iterations"] == 4
-    assert r.goals["launch"]["met"] is True and r.goals["launch"]["at_nodes"] == 128
-    assert r.goals["instantiate_vs_native"]["met"] is None
+    assert _goals(r)["launch"]["met"] is True and _goals(r)["launch"]["at_nodes"] == 128
+    assert _goals(r)["instantiate_vs_native"]["met"] is None
     slow = analyze(synthetic_record(lambda n: 2.0 + 0.01 * n))
-    assert slow.verdict["held_launch_us"]["line"]["flat"] is False and slow.goals["launch"]["met"] is False
+    assert slow.verdict["held_launch_us"]["line"]["flat"] is False
+    assert _goals(slow)["launch"]["met"] is False
+
+
+def _goals(r):
+    return evaluate_goals(r.points, r.paired, r.native, launch_us=2.0, instantiate_within=0.10)
 
 
 def test_goals_read_the_paired_figures_of_the_record():
     r = analyze(synthetic_record(python_factor=1.0))
-    g = r.goals
+    assert "goals" not in r.to_dict()  # the record carries figures; the goals are benchmarks/scaling.py's
+    g = _goals(r)
     assert g["instantiate_vs_native"]["paired"] and g["instantiate_vs_native"]["met"] is True
     assert g["instantiate_vs_native"]["ratio"] == pytest.approx(1.0, rel=0.01)
     assert g["launch"]["paired"] and g["launch"]["native_launch_us"] == pytest.approx(1.5, rel=0.02)
-    slow = analyze(synthetic_record(python_factor=1.3)).goals["instantiate_vs_native"]
+    slow = _goals(analyze(synthetic_record(python_factor=1.3)))["instantiate_vs_native"]
     assert slow["met"] is False and slow["python_slower"] is True
-    assert evaluate_goals(r.points, r.paired) == g
 
 
 def test_default_and_quick_plans():

@@ -40,7 +40,7 @@ def test_quick_run_writes_its_log_and_records_into_a_folder(cost_driver, tmp_pat
     log = (out / "switch.log").read_text()
     assert log.rstrip().splitlines()[-1].startswith("SOME CHECK FAILED;")
     assert "why SWITCH costs what it costs: A - B, device us per launch, paired per round" in log
-    assert "1,024 floats, switch_vs_one_if: " in log and "4,096 floats, sizes_memory: " in log
+    assert "1,024 floats, goal switch_vs_one_if: " in log and "4,096 floats, goal sizes_memory: " in log
     d = json.loads((out / "switch.json").read_text())
     assert [r["config"]["size"] for r in d["records"]] == [1024, 4096]
     assert all(r["config"]["sweep"] == [1, 2, 3, 4, 8] and r["contrasts"] for r in d["records"])

@@ -1,6 +1,6 @@
 """bench.switch's sweep, contrasts and holding costs end to end on a fake driver that charges device time per node
 launched and device memory per node uploaded (tests/helpers/fake_switch_costs): the rows pair by round, each
-contrast measures what it names, and a goal is met only where the difference is shown."""
+contrast measures what it names, and a claim is shown only where the difference shows it."""
 from __future__ import annotations
 
 import pytest
@@ -38,7 +38,7 @@ def test_sweep_counts_and_contrast_names():
     assert "node: SWITCH of 1 chain - IF, both cond_switch" in labels
     assert "position: SWITCH of 4, index 3 - index 0" in labels
     assert "bodies held: SWITCH of 4 - of 1, index 0" in labels
-    assert labels[-1] == "the goal: SWITCH, index 0 - IF node"
+    assert labels[-1] == "the claim: SWITCH, index 0 - IF node"
     # without K = 1 there is no node contrast, and no count contrast against one body
     assert not any(lab.startswith(("node:", "bodies held")) for lab, _a, _b in sweep_contrasts((2, 4), 4))
 
@@ -72,9 +72,9 @@ def test_sweep_rows_contrasts_and_goals(cost_driver):
     assert held["above"] == 7 and held["p_sign"] < 0.05
     assert by["position: SWITCH of 4, index 3 - index 0"]["median"] == 0
     # the mixed SWITCH holds 4 + 3 + 3 + 1 kernels: 11 body nodes against the IF node's 4
-    goal = r.goals()["switch_vs_one_if"]
-    assert goal["difference"]["median"] == pytest.approx((11 - 4) * US_PER_NODE) and goal["verdict"] == "NOT met"
-    assert by["the goal: SWITCH, index 0 - IF node"]["median"] == goal["difference"]["median"]
+    goal = r.claims()["switch_vs_one_if"]
+    assert goal["difference"]["median"] == pytest.approx((11 - 4) * US_PER_NODE) and goal["verdict"] == "opposite shown"
+    assert by["the claim: SWITCH, index 0 - IF node"]["median"] == goal["difference"]["median"]
 
 
 def test_checks_cover_every_index_of_every_sweep_switch(cost_driver):
@@ -95,7 +95,7 @@ def test_no_sweep_makes_no_sweep_rows(cost_driver):
     with Device(0) as dev:
         r = _measure(dev, sweep=(), repeats=2, holding_repeats=1, holding_batch=1)
     assert not [row for row in r.rows if row.group == "sweep"] and r.contrasts() == []
-    assert r.config["sweep"] == [] and "switch_vs_one_if" in r.goals()
+    assert r.config["sweep"] == [] and "switch_vs_one_if" in r.claims()
 
 
 def _holding(fake, **kw):
@@ -134,8 +134,8 @@ def test_memory_below_a_page_is_not_measurable(monkeypatch, own_kernels):
 
     with Device(0) as dev:
         r = _measure(dev, repeats=2, holding_repeats=2, holding_batch=64, sweep=())
-    m = r.goals()["sizes_memory"]
-    assert (m["verdict"], m["met"], m["measurable"]) == ("not measurable", False, False)
+    m = r.claims()["sizes_memory"]
+    assert (m["verdict"], m["shown"], m["measurable"]) == ("not measurable", False, False)
     assert "below 32 KiB per set" in m["reason"]
     assert "not measurable by cuMemGetInfo" in render_switch(r)
 

@@ -44,40 +44,41 @@ def test_record_round_trips_as_json():
     assert check_record(d, kind="cugraphlab.switch", schema=1) is d
     assert d["verified"] is True and d["samples"]["IF node | device"]["values"] == pytest.approx([5.3, 5.31, 5.32])
     assert d["rows"][0]["device_us"]["median"] == 5.31 and d["holding"][1]["execs"] == 4
-    # 3 rounds cannot show a difference (a sign test needs 6): not "met", whatever the medians say
-    g = d["goals"]["switch_vs_one_if"]
-    assert (g["met"], g["verdict"]) == (False, "not shown") and "3 paired rounds" in g["reason"]
-    m = d["goals"]["sizes_memory"]
-    assert (m["switch_bytes"], m["graphs_bytes"], m["measurable"], m["met"]) == (2 << 20, 2 << 20, True, False)
+    # 3 rounds cannot show a difference (a sign test needs 6): not "shown", whatever the medians say
+    assert "goals" not in d  # the record says what its data show; goals are benchmarks/switch.py's
+    g = d["claims"]["switch_vs_one_if"]
+    assert (g["shown"], g["verdict"]) == (False, "not shown") and "3 paired rounds" in g["reason"]
+    m = d["claims"]["sizes_memory"]
+    assert (m["switch_bytes"], m["graphs_bytes"], m["measurable"], m["shown"]) == (2 << 20, 2 << 20, True, False)
 
 
-def test_goals_can_fail():
-    g = _result(switch_us=6.0, if_us=5.0, rounds=8).goals()
-    assert g["switch_vs_one_if"]["met"] is False and abs(g["switch_vs_one_if"]["ratio"] - 1.2) < 1e-3
-    assert g["switch_vs_one_if"]["verdict"] == "NOT met"
+def test_a_claim_can_be_shown_wrong():
+    g = _result(switch_us=6.0, if_us=5.0, rounds=8).claims()
+    assert g["switch_vs_one_if"]["shown"] is False and abs(g["switch_vs_one_if"]["ratio"] - 1.2) < 1e-3
+    assert g["switch_vs_one_if"]["verdict"] == "opposite shown"
     assert _result(ok=False).verified is False
 
 
-def test_goals_are_met_only_when_shown():
-    g = _result(switch_us=5.1, if_us=5.3, rounds=8).goals()["switch_vs_one_if"]
-    assert (g["verdict"], g["met"]) == ("met", True) and abs(g["difference"]["median"] + 0.2) < 1e-9
+def test_claims_are_shown_only_when_the_data_show_them():
+    g = _result(switch_us=5.1, if_us=5.3, rounds=8).claims()["switch_vs_one_if"]
+    assert (g["verdict"], g["shown"]) == ("shown", True) and abs(g["difference"]["median"] + 0.2) < 1e-9
     r = _result(rounds=8)
     # instantiate: the SWITCH's two rounds are cheaper, but two rounds show nothing
-    assert r.goals()["sizes_instantiate"]["verdict"] == "not shown"
+    assert r.claims()["sizes_instantiate"]["verdict"] == "not shown"
     r.holding[0].instantiate_samples = [40.0 + i for i in range(8)]
     r.holding[1].instantiate_samples = [80.0 + i for i in range(8)]
-    gi = r.goals()["sizes_instantiate"]
-    assert (gi["verdict"], gi["met"]) == ("met", True)
+    gi = r.claims()["sizes_instantiate"]
+    assert (gi["verdict"], gi["shown"]) == ("shown", True)
     r.holding[1].instantiate_samples = [40.0 + i + (0.5 if i % 2 else -0.5) for i in range(8)]  # no difference
-    assert r.goals()["sizes_instantiate"]["verdict"] == "not shown"
+    assert r.claims()["sizes_instantiate"]["verdict"] == "not shown"
 
 
-def test_memory_that_never_moved_is_not_measurable_not_met():
+def test_memory_that_never_moved_is_not_measurable_not_shown():
     r = _result(rounds=8)
     for h in r.holding:
         h.memory_bytes, h.batch = [0] * 2, 64
-    m = r.goals()["sizes_memory"]
-    assert (m["verdict"], m["met"], m["measurable"]) == ("not measurable", False, False)
+    m = r.claims()["sizes_memory"]
+    assert (m["verdict"], m["shown"], m["measurable"]) == ("not measurable", False, False)
     assert m["resolution_bytes"] == (2 << 20) / 64 and "below 32 KiB per set" in m["reason"]
     text = render_switch(r)
     assert "not measurable by cuMemGetInfo" in text and "< 32,768 B" in text and "0 B" not in text.split(
@@ -100,9 +101,9 @@ def test_render_says_what_each_figure_is():
     assert "SWITCH, index 0" in text and "5.10" in text and "bit-exact" in text
     assert "One SWITCH graph for 4 sizes against one graph per size:" in text
     assert "one SWITCH graph" in text and "1.0 MiB" in text  # the median of 0 and 2 MiB over one copy
-    assert "Goal, SWITCH over 4 branches no dearer than one IF node (device): 5.11 against 5.31 us" in text
+    assert "Claim, SWITCH over 4 branches no dearer than one IF node (device): 5.11 against 5.31 us" in text
     assert "not shown (3 paired rounds" in text and "ok   SWITCH: expected body 0" in text
     shown = render_switch(_result(rounds=8))
-    assert "SWITCH - IF per round -0.20 us [-0.20, -0.20], 0/8 rounds above 0, sign p = 0.0078: met (" in shown
+    assert "SWITCH - IF per round -0.20 us [-0.20, -0.20], 0/8 rounds above 0, sign p = 0.0078: shown (" in shown
     bad = render_switch(_result(switch_us=9.0, ok=False, rounds=8))
-    assert "NOT met" in bad and "FAILED (12 bad)" in bad
+    assert "opposite shown" in bad and "FAILED (12 bad)" in bad

@@ -9,9 +9,9 @@ the same chain on preallocated buffers (experiment.chain.Chain, graph mode), at 
   chain in each of its shapes (experiment.memchain.MEMCHAIN_SHAPES: the line of ten nodes, allocs as parallel
   roots with frees as leaves, the same with all frees at the end, one block alloc + one free; the module
   docstring there predicts what each costs) and of the preallocated chain, all interleaved over ``repeats`` loops
-  on one stream, each loop on fresh random inputs with the output poisoned and checked after. The issue's goal:
-  the memory-node graph within 2% of the preallocated chain in steady state (device clock), judged on the best
-  shape; every shape's overhead is kept;
+  on one stream, each loop on fresh random inputs with the output poisoned and checked after. The record keeps
+  every shape's overhead against the preallocated chain (device clock) and names the best shape; a target for
+  that overhead is the benchmark's (benchmarks/memnodes.py), not the record's;
 * the footprint attributes (cuDeviceGetGraphMemAttribute) and cuMemGetInfo's free memory before and after each
   step: trim, build, instantiate, first launch, repeats, trim with the exec alive, a launch after that trim, exec
   destroyed (the pool keeps the memory: still used and reserved), graph destroyed, trim again (back to the start:
@@ -45,10 +45,9 @@ from ..records.record import Record, _plain, clocks
 from ..stats.summary import Summary, summarize
 from ..timing import CHUNKS, Variant, interleave
 
-__all__ = ["MemnodesResult", "SizeResult", "FootprintStep", "measure_memnodes", "GOAL_PCT", "DEFAULT_SIZES",
+__all__ = ["MemnodesResult", "SizeResult", "FootprintStep", "measure_memnodes", "DEFAULT_SIZES",
            "MEM_ROW", "MEM_ROWS", "PRE_ROW", "FIRST_ROWS", "FREE_SLACK"]
 
-GOAL_PCT = 2.0  # steady-state launch of the memory-node graph within this much of the preallocated chain
 DEFAULT_SIZES = (1 << 20, 1024)
 #: The steady-state row of each shape of the memory-node chain.
 MEM_ROWS = {shape: f"memory nodes, {shape} ({SHAPE_TEXT[shape]})" for shape in MEMCHAIN_SHAPES}
@@ -157,11 +156,6 @@ class SizeResult:
         return self.shape_overhead_pct(self.best_shape, "wall")
 
     @property
-    def goal_met(self) -> bool:
-        """The best shape within GOAL_PCT of the preallocated chain (device clock)."""
-        return self.overhead_pct <= GOAL_PCT
-
-    @property
     def amortized_overhead_pct(self) -> float | None:
         """The block shape with AMORTIZE iterations per graph against the preallocated chain unrolled alike, median
         device µs per iteration, in percent; None where the pair was not measured."""
@@ -191,7 +185,7 @@ class SizeResult:
 
     def to_dict(self) -> dict:
         d = {k: _plain(v) for k, v in self.__dict__.items()}
-        d.update(overhead_pct=self.overhead_pct, wall_overhead_pct=self.wall_overhead_pct, goal_met=self.goal_met,
+        d.update(overhead_pct=self.overhead_pct, wall_overhead_pct=self.wall_overhead_pct,
                  best_shape=self.best_shape, overheads=self.overheads,
                  wall_overheads={sh: self.shape_overhead_pct(sh, "wall") for sh in self.shapes()},
                  mismatches=self.mismatches, reuse_ok=self.reuse_ok,
@@ -205,11 +199,10 @@ class MemnodesResult(Record):
     """The record of ``cugraphlab memnodes``: one SizeResult per size and the unfreed-allocation lesson."""
 
     KIND: ClassVar[str] = "cugraphlab.memnodes"
-    SCHEMA: ClassVar[int] = 2  # 2: a steady row per shape, the goal on the best; free memory in the footprint
+    SCHEMA: ClassVar[int] = 2  # 2: a steady row per shape, the best named; free memory in the footprint
 
     sizes: list[SizeResult] = field(default_factory=list)
     unfreed: dict = field(default_factory=dict)  # experiment.memchain.UnfreedDemo.to_dict
-    goal_pct: float = GOAL_PCT
 
     @property
     def verified(self) -> bool:
@@ -462,7 +455,7 @@ def measure_memnodes(device=0, sizes=DEFAULT_SIZES, iters: int = 5000, repeats: 
         result.env = collect(dev)
         result.config = {"sizes": sizes, "iters": iters, "repeats": repeats, "chunks": CHUNKS,
                          "first_samples": first_samples,
-                         "seed": seed, "device": getattr(dev, "ordinal", device), "goal_pct": GOAL_PCT,
+                         "seed": seed, "device": getattr(dev, "ordinal", device),
                          "chain": "add -> mul 2 -> sub -> relu, t1..t3 allocated in the graph",
                          "shapes": list(shapes)}
         with chain_kernels(dev) as kernels, dev.create_stream() as stream, dev.create_event() as start, \

@@ -29,7 +29,8 @@ Then what K sizes cost to hold, the two sets' order alternating from round to ro
   free memory never moved are reported as below it ("not measurable"), never as 0 B. The driver reports no device
   memory per executable (cuDeviceGetGraphMemAttribute counts memory-node allocations only).
 
-The goals on these costs are met only when the paired per-round difference is shown (bench.stats.paired_diff).
+Three claims about these costs are read from paired per-round differences, "shown" only when the data show them
+(bench.stats.paired_diff.claim_verdict); a goal set on them is benchmarks/switch.py's, not the record's.
 
 Before any timing, the IF/ELSE graph (both branches forced), every SWITCH index, the sizes, and the WHILE
 graph made by stream capture (into the body, and into the parent) are run once and checked, the captured ones also
@@ -50,7 +51,7 @@ from ...experiment.conditional import CAPTURE_WAYS, conditional_graphs
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ...graphs.conditional import require_conditional_branches
 from ..records.record import Record, clocks
-from ..stats.paired_diff import goal_verdict, paired_difference
+from ..stats.paired_diff import claim_verdict, paired_difference
 from ..stats.paired_stats import round_order
 from ..stats.summary import Summary, summarize
 from .switch_sweep import DEFAULT_SWEEP, Plan, sweep_checks, sweep_contrasts, sweep_ks, sweep_plans
@@ -123,7 +124,8 @@ class ExecCost:
 
 @dataclass(kw_only=True)
 class SwitchResult(Record):
-    """The ``cugraphlab switch`` record: rows, the K-sizes holding costs, the checks and the issue's goals."""
+    """The ``cugraphlab switch`` record: rows, the K-sizes holding costs, the checks and what the data show of three
+    claims (``claims()``)."""
 
     KIND: ClassVar[str] = "cugraphlab.switch"
 
@@ -161,29 +163,29 @@ class SwitchResult(Record):
                 out.append({"label": label, "a": a, "b": b, **d.to_dict()})
         return out
 
-    def goals(self) -> dict:
-        """The issue's goals, judged on paired per-round differences (bench.stats.paired_diff): SWITCH (index 0) no
-        dearer than one IF node per launch (device µs); one SWITCH graph for K sizes cheaper to instantiate and
-        to hold than K graphs. "met" only where the data show it; "not shown" with the reason otherwise."""
+    def claims(self) -> dict:
+        """Three claims read on paired per-round differences (bench.stats.paired_diff.claim_verdict): SWITCH (index 0)
+        no dearer than one IF node per launch (device µs); one SWITCH graph for K sizes cheaper to instantiate and
+        to hold than K graphs. "shown" only where the data show it; "not shown" with the reason otherwise."""
         k = self.config.get("branches", 0)
         out = {}
         try:
             sw, one = self.row("SWITCH, index 0").device_us.median, self.row("IF node").device_us.median
             d = self.paired("SWITCH, index 0", "IF node")
-            word, why = goal_verdict(d, "no_more")
+            word, why = claim_verdict(d, "no_more")
             out["switch_vs_one_if"] = {"switch_us": sw, "if_us": one, "ratio": sw / one if one else None,
                                        "difference": d.to_dict() if d else None, "verdict": word, "reason": why,
-                                       "met": word == "met"}
+                                       "shown": word == "shown"}
         except KeyError:
             pass
         if len(self.holding) == 2:
             s, g = self.holding
             d = paired_difference(s.instantiate_samples, g.instantiate_samples) \
                 if len(s.instantiate_samples) == len(g.instantiate_samples) else None
-            word, why = goal_verdict(d, "less")
+            word, why = claim_verdict(d, "less")
             out["sizes_instantiate"] = {"switch_us": s.instantiate_us.median, "graphs_us": g.instantiate_us.median,
                                         "difference": d.to_dict() if d else None, "verdict": word, "reason": why,
-                                        "met": word == "met", "graphs": k}
+                                        "shown": word == "shown", "graphs": k}
             res = max(s.memory_resolution, g.memory_resolution)
             entry = {"switch_bytes": s.memory_median, "graphs_bytes": g.memory_median,
                      "switch_per_set": s.memory_mean_per_set, "graphs_per_set": g.memory_mean_per_set,
@@ -193,18 +195,18 @@ class SwitchResult(Record):
                              reason=(f"its free memory did not move in any of {len(s.memory_bytes)} rounds with "
                                      f"{_copies(min(s.batch, g.batch))} of each set held: below {res / 1024:,.0f} "
                                      f"KiB per set ({MEMORY_STEP >> 20} MiB steps)"),
-                             measurable=False, met=False)
+                             measurable=False, shown=False)
             else:
                 dm = paired_difference(s.memory_per_set, g.memory_per_set) \
                     if len(s.memory_bytes) == len(g.memory_bytes) else None
-                word, why = goal_verdict(dm, "less")
+                word, why = claim_verdict(dm, "less")
                 entry.update(difference=dm.to_dict() if dm else None, verdict=word, reason=why, measurable=True,
-                             met=word == "met")
+                             shown=word == "shown")
             out["sizes_memory"] = entry
         return out
 
     def _extra_dict(self) -> dict:
-        return {"verified": self.verified, "goals": self.goals(), "contrasts": self.contrasts()}
+        return {"verified": self.verified, "claims": self.claims(), "contrasts": self.contrasts()}
 
 
 def _copies(n: int) -> str:

@@ -139,5 +139,5 @@ def sweep_contrasts(ks, branches: int) -> list[tuple[str, str, str]]:
     if branches in ks:
         out.append((f"other bodies' work: mixed SWITCH - SWITCH of {branches} chains, index 0", "SWITCH, index 0",
                     switch_of(branches, 0)))
-    out.append(("the goal: SWITCH, index 0 - IF node", "SWITCH, index 0", "IF node"))
+    out.append(("the claim: SWITCH, index 0 - IF node", "SWITCH, index 0", "IF node"))
     return out

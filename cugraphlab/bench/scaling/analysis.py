@@ -3,8 +3,8 @@
 ``analyze`` fills a ScalingResult's ``fits`` (each cost against nodes, bench.stats.fits), ``verdict`` (how far each
 launch series is from flat over 4..4,096 nodes), ``launch_model`` (the straight-line launch series against NVIDIA's
 model of CUDA 12.6+, bench.scaling.model), ``break_even`` (replays after which a graph repays its setup against eager
-launches), ``unroll`` (the replays at which unrolling K iterations pays off), ``paired`` and ``goals``
-(bench.scaling.paired).
+launches), ``unroll`` (the replays at which unrolling K iterations pays off) and ``paired`` (bench.scaling.paired).
+The record carries figures; development goals read from them are the benchmark's (benchmarks/scaling.py).
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from typing import ClassVar
 from ..records.record import Record
 from ..stats.fits import FLAT_RANGE, FLAT_TOLERANCE, fit_linear, flatness
 from .model import MODEL_SERIES, launch_model
-from .paired import evaluate_goals, paired_analysis
+from .paired import paired_analysis
 from .plan import MEASURES, sample_label, series_key
 
 __all__ = ["ScalingResult", "analyze", "launch_model_of", "break_even", "unroll_payoff"]
 
 
-# --- pure analysis: break-even, unrolling, goals, fits ---------------------------------------------------------
+# --- pure analysis: break-even, unrolling, fits ---------------------------------------------------------------
 def _ceil(x: float) -> int:
     return int(math.ceil(x - 1e-9))
 
@@ -70,7 +70,7 @@ def launch_model_of(result) -> dict:
 
 
 def analyze(result: "ScalingResult") -> "ScalingResult":
-    """Fill ``fits``, ``verdict``, ``launch_model``, ``break_even``, ``unroll``, ``paired`` and ``goals`` from the
+    """Fill ``fits``, ``verdict``, ``launch_model``, ``break_even``, ``unroll`` and ``paired`` from the
     points and raw samples (pure: works on a record read back as well as on one just measured). Returns ``result``."""
     by_series: dict[str, list[dict]] = {}
     for p in result.points:
@@ -134,7 +134,6 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
                            "replays": n, "iterations": None if n is None else n * k})
     result.unroll = unroll
     result.paired = paired_analysis(result.points, result.samples)
-    result.goals = evaluate_goals(result.points, result.paired, result.native)
     return result
 
 
@@ -143,7 +142,8 @@ def analyze(result: "ScalingResult") -> "ScalingResult":
 class ScalingResult(Record):
     """``cugraphlab scaling``: per point (shape, nodes, edges, checks, a Summary per cost, the raw Python/C pairs),
     raw samples per point and cost, the fits, the flatness verdicts, break-even and unrolling figures, the paired
-    figures, the goals, module loading; ``native``: which C loops ran (or why not)."""
+    figures, module loading; ``native``: which C loops ran (or why not). Records written before 0.2.0's last
+    change also kept ``goals``; reading them ignores it, ``render_scaling`` still shows it."""
 
     KIND: ClassVar[str] = "cugraphlab.scaling"
     SCHEMA: ClassVar[int] = 2  # 2: paired Python/C figures, held launches in rounds
@@ -155,7 +155,6 @@ class ScalingResult(Record):
     break_even: list = field(default_factory=list)
     unroll: list = field(default_factory=list)
     paired: dict = field(default_factory=dict)
-    goals: dict = field(default_factory=dict)
     module_loading: dict = field(default_factory=dict)
     native: dict | None = None
     elapsed_s: float = 0.0

@@ -17,7 +17,8 @@ per-pair ratio python/C and of the per-pair difference python - C, each with a 9
 bootstrap of ``bench.stats.paired_stats`` (groups drawn with replacement, then pairs within each): pairs of one sample or
 round share its moment, so they are not independent draws. ``slope_ratio`` fits ``cost = a + b * nodes`` to both
 sides of the straight-line points (the weighting of ``bench.stats.fits``) and bootstraps ``b_python / b_C`` with the same
-draws for both sides (pairs stay pairs). ``evaluate_goals`` reads the issue's goals from these figures.
+draws for both sides (pairs stay pairs). ``evaluate_goals`` reads these figures against targets its caller gives
+(the project's own are benchmarks/scaling.py's: a record carries figures, not development goals).
 """
 from __future__ import annotations
 
@@ -30,11 +31,11 @@ from ..stats.fits import _line_fits
 from ..stats.paired_stats import hierarchical_bootstrap
 
 __all__ = ["pair_stats", "slope_ratio", "paired_analysis", "resolve_pairs", "evaluate_goals", "verdict_of",
-           "LAUNCH_GOAL_US", "LAUNCH_GOAL_RANGE", "INSTANTIATE_GOAL"]
+           "PAIRED_RANGE"]
 
-LAUNCH_GOAL_US = 2.0  # host cuGraphLaunch from 4 to 128 nodes
-LAUNCH_GOAL_RANGE = (4, 128)
-INSTANTIATE_GOAL = 0.10  # Python-side instantiate within 10% of the native call, per node
+#: the node counts whose fork/joins are paired Python/C besides every straight line (cheap: under 130 nodes), and
+#: where a launch target is read by ``evaluate_goals`` by default
+PAIRED_RANGE = (4, 128)
 RESAMPLES = 1000  # bootstrap draws per interval (a default record has some 500 intervals to draw)
 
 
@@ -206,19 +207,21 @@ def _range_text(lo: int, hi: int) -> str:
     return f"no straight-line point between {lo} and {hi} nodes"
 
 
-def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Mapping | None = None) -> dict:
-    """The issue's goals on the paired figures.
+def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Mapping | None = None, *,
+                   launch_us: float, instantiate_within: float, node_range: tuple[int, int] = PAIRED_RANGE) -> dict:
+    """The paired figures read against the caller's targets (``launch_us``: host µs per launch; ``instantiate_within``:
+    the Python/C instantiate ratio's allowed excess, 0.10 for 10%).
 
-    launch: host cuGraphLaunch, device held, <= ``LAUNCH_GOAL_US`` at every straight line from 4 to 128 nodes:
+    launch: host cuGraphLaunch, device held, <= ``launch_us`` at every straight line in ``node_range``:
     ``met`` True when every point's Python interval is at or below the goal, False when one lies wholly above it,
     None (undecided) otherwise; per point the Python µs, the C µs and Python - C, with intervals. Points without
     paired figures (an older record) are judged by the Python median alone (no interval; ``paired`` False).
-    instantiate_vs_native: the slope ratio python/C per node within ``1 + INSTANTIATE_GOAL``: ``met`` as above on
+    instantiate_vs_native: the slope ratio python/C per node within ``1 + instantiate_within``: ``met`` as above on
     the ratio's interval; ``python_slower`` True when the interval lies wholly above 1; the per-point ratios beside.
     ``native``: the sweep's note on the C loops (``{"unavailable": reason}`` says why there is no C figure).
     """
     paired = paired or {}
-    lo_n, hi_n = LAUNCH_GOAL_RANGE
+    lo_n, hi_n = node_range
     by_nodes = {int(e["nodes"]): e for e in (paired.get("launch") or {}).get("points", [])
                 if e.get("topology") == "line"}
     rows = []
@@ -238,11 +241,11 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
         # a point without an interval (unpaired: an older record) is judged by its median alone
         per = [verdict_of(r["python_us"]["median"] if r["python_us"].get("lo") is None else r["python_us"]["lo"],
                           r["python_us"]["median"] if r["python_us"].get("hi") is None else r["python_us"]["hi"],
-                          LAUNCH_GOAL_US) for r in rows]
+                          launch_us) for r in rows]
         met = False if False in per else (True if all(v is True for v in per) else None)
         worst = max(rows, key=lambda r: r["python_us"]["median"])
         c_rows = [r for r in rows if r.get("c_us")]
-        launch = {"goal_us": LAUNCH_GOAL_US, "range": [lo_n, hi_n], "met": met, "paired": bool(c_rows),
+        launch = {"goal_us": launch_us, "range": [lo_n, hi_n], "met": met, "paired": bool(c_rows),
                   "worst_us": worst["python_us"]["median"], "worst_ci": [worst["python_us"].get("lo"),
                                                                         worst["python_us"].get("hi")],
                   "at_nodes": worst["nodes"], "points": rows}
@@ -253,17 +256,17 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
             launch["worst_difference_us"] = max(r["difference_us"]["median"] for r in c_rows
                                                 if r.get("difference_us"))
         if met is None:
-            launch["note"] = (f"undecided: an interval straddles {LAUNCH_GOAL_US} µs, or a point has no interval"
+            launch["note"] = (f"undecided: an interval straddles {launch_us} µs, or a point has no interval"
                               " (fewer than two held samples, or an older record)")
     else:
-        launch = {"goal_us": LAUNCH_GOAL_US, "range": [lo_n, hi_n], "met": None, "note": _range_text(lo_n, hi_n)}
+        launch = {"goal_us": launch_us, "range": [lo_n, hi_n], "met": None, "note": _range_text(lo_n, hi_n)}
     inst_pts = [{"series": e["series"], "nodes": e["nodes"], "ratio": e.get("ratio")}
                 for e in (paired.get("instantiate") or {}).get("points", []) if e.get("ratio")]
     slope = (paired.get("instantiate") or {}).get("slope")
-    limit = 1 + INSTANTIATE_GOAL
+    limit = 1 + instantiate_within
     if slope and _finite(slope["ratio"].get("median")):
         r = slope["ratio"]
-        inst = {"goal": INSTANTIATE_GOAL, "paired": True, "ratio": r["median"], "ratio_ci": [r["lo"], r["hi"]],
+        inst = {"goal": instantiate_within, "paired": True, "ratio": r["median"], "ratio_ci": [r["lo"], r["hi"]],
                 "python_us_per_node": slope["python_us_per_node"]["median"],
                 "python_ci": [slope["python_us_per_node"]["lo"], slope["python_us_per_node"]["hi"]],
                 "native_us_per_node": slope["c_us_per_node"]["median"],
@@ -275,6 +278,6 @@ def evaluate_goals(points: Sequence[Mapping], paired: Mapping | None, native: Ma
             inst["note"] = f"the ratio's interval straddles {limit:.2f}: undecided"
     else:
         why = (native or {}).get("unavailable") or "no paired instantiation of two straight-line sizes or more"
-        inst = {"goal": INSTANTIATE_GOAL, "paired": False, "python_us_per_node": None, "native_us_per_node": None,
+        inst = {"goal": instantiate_within, "paired": False, "python_us_per_node": None, "native_us_per_node": None,
                 "met": None, "points": inst_pts, "note": f"no native figure: {why}"}
     return {"launch": launch, "instantiate_vs_native": inst}

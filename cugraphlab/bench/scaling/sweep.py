@@ -51,7 +51,7 @@ from ..records.record import clocks
 from ..stats.paired_stats import round_order
 from ..stats.summary import summarize
 from .analysis import ScalingResult, analyze, break_even, unroll_payoff
-from .paired import INSTANTIATE_GOAL, LAUNCH_GOAL_RANGE, LAUNCH_GOAL_US, evaluate_goals
+from .paired import PAIRED_RANGE, evaluate_goals
 from .plan import (
     DEFAULT_LENGTHS,
     DEFAULT_WIDTHS,
@@ -78,7 +78,7 @@ from .point import _Point, _us
 __all__ = ["ScalingPlan", "ScalingResult", "make_plan", "measure_scaling", "analyze",
            "MEASURES", "series_key",
            "break_even", "unroll_payoff", "evaluate_goals", "DEFAULT_LENGTHS", "DEFAULT_WIDTHS", "QUICK_LENGTHS",
-           "QUICK_WIDTHS", "LAUNCH_GOAL_US", "INSTANTIATE_GOAL", "KEPT_SAMPLES", "kept_samples", "HELD_ROUNDS",
+           "QUICK_WIDTHS", "PAIRED_RANGE", "KEPT_SAMPLES", "kept_samples", "HELD_ROUNDS",
            "QUICK_HELD_ROUNDS", "HELD_PAIRS", "PAIR_MIN_SAMPLES", "PAIR_MAX_SAMPLES"]
 
 
@@ -220,9 +220,9 @@ def _module_loading(first: dict, instantiate: dict) -> dict:
 
 
 def _paired_eligible(shape: Shape, nodes: int) -> bool:
-    """Paired instantiation: every straight line (the per-node slope), and the fork/joins in the launch goal's
-    range (cheap: under 130 nodes)."""
-    lo, hi = LAUNCH_GOAL_RANGE
+    """Paired instantiation: every straight line (the per-node slope), and the fork/joins in ``PAIRED_RANGE``
+    (cheap: under 130 nodes)."""
+    lo, hi = PAIRED_RANGE
     return shape.topology == "line" or lo <= nodes <= hi
 
 

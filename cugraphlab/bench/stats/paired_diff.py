@@ -22,7 +22,7 @@ from typing import Sequence
 from ...core.errors import InvalidArgumentError
 from .paired_stats import hierarchical_bootstrap
 
-__all__ = ["PairedDifference", "sign_test", "paired_difference", "goal_verdict", "ALPHA", "MIN_ROUNDS"]
+__all__ = ["PairedDifference", "sign_test", "paired_difference", "claim_verdict", "goal_verdict", "ALPHA", "MIN_ROUNDS"]
 
 ALPHA = 0.05
 MIN_ROUNDS = 6  # the fewest pairs whose sign test can reach p < 0.05 (two-sided): 2 / 2**6 = 0.031
@@ -92,6 +92,14 @@ def paired_difference(a: Sequence[float], b: Sequence[float], *, resamples: int 
     iv = hierarchical_bootstrap([diffs], resamples=resamples, seed=seed)
     above, below, p = sign_test(diffs)
     return PairedDifference(iv.median, iv.lo, iv.hi, len(diffs), above, below, p, alpha, iv.level)
+
+
+def claim_verdict(diff: PairedDifference | None, claim: str) -> tuple[str, str]:
+    """(word, reason) for a claim on A - B, ``claim`` "less" (A < B) or "no_more" (A <= B): "shown" only when the data
+    show it, "opposite shown" when they show the other way, else "not shown" with the reason (``goal_verdict``'s
+    rule in a record's words: a record says what its data show; a goal is its reader's)."""
+    word, why = goal_verdict(diff, claim)
+    return {"met": "shown", "NOT met": "opposite shown"}.get(word, word), why
 
 
 def goal_verdict(diff: PairedDifference | None, goal: str) -> tuple[str, str]:
