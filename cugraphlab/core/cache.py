@@ -16,18 +16,21 @@ from pathlib import Path
 __all__ = ["Cache", "default_cache", "replace_atomically"]
 
 
-def replace_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
+def replace_atomically(path: Path, data: bytes, mode: int | None = None, *, fsync: bool = False) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a reader (another process
-    loading the cache, the native library) sees the old file or the new one, never half of one. ``mode``: the new
-    file's permission bits (default: mkstemp's 0600). The temporary file is removed on any failure, which goes on.
-    The package's one atomic writer of bytes (report.files.write_text writes text the same way, through a CLI's
-    output rules)."""
+    loading the cache, the native library, a plotting step reading a record) sees the old file or the new one, never
+    half of one. ``mode``: the new file's permission bits (default: mkstemp's 0600); ``fsync``: flushed to the disk
+    before the rename (a result file: report.files.write_text). The temporary file is removed on any failure, which
+    goes on. The package's one atomic file writer (report.files.write_text decides what a path is, then calls it)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:24]}.", suffix=".tmp")
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-        if mode is not None:
-            os.chmod(tmp, mode)
+            if fsync:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ..core.cache import replace_atomically
 from ..core.errors import InvalidArgumentError
 
 __all__ = ["Tee", "check_output", "created_folder", "make_parents", "written_text", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
@@ -205,21 +206,10 @@ def write_text(path: str | os.PathLike, text: str, *, newline: str | None = None
     target, st = _target(given)
     make_parents(target, given=given)
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask()
-    # Same directory as the target so os.replace is a same-filesystem rename.
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    ending = os.linesep if newline is None else newline  # what open(..., newline=newline) would write for "\n"
+    if ending not in ("", "\n"):
+        text = text.replace("\n", ending)
+    replace_atomically(target, text.encode("utf-8"), mode, fsync=True)
     return given
 
 
