@@ -63,3 +63,39 @@ def test_recipes_figures_are_the_logs():
     for figure in ("4.640", "3.888", "3.528", "3.372", "3.298", "3.257", "2.442", "2.453"):
         assert figure in text and figure in log, figure
     assert "113.528" in log and "2.442" in log  # the two graphs of 50 adds: 113.5 and 50 x 2.442 = 122.1
+
+
+ROUND10 = ROOT / "benchmarks" / "results" / "2026-12-04_H200_round10"
+#: the table's process column -> its log
+_COLD_SMALL = {"1": "2026-12-04_H200_cold_small_1.log", "2": "2026-12-04_H200_cold_small_2.log",
+               "3": "2026-12-04_H200_cold_small_3.log", "4": "2026-12-04_H200_cold_small_4_product.log"}
+_VARIANT_ROWS = ("nvbench", "nvbench no-throttle", "cgl cold", "+ sync", "+ stamp", "cgl.measure")
+
+
+def test_the_cold_gap_table_quotes_the_cold_small_logs():
+    """Every median of the round-10 table is that workload's and recipe's median in the process's log (before /
+    after cuda-bench as the log's two columns)."""
+    text = DOC.read_text()
+    lines = text[text.index("### The 1,024-float cold gap, taken apart"):].splitlines()
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("| process"))
+    rows = [ln for ln in lines[first + 2:first + 20] if ln.startswith("| ")]
+    rows = rows[:next((i for i, r in enumerate(rows) if not r[2].isdigit()), len(rows))]
+    assert len(rows) == 9
+    for row in rows:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        process, workload, figures = cells[0], cells[1], cells[2:]
+        log = (ROUND10 / _COLD_SMALL[process]).read_text().splitlines()
+        for recipe, cell in zip(_VARIANT_ROWS, figures):
+            if not cell:
+                continue
+            line = next(ln for ln in log if ln.startswith(f"{workload:<11} {recipe:<22}"))
+            medians = re.findall(r"(\d+\.\d{3}) / +\d+\.\d{3}", line)
+            assert cell.split(" / ") == medians, (process, workload, recipe, cell, medians)
+
+
+def test_the_products_goal_line_is_the_logs():
+    text = (ROUND10 / _COLD_SMALL["4"]).read_text()
+    assert "cgl.measure: 4 of 6" in text
+    for figure in ("add 1,024: cgl.measure: -0.016 (-0.051)", "mul 1,024: cgl.measure: -0.144 (-0.082)",
+                   "relu 1,024: cgl.measure: -0.080 (-0.105)"):
+        assert figure in text, figure
