@@ -94,7 +94,7 @@ def test_bad_arguments_are_refused_in_one_line(dev):
 
 
 def test_unfreed_lesson_runs_every_step_on_the_fake(dev):
-    from cugraphlab.experiment.memchain import demonstrate_unfreed
+    from cugraphlab.experiment.graph_pool_lessons import demonstrate_unfreed
 
     s = dev.create_stream()
     demo = demonstrate_unfreed(dev, s, 256, seed=3)
@@ -105,7 +105,7 @@ def test_unfreed_lesson_runs_every_step_on_the_fake(dev):
 
 
 def test_unfreed_lesson_fails_when_the_data_is_not_there(dev, fake, monkeypatch):
-    from cugraphlab.experiment.memchain import demonstrate_unfreed
+    from cugraphlab.experiment.graph_pool_lessons import demonstrate_unfreed
 
     monkeypatch.setattr(fake, "cuMemcpyDtoHAsync", lambda *a: (fake_memnodes.OK,))  # copies nothing
     s = dev.create_stream()
@@ -115,7 +115,7 @@ def test_unfreed_lesson_fails_when_the_data_is_not_there(dev, fake, monkeypatch)
 
 
 def test_physical_reuse_subtracts_the_baseline(dev):
-    from cugraphlab.experiment.memchain import PhysicalReuse, physical_reuse
+    from cugraphlab.experiment.graph_pool_lessons import PhysicalReuse, physical_reuse
     from cugraphlab.graphs.memory import GraphMemFootprint
 
     r = physical_reuse(dev, 1024)
@@ -228,11 +228,11 @@ def test_address_reuse_of_shapes_where_all_are_live_together():
 
 
 def test_unfreed_lesson_needs_the_trim_to_get_the_pool_back(dev, fake, monkeypatch):
-    from cugraphlab.experiment import memchain
+    from cugraphlab.experiment import graph_pool_lessons as lessons
 
     s = dev.create_stream()
-    monkeypatch.setattr(memchain, "trim_graph_mem", lambda device: None)  # the pool keeps the memory
-    demo = memchain.demonstrate_unfreed(dev, s, 256, seed=3)
+    monkeypatch.setattr(lessons, "trim_graph_mem", lambda device: None)  # the pool keeps the memory
+    demo = lessons.demonstrate_unfreed(dev, s, 256, seed=3)
     assert not demo.ok and not demo.steps[-1]["ok"] and all(st["ok"] for st in demo.steps[:-1])
     assert demo.footprint_closed.used_current > demo.footprint_before.used_current
     s.close()

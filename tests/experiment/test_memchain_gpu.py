@@ -81,7 +81,7 @@ def test_shapes_with_all_intermediates_live_together_keep_them_apart(device, ker
 
 
 def test_two_graphs_on_one_stream_share_physical_memory(device, kernels):
-    from cugraphlab.experiment.memchain import physical_reuse
+    from cugraphlab.experiment.graph_pool_lessons import physical_reuse
 
     r = physical_reuse(device, 1 << 20, kernels=kernels)
     assert r.mismatches == 0
@@ -90,7 +90,7 @@ def test_two_graphs_on_one_stream_share_physical_memory(device, kernels):
 
 
 def test_unfreed_allocation_relaunch_and_auto_free(device):
-    from cugraphlab.experiment.memchain import demonstrate_unfreed
+    from cugraphlab.experiment.graph_pool_lessons import demonstrate_unfreed
 
     with device.create_stream() as s:
         demo = demonstrate_unfreed(device, s, 1 << 16)

@@ -18,7 +18,7 @@ the same chain on preallocated buffers (experiment.chain.Chain, graph mode), at 
   ``footprint_check``);
 * the lessons' checks: explicit and captured graphs of the same topology and bit-exact, virtual-address reuse inside
   a graph, physical memory shared by two graphs on one stream, the unfreed-allocation relaunch error and
-  AUTO_FREE_ON_LAUNCH (experiment.memchain.demonstrate_unfreed).
+  AUTO_FREE_ON_LAUNCH (experiment.graph_pool_lessons.demonstrate_unfreed).
 
 Every output is compared bit for bit with NumPy float32; raw samples are kept per row (``Record.samples``).
 """
@@ -32,14 +32,8 @@ from ...core.device import opened
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.memory import validate_size
 from ...experiment.chain import Chain, chain_kernels
-from ...experiment.memchain import (
-    MEMCHAIN_SHAPES,
-    SHAPE_TEXT,
-    MemChain,
-    demonstrate_unfreed,
-    physical_reuse,
-    topology_check,
-)
+from ...experiment.graph_pool_lessons import demonstrate_unfreed, physical_reuse
+from ...experiment.memchain import MEMCHAIN_SHAPES, SHAPE_TEXT, MemChain, topology_check
 from ...graphs.memory import graph_mem_footprint, require_graph_memory, reset_graph_mem_high, trim_graph_mem
 from ..records.record import Record, _plain, clocks
 from ..stats.summary import Summary, summarize
@@ -107,7 +101,7 @@ class SizeResult:
     topology_same: bool
     topology_diff: str
     captured_mismatches: int
-    physical: dict  # experiment.memchain.PhysicalReuse.to_dict
+    physical: dict  # experiment.graph_pool_lessons.PhysicalReuse.to_dict
     view: str  # the explicit line graph's text view
     graph_bytes: int
     shape_reuse: dict = field(default_factory=dict)  # shape -> AddressReuse.to_dict (explicit)
@@ -202,7 +196,7 @@ class MemnodesResult(Record):
     SCHEMA: ClassVar[int] = 2  # 2: a steady row per shape, the best named; free memory in the footprint
 
     sizes: list[SizeResult] = field(default_factory=list)
-    unfreed: dict = field(default_factory=dict)  # experiment.memchain.UnfreedDemo.to_dict
+    unfreed: dict = field(default_factory=dict)  # experiment.graph_pool_lessons.UnfreedDemo.to_dict
 
     @property
     def verified(self) -> bool:
