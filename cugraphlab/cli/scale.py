@@ -78,7 +78,8 @@ def cmd_scale(args) -> int:
     """Validate, measure every point, print the table and findings, write JSON/CSV/figures; 0 when every point ran
     and every check passed, 1 otherwise."""
     from ..bench.scale import run_scale
-    from ..report.scale import csv_rows, findings, render_scale
+    from ..bench.scale.findings import findings
+    from ..report.scale import csv_rows, render_scale
 
     config = config_from_args(args)
 

@@ -92,7 +92,7 @@ def timeline_figures(result) -> list:
 
 
 def render_sweep(result, written=()) -> str:
-    from .plots.measure import break_even_size
+    from ..bench.measure.break_even import break_even_size
 
     rows = []
     for r in result.rows:
