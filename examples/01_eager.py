@@ -1,4 +1,5 @@
-"""Lesson 1: launching kernels one by one from Python (eager mode).
+"""Example 1: launching kernels one by one from Python (eager mode).
+The course teaches it in notebooks/01_launch_overhead.ipynb (the course's own order: docs/course/course.md).
 
 The chain out = relu((x + y) * 2 - y) is four kernels. Eagerly, the host makes one driver call per kernel:
 

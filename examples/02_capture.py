@@ -1,4 +1,5 @@
-"""Lesson 2: stream capture. The same four launches, recorded into a graph instead of run.
+"""Example 2: stream capture. The same four launches, recorded into a graph instead of run.
+The course teaches it in notebooks/02_capture_replay.ipynb (the course's own order: docs/course/course.md).
 
     cuStreamBeginCapture(stream, mode)   # from here on, work queued on the stream is recorded, not run
     cuLaunchKernel(...) x 4              # become four kernel nodes, each depending on the one before

@@ -1,4 +1,5 @@
-"""Lesson 3: building the graph by hand, node by node, and checking it equals the captured one.
+"""Example 3: building the graph by hand, node by node, and checking it equals the captured one.
+The course teaches it in notebooks/03_node_by_node.ipynb (the course's own order: docs/course/course.md).
 
     cuGraphCreate(0) -> graph
     cuGraphAddKernelNode(graph, deps, len(deps), CUDA_KERNEL_NODE_PARAMS) -> node
@@ -73,7 +74,7 @@ def build_by_hand(dev, chain) -> cgl.Graph:
     graph = cgl.Graph(dev, cgl.cu("cuGraphCreate", 0))  # the Graph object owns it: cuGraphDestroy on close
     try:
         deps = []
-        for launch in chain.launches:  # kernel, packed arguments and launch shape of each op (lesson 1)
+        for launch in chain.launches:  # kernel, packed arguments and launch shape of each op (example 1)
             p = d.CUDA_KERNEL_NODE_PARAMS()
             p.func = launch.kernel.handle
             p.gridDimX, p.gridDimY, p.gridDimZ = launch.config.grid

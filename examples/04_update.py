@@ -1,4 +1,5 @@
-"""Lesson 4: new inputs for an instantiated graph, without building it again.
+"""Example 4: new inputs for an instantiated graph, without building it again.
+The course teaches it in notebooks/05_update.ipynb (the course's own order: docs/course/course.md).
 
 (a) cuGraphExecKernelNodeSetParams(exec, node, params): new arguments for one kernel node of the executable graph
     (node = the node of the graph the exec was instantiated from).
@@ -51,7 +52,7 @@ def main() -> int:
     with cgl.Device(0) as dev, cgl.Chain(dev, n=1 << 18) as chain, \
             cgl.Chain(dev, n=chain.n, scalar=-1.25, kernels=chain.kernels) as a, \
             cgl.Chain(dev, n=chain.n, scalar=3.5, kernels=chain.kernels) as b:
-        graph, nodes = build_chain_graph_nodes(chain)  # lesson 3: cuGraphCreate + cuGraphAddKernelNode x 4
+        graph, nodes = build_chain_graph_nodes(chain)  # example 3: cuGraphCreate + cuGraphAddKernelNode x 4
         with graph, graph.instantiate() as exe:  # cuGraphInstantiate
             v = launch_and_check(exe, chain, chain, "as built")
             print(v)

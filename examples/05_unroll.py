@@ -1,4 +1,5 @@
-"""Lesson 5: several iterations per graph. One cuGraphLaunch then carries K chains (4K kernel nodes),
+"""Example 5: several iterations per graph. One cuGraphLaunch then carries K chains (4K kernel nodes),
+The course teaches it in notebooks/07_unroll_payoff.ipynb (the course's own order: docs/course/course.md).
 so the host's cost per iteration falls by K while the device runs the same kernels.
 
     chain.graph_exec(unroll=K): capture K iterations, cuGraphInstantiate, cuGraphUpload (before any timing:

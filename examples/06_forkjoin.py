@@ -1,4 +1,5 @@
-"""Lesson 6: two independent chains as two parallel branches of one graph (fork/join capture).
+"""Example 6: two independent chains as two parallel branches of one graph (fork/join capture).
+The course teaches it in notebooks/04_fork_join.ipynb (the course's own order: docs/course/course.md).
 
     cuStreamBeginCapture(A)
     cuEventRecord(fork, A); cuStreamWaitEvent(B, fork)   # B joins A's capture
@@ -8,7 +9,7 @@
     cuStreamEndCapture(A) -> graph
 
 Every one of these calls is written out below through ``cgl.cu`` (the one door: checked, traced, typed errors);
-the two chains (lesson 1) bring their buffers, kernels and launches, each on its own stream. Without the event
+the two chains (example 1) bring their buffers, kernels and launches, each on its own stream. Without the event
 pair the capture would be refused: a stream may only join a capture through an event recorded in it. The
 ``ForkJoin`` helper does the same and checks it the same way.
 Run (with the package installed): python3 examples/06_forkjoin.py

@@ -1,4 +1,5 @@
-"""Lesson 7: programmatic dependent launch (PDL, sm_90+). Let the next kernel launch while this one finishes.
+"""Example 7: programmatic dependent launch (PDL, sm_90+). Let the next kernel launch while this one finishes.
+The course teaches it in notebooks/12_pdl.ipynb (the course's own order: docs/course/course.md).
 
 Between two kernels on a stream the GPU normally drains the first grid, flushes its writes, and only then starts
 launching the second: a gap of about half a microsecond per kernel. With PDL:

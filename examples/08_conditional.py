@@ -1,4 +1,5 @@
-"""Lesson 8: conditional graph nodes. A loop and a branch decided on the GPU, with no trip back to Python.
+"""Example 8: conditional graph nodes. A loop and a branch decided on the GPU, with no trip back to Python.
+The course teaches it in notebooks/10_conditional_nodes.ipynb (the course's own order: docs/course/course.md).
 
     parent graph:  MEMSET (zero the loop state) -> CONDITIONAL WHILE (handle h, set to 1 at each launch)
     body graph:    add -> mul -> sub -> relu -> conditional(h, state, N)
@@ -12,12 +13,12 @@ The WHILE graph is built below with the calls written out through ``cgl.cu`` (th
 typed errors):
 
     graph = cuGraphCreate(0)
-    reset = cuGraphAddMemsetNode(...)                       # lesson 3 (add_memset_node)
+    reset = cuGraphAddMemsetNode(...)                       # example 3 (add_memset_node)
     h = cuGraphConditionalHandleCreate(graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT)
     params = CUgraphNodeParams(type=CONDITIONAL, conditional={h, CU_GRAPH_COND_TYPE_WHILE, size=1, ctx})
     node = cuGraphAddNode(graph, [reset], None, 1, params)  # 13.x form; 12.x spells it cuGraphAddNode_v2
     body = params.conditional.phGraph_out[0]                # the node's body graph: the driver owns it
-    chain kernel nodes + the decision kernel node into body  # lesson 3 (add_launch_sequence, ctx=ctx)
+    chain kernel nodes + the decision kernel node into body  # example 3 (add_launch_sequence, ctx=ctx)
 
 ``conditional_graphs(chain)`` brings what is not this lesson's: the decision kernels (compiled against
 cuda_device_runtime_api.h) and the loop state in device memory; it then runs the same loop, a threshold loop and

@@ -1,4 +1,5 @@
-"""Lesson 9: the other node families. Host nodes, event nodes, child graphs and clones, empty joins, node controls.
+"""Example 9: the other node families. Host nodes, event nodes, child graphs and clones, empty joins, node controls.
+The course teaches it in notebooks/13_other_nodes.ipynb (the course's own order: docs/course/course.md).
 
 Built by hand around the chain's kernel nodes (graphs.build), in the order the driver sees them:
 

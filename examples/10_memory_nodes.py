@@ -1,4 +1,5 @@
-"""Lesson 10: graph memory nodes. The chain's intermediates t1, t2, t3 live only inside the graph.
+"""Example 10: graph memory nodes. The chain's intermediates t1, t2, t3 live only inside the graph.
+The course teaches it in notebooks/14_memory_nodes.ipynb (the course's own order: docs/course/course.md).
 
     t1 = cuGraphAddMemAllocNode(...)   -> add(t1, x, y)
     t2 = cuGraphAddMemAllocNode(...)   -> mul(t2, t1, 2) -> cuGraphAddMemFreeNode(t1)

@@ -1,4 +1,5 @@
-"""Lesson 11: IF/ELSE and SWITCH conditional nodes (CUDA 12.8+), and a WHILE body filled by stream capture.
+"""Example 11: IF/ELSE and SWITCH conditional nodes (CUDA 12.8+), and a WHILE body filled by stream capture.
+The course teaches it in notebooks/10_conditional_nodes.ipynb (the course's own order: docs/course/course.md).
 
     IF/ELSE:  cond_sign(h, x) -> CONDITIONAL IF (h, 2 bodies)    body 0: add -> mul -> sub -> relu
                                                                  body 1: add -> mul -> sub
@@ -15,7 +16,7 @@ The driver calls, in order:
 IF/ELSE decides on a value the GPU computes (the sum of the first 32 inputs in float32): NumPy predicts it, and the
 inputs are chosen so that each branch runs. SWITCH reads its index from device memory; 4 or more runs no body. Every
 body writes buffers of its own, so each check also proves that no other body ran. Then one SWITCH graph serves four
-problem sizes where four graphs would, and the WHILE loop of lesson 8 is built by stream capture instead of node by
+problem sizes where four graphs would, and the WHILE loop of example 8 is built by stream capture instead of node by
 node (cuStreamBeginCaptureToGraph into the body; cuStreamGetCaptureInfo + cuGraphAddNode +
 cuStreamUpdateCaptureDependencies to add the node during a capture of the parent): same topology, same bits.
 

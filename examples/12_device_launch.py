@@ -1,4 +1,5 @@
-"""Lesson 12: device graph launch. Kernels launch the chain's graph from the GPU, and a loop drives itself.
+"""Example 12: device graph launch. Kernels launch the chain's graph from the GPU, and a loop drives itself.
+The course teaches it in notebooks/11_device_launch.ipynb (the course's own order: docs/course/course.md).
 
     built once:   NVRTC -rdc=true -dlto (kernels/devlaunch.cu) -> LTO-IR -> nvJitLink + libcudadevrt.a -> cubin
     work graph W: add -> mul -> sub -> relu           cuGraphInstantiate(DEVICE_LAUNCH), cuGraphUpload

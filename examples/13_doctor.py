@@ -1,4 +1,5 @@
-"""Lesson 13: the capture doctor. Why did my capture fail, and which line did it?
+"""Example 13: the capture doctor. Why did my capture fail, and which line did it?
+The course teaches it in notebooks/06_capture_doctor.ipynb (the course's own order: docs/course/course.md).
 
     with capture(stream, explain=True) as cap:    # cuStreamBeginCapture, then after every driver call:
         ...                                       #   cuStreamIsCapturing on each stream of the capture

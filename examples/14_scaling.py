@@ -1,4 +1,5 @@
-"""Lesson 14: what a graph costs as it grows, and when it pays off.
+"""Example 14: what a graph costs as it grows, and when it pays off.
+The course teaches it in notebooks/08_scaling.ipynb (the course's own order: docs/course/course.md).
 
 A straight line of L empty-kernel nodes, for L = 1, 16, 256, 4096, captured and instantiated again and again:
 

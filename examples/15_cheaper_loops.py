@@ -1,11 +1,12 @@
-"""Lesson 15: a loop the GPU decides, made cheaper. Fold the decision into the last kernel, join the body's kernels
+"""Example 15: a loop the GPU decides, made cheaper. Fold the decision into the last kernel, join the body's kernels
+The course teaches it in notebooks/10_conditional_nodes.ipynb and notebooks/12_pdl.ipynb (the course's own order: docs/course/course.md).
 by programmatic edges, decide once every K iterations: what each step saves, measured, every result checked.
 
-    WHILE, decision separate:  add -> mul -> sub -> relu -> conditional(h)   5 kernel nodes per iteration (lesson 8)
+    WHILE, decision separate:  add -> mul -> sub -> relu -> conditional(h)   5 kernel nodes per iteration (example 8)
     decision folded:           add -> mul -> sub -> cond_relu(h)             relu's block 0 counts and decides
-    folded, PDL edges:         add =p=> mul =p=> sub =p=> cond_relu(h)       -DCGL_PDL kernels (lesson 7)
+    folded, PDL edges:         add =p=> mul =p=> sub =p=> cond_relu(h)       -DCGL_PDL kernels (example 7)
     folded, PDL, every 10:     10 chains in the body, the last relu counts 10 and decides
-    device loop, every 50:     a device-launchable graph of 50 chains whose last relu tail-launches it (lesson 12)
+    device loop, every 50:     a device-launchable graph of 50 chains whose last relu tail-launches it (example 12)
 
 The PDL body is filled by stream capture into the WHILE node's body (cuStreamBeginCaptureToGraph): the chain's
 launches after the first go through cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, and
@@ -83,7 +84,7 @@ def while_rows(dev, n: int) -> list:
 
 def device_loop_rows(dev, n: int) -> list:
     with cgl.Chain(dev, n=n) as chain:
-        loop = device_loop(chain)  # relocatable kernels with the device runtime (lesson 12)
+        loop = device_loop(chain)  # relocatable kernels with the device runtime (example 12)
         rows = []
         for label, every in (("device loop, decision every iteration", 1), ("device loop, decision every 50", 50)):
             exe = loop.folded_exec(N, every=every) if every > 1 else loop.self_exec(N)

@@ -1,4 +1,5 @@
-"""Lesson 16: your own kernel. A saxpy in a .cu file (examples/saxpy.cu), compiled, launched, captured, checked.
+"""Example 16: your own kernel. A saxpy in a .cu file (examples/saxpy.cu), compiled, launched, captured, checked.
+The course teaches it in notebooks/09_measure_your_kernel.ipynb (the course's own order: docs/course/course.md).
 
     compiled = cgl.compile_source(source, "saxpy")   # NVRTC: cubin for the current device's arch, --fmad=false
     module = dev.load_module(compiled)                # cuModuleLoadData

@@ -1,4 +1,5 @@
-"""Floor 2, the CUDA graph API, one concept per module, in the order of the lessons in examples/:
+"""Floor 2, the CUDA graph API, one concept per module, in the order of the examples (examples/NN_*.py; each names
+the course notebook that teaches the same, in the course's own order):
 
 exec (a graph, its executable form, cached executables), capture (stream capture, fork/join across streams),
 doctor/ (which call broke a capture, from which line, and the fix; doctor.stacks: the same for the captures PyTorch,

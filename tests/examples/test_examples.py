@@ -32,6 +32,28 @@ def test_examples_are_numbered_lessons():
     assert [p.name[:3] for p in EXAMPLES] == [f"{i:02d}_" for i in range(1, len(EXAMPLES) + 1)]
 
 
+def test_one_lesson_order_each_example_names_its_notebook():
+    """Examples are "Example N" (their own order, which graphs/__init__ follows); the course notebooks have theirs.
+    Each example's second docstring line names the notebook(s) that teach the same, and those exist; no example
+    calls itself a lesson (both used to number "lesson 7" differently)."""
+    import re
+
+    taught = set()
+    for path in EXAMPLES:
+        text = path.read_text()
+        n = int(path.name[:2])
+        lines = text.splitlines()
+        assert lines[0].startswith(f'"""Example {n}: '), path.name
+        names = re.findall(r"notebooks/(\d\d_\w+)\.ipynb", lines[1])
+        assert lines[1].startswith("The course teaches it in ") and names, path.name
+        for name in names:
+            assert (ROOT / "notebooks" / f"{name}.ipynb").is_file(), (path.name, name)
+            taught.add(name)
+        assert not re.search(r"\blesson \d", text, re.I), path.name
+    # every notebook that teaches a part of the graph API has its example (09 measures your own kernel: example 16)
+    assert {f"{i:02d}" for i in range(1, 15)} <= {t[:2] for t in taught}
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "benchmarks").glob("*.py")), ids=lambda p: p.name)
 def test_benchmarks_import_the_installed_package(path):
     text = path.read_text()
