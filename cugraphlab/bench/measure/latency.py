@@ -168,8 +168,39 @@ def _decomposition(rows: list) -> dict:
 @renamed_kwargs(n="size")
 def measure_latency(device, *, size: int = 1 << 20, ops=DEFAULT_OPS, time_cap_s: float = 1.0,
                     timeline_iters: int = 50, progress=None, native_factory=None) -> LatencyResult:
-    """Measure every row of ``cugraphlab latency`` on ``device``. ``native_factory`` replaces the builder of the C
-    loops (``bench.native.loops.native_floor``; a test passes one that raises UnsupportedError)."""
+    """Measure every row of ``cugraphlab latency`` on ``device``: host time per API call (launch, graph launch,
+    instantiate, update), the Python / binding / driver split, end-to-end time per kernel, device gaps.
+
+    Parameters
+    ----------
+    device : Device
+        The device (its context current).
+    size : int
+        Floats per buffer of the chain (``n=`` before, still accepted with a warning).
+    ops : sequence of str
+        The chain's ops (default add, mul, sub, relu).
+    time_cap_s : float
+        The adaptive sampler's time cap per row.
+    timeline_iters : int
+        Iterations of the stamped timeline that gives the device gaps.
+    progress : callable, optional
+        Called with a line per row measured.
+    native_factory : callable, optional
+        Replaces the builder of the C loops (``bench.native.loops.native_floor``; a test passes one that raises
+        UnsupportedError).
+
+    Returns
+    -------
+    LatencyResult
+        The rows (each a Summary with its clock) and the split.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A bad size or op, before any GPU work.
+    CudaError
+        A driver call failed.
+    """
     ops = parse_ops(ops)
     n = validate_size(size)
     rows: list[LatencyRow] = []

@@ -52,32 +52,70 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
     and the graph's capture, instantiate and upload costs and the break-even count of calls; the SM clock and
     why sampling stopped.
 
-    Parameters:
-      ``setup``: ``setup(stream)`` (or ``setup()``) runs once first; what it returns is handed to the work, to
-      ``prepare`` and to ``check`` (a tuple as extra positional arguments, a dict as keyword arguments, anything
-      else as one argument). ``stream``: which stream a callable gets: ``"cugraphlab"`` (default), ``"cupy"``,
-      ``"torch"``, ``"cuda.core"`` or ``"handle"`` (an int), all views of one stream made here; or a stream object
-      (CuPy, PyTorch, cuda.core or cugraphlab), used as it is. ``device``: a Device or an ordinal (default 0; a
-      launch or graph brings its own). ``check``: run after the timed loops, once per way, right after one more
-      call of that way (``prepare`` runs before it: fresh inputs, poisoned outputs); it passes by returning None or
-      True (or a ``compare_bits`` result that is ok) and fails by returning False or raising AssertionError.
-      ``l2``: "warm" only; the cold L2 is now the ``cold`` clock of every way (``l2="cold"`` is refused, naming
-      it). ``gpu_clocks``: take the held and cold samples (default True). ``processes``: N >= 2
-      measures in N fresh processes, one after the other, each importing the work by name (a target string or a
-      top-level function); intervals then take the process as the unit. ``calls``: calls per sample (default:
-      about 1 ms of the first way). ``min_samples``/``max_samples``/``target_spread``/``time_budget_s``: sampling
-      stops once every way's median is known within ``target_spread`` (~95% interval), at ``max_samples``, or at
-      the time budget (per process). ``sm_clock``: read the SM clock after each round. ``reference``: time the
-      bare launch of an empty kernel in the same rounds, and give each way its host cost in those launches
-      (``x ref``, rows ``"WAY: host / reference"``): a paired figure that repeats between processes where the
-      absolute one moves with the process's launch-cost mode. ``capture_mode``: the
-      capture's CUstreamCaptureMode ("thread_local", "global", "relaxed"). ``timeout_s``: per worker process.
+    Parameters
+    ----------
+    work : Launch, list of Launch, callable, Graph, GraphExec or str
+        What is timed (above); a callable is ``fn(stream)``, a string ``"file.py:function"`` names one.
+    setup : callable or str, optional
+        ``setup(stream)`` (or ``setup()``) runs once first; what it returns is handed to the work, to ``prepare``
+        and to ``check`` (a tuple as extra positional arguments, a dict as keyword arguments, anything else as one
+        argument).
+    stream : str or stream object, optional
+        Which stream a callable gets: ``"cugraphlab"`` (default), ``"cupy"``, ``"torch"``, ``"cuda.core"`` or
+        ``"handle"`` (an int), all views of one stream made here; or a stream object (CuPy, PyTorch, cuda.core or
+        cugraphlab), used as it is.
+    device : Device or int, optional
+        A Device or an ordinal (default 0; a launch or graph brings its own).
+    ways : tuple of str, optional
+        Which of ``eager``, ``graph``, ``native``, ``floor`` (default: all that apply).
+    check : callable or str, optional
+        Run after the timed loops, once per way, right after one more call of that way (``prepare`` runs before
+        it: fresh inputs, poisoned outputs); it passes by returning None or True (or a ``compare_bits`` result that
+        is ok) and fails by returning False or raising AssertionError.
+    prepare : callable or str, optional
+        Run before each checked call (and each timed round): fresh inputs, poisoned outputs.
+    l2 : str
+        ``"warm"`` only; the cold L2 is the ``cold`` clock of every way (``l2="cold"`` is refused, naming it).
+    processes : int, optional
+        N >= 2 measures in N fresh processes, one after the other, each importing the work by name (a target
+        string or a top-level function); intervals then take the process as the unit.
+    calls : int, optional
+        Calls per sample (default: about 1 ms of the first way).
+    min_samples, max_samples : int
+        Samples per way at least and at most.
+    target_spread : float
+        Sampling stops once every way's median is known within this (~95% interval) ...
+    time_budget_s : float
+        ... or at this time budget (per process), or at ``max_samples``.
+    sm_clock : bool
+        Read the SM clock after each round.
+    reference : bool
+        Time the bare launch of an empty kernel in the same rounds and give each way its host cost in those
+        launches (``x ref``, rows ``"WAY: host / reference"``): a paired figure that repeats between processes
+        where the absolute one moves with the process's launch-cost mode.
+    capture_mode : str
+        The capture's CUstreamCaptureMode: ``"thread_local"``, ``"global"`` or ``"relaxed"``.
+    gpu_clocks : bool
+        Take the held and cold samples (default True).
+    timeout_s : float, optional
+        Per worker process.
+    progress : callable, optional
+        Called with a line of text as the measurement goes.
 
-    Returns a ``MeasureResult`` (a Record of kind ``cugraphlab.measure``: ``result["eager"].host.median``,
-    ``result.break_even``, ``result.to_dict()``; ``cugraphlab diff`` compares two). Raises InvalidArgumentError
-    (one line) for bad input, every keyword checked before anything runs; ``WorkRaised`` when the work, its setup,
-    its prepare or its check raises (the exception chained),
-    ``StreamIgnoredError`` when a callable enqueues nothing on the stream it is given.
+    Returns
+    -------
+    MeasureResult
+        A Record of kind ``cugraphlab.measure``: ``result["eager"].host.median``, ``result.break_even``,
+        ``result.to_dict()``, ``result.save(path)``; ``cugraphlab diff`` compares two.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Bad input, in one line; every keyword is checked before anything runs.
+    WorkRaised
+        The work, its setup, its prepare or its check raised (the exception chained).
+    StreamIgnoredError
+        A callable enqueued nothing on the stream it was given.
     """
     from .options import MeasureOptions
     from .processes import measure_processes
