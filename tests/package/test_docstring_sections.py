@@ -37,7 +37,6 @@ COVERED = {
                                 "add_copy_node"],
     "cugraphlab.bench.measure.user": ["measure"],
     "cugraphlab.bench.measure.latency": ["measure_latency"],
-    "cugraphlab.bench.measure.timeline": ["measure_timeline"],
     "cugraphlab.graphs.conditional": ["require_conditional", "require_conditional_branches", "create_handle",
                                       "conditional_node_params", "add_conditional_bodies", "add_conditional_node",
                                       "add_if_else_node", "add_switch_node"],

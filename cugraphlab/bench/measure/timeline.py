@@ -108,40 +108,9 @@ def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int
                     modes=TIMELINE_MODES, probe: bool = False,
                     launch_config: LaunchConfig | None = None) -> TimelineResult:
     """Run ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) each way in ``modes`` with
-    stamping kernels; return every kernel's span.
-
-    Parameters
-    ----------
-    device : Device
-        The device (its context current).
-    ops : sequence of str
-        The chain's ops.
-    size : int
-        Floats per buffer (``n=`` before, still accepted with a warning).
-    iters : int
-        Iterations per mode (at most 10,000).
-    scalar : float
-        ``mul``'s factor.
-    modes : sequence of str
-        Which of ``TIMELINE_MODES`` (eager, graph).
-    probe : bool
-        Empty kernels instead of the chain: the launch path alone.
-    launch_config : LaunchConfig, optional
-        The stamped kernels' shape (default: the chain's, or one block of 32 threads for the probe), e.g.
-        ``LaunchConfig(132, 256)`` to read the gaps at another grid.
-
-    Returns
-    -------
-    TimelineResult
-        Per mode, every kernel's start and end (``%globaltimer`` ns) and whether the outputs were bit-exact.
-
-    Raises
-    ------
-    InvalidArgumentError
-        A bad size, op or count, before any GPU work.
-    CudaError
-        A driver call failed.
-    """
+    stamping kernels; return every kernel's span. ``size``: floats per buffer (``n=`` before, still accepted with a
+    warning). ``launch_config``: the stamped kernels' shape (default: the chain's, or one block of 32 threads for the
+    probe), e.g. ``LaunchConfig(132, 256)`` to read the gaps at another grid."""
     ops = parse_ops(ops)
     n = validate_size(size)
     positive_int("timeline iterations", iters, maximum=10_000)

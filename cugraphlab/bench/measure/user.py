@@ -1,5 +1,26 @@
 """``cugraphlab.measure``: one call that times a user's work eagerly, as a graph and natively.
 
+``work``: a prepared ``Launch`` (or a list of them, fired in order as one call); a callable ``fn(stream)``
+that enqueues one call's work on the stream it is given; a ``Graph`` or ``GraphExec``; or a target string
+``"path/to/file.py:function"`` / ``"package.module:function"`` naming such a callable.
+
+Ways (``ways=`` picks some; default all that apply): ``eager`` (each call from Python), ``graph`` (the work
+captured once through the capture doctor, replayed with one cuGraphLaunch per call: if the capture fails, the
+way carries the doctor's diagnosis instead of a timing, and the rest is still measured), ``native`` (for
+launches and graphs: the same driver call from C behind a Python builtin) and ``floor`` (a C loop: the driver
+alone). Each way reports, per call, in µs, five clocks with intervals:
+
+  ``held``   how long the work runs on the GPU: K calls queued behind a kernel holding the stream, CUDA events
+             around them, released, / K (no host gap inside); "n/a" (no figure) when the work synchronises
+  ``cold``   the same for one call after an L2 flush, queued behind the hold: a first touch of cold data
+  ``host``   what a call costs the launching thread (perf_counter_ns around the calls)
+  ``wall``   from before the first call until the GPU is done, per call
+  ``device`` CUDA events around the calls as the host makes them: the host's pace when a call is shorter
+             than the host needs to make it (the GPU idles between calls), the GPU's time when it is longer
+
+and the graph's capture, instantiate and upload costs and the break-even count of calls; the SM clock and
+why sampling stopped.
+
 Imports nothing heavy until it is called (``import cugraphlab.bench`` binds this function)."""
 from __future__ import annotations
 
@@ -31,26 +52,7 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
             timeout_s: float | None = None, progress: Callable[[str], None] | None = None):
     """Time ``work`` every way it can run: eagerly from Python, as a CUDA graph, natively from C.
 
-    ``work``: a prepared ``Launch`` (or a list of them, fired in order as one call); a callable ``fn(stream)``
-    that enqueues one call's work on the stream it is given; a ``Graph`` or ``GraphExec``; or a target string
-    ``"path/to/file.py:function"`` / ``"package.module:function"`` naming such a callable.
-
-    Ways (``ways=`` picks some; default all that apply): ``eager`` (each call from Python), ``graph`` (the work
-    captured once through the capture doctor, replayed with one cuGraphLaunch per call: if the capture fails, the
-    way carries the doctor's diagnosis instead of a timing, and the rest is still measured), ``native`` (for
-    launches and graphs: the same driver call from C behind a Python builtin) and ``floor`` (a C loop: the driver
-    alone). Each way reports, per call, in µs, five clocks with intervals:
-
-      ``held``   how long the work runs on the GPU: K calls queued behind a kernel holding the stream, CUDA events
-                 around them, released, / K (no host gap inside); "n/a" (no figure) when the work synchronises
-      ``cold``   the same for one call after an L2 flush, queued behind the hold: a first touch of cold data
-      ``host``   what a call costs the launching thread (perf_counter_ns around the calls)
-      ``wall``   from before the first call until the GPU is done, per call
-      ``device`` CUDA events around the calls as the host makes them: the host's pace when a call is shorter
-                 than the host needs to make it (the GPU idles between calls), the GPU's time when it is longer
-
-    and the graph's capture, instantiate and upload costs and the break-even count of calls; the SM clock and
-    why sampling stopped.
+    What each way and each clock is: the module docstring.
 
     Parameters
     ----------
@@ -72,35 +74,23 @@ def measure(work, *, setup: Callable | str | None = None, stream: Any = None, de
         Run after the timed loops, once per way, right after one more call of that way (``prepare`` runs before
         it: fresh inputs, poisoned outputs); it passes by returning None or True (or a ``compare_bits`` result that
         is ok) and fails by returning False or raising AssertionError.
-    prepare : callable or str, optional
-        Run before each checked call (and each timed round): fresh inputs, poisoned outputs.
-    l2 : str
-        ``"warm"`` only; the cold L2 is the ``cold`` clock of every way (``l2="cold"`` is refused, naming it).
+    prepare, l2 : callable or str, str
+        Run before each checked call (and each timed round): fresh inputs, poisoned outputs; ``l2``: ``"warm"``
+        only (the cold L2 is every way's ``cold`` clock; ``l2="cold"`` is refused, naming it).
     processes : int, optional
         N >= 2 measures in N fresh processes, one after the other, each importing the work by name (a target
         string or a top-level function); intervals then take the process as the unit.
     calls : int, optional
         Calls per sample (default: about 1 ms of the first way).
-    min_samples, max_samples : int
-        Samples per way at least and at most.
-    target_spread : float
-        Sampling stops once every way's median is known within this (~95% interval) ...
-    time_budget_s : float
-        ... or at this time budget (per process), or at ``max_samples``.
-    sm_clock : bool
-        Read the SM clock after each round.
-    reference : bool
-        Time the bare launch of an empty kernel in the same rounds and give each way its host cost in those
-        launches (``x ref``, rows ``"WAY: host / reference"``): a paired figure that repeats between processes
-        where the absolute one moves with the process's launch-cost mode.
-    capture_mode : str
-        The capture's CUstreamCaptureMode: ``"thread_local"``, ``"global"`` or ``"relaxed"``.
-    gpu_clocks : bool
-        Take the held and cold samples (default True).
-    timeout_s : float, optional
-        Per worker process.
-    progress : callable, optional
-        Called with a line of text as the measurement goes.
+    min_samples, max_samples, target_spread, time_budget_s : int, int, float, float
+        Samples per way at least and at most; sampling stops once every way's median is known within
+        ``target_spread`` (~95% interval), at ``max_samples``, or at ``time_budget_s`` (per process).
+    sm_clock, reference : bool
+        Read the SM clock after each round; time the bare launch of an empty kernel in the same rounds and give
+        each way its host cost in those launches (``x ref``: a paired figure that repeats between processes).
+    capture_mode, gpu_clocks, timeout_s, progress : str, bool, float, callable
+        The capture's CUstreamCaptureMode (``"thread_local"``, ``"global"``, ``"relaxed"``); take the held and
+        cold samples (default True); seconds per worker process; called with a line of text as it goes.
 
     Returns
     -------
