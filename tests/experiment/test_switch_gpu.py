@@ -155,4 +155,4 @@ def test_measure_switch_small(branches_ok):
     assert len(r.rows) == 2 + 5 + 5 + 8
     assert [h.execs for h in r.holding] == [1, 4]
     json.dumps(r.to_dict(), allow_nan=False)
-    assert "Goal, SWITCH over 4 branches" in render_switch(r)
+    assert "Claim, SWITCH over 4 branches" in render_switch(r)
