@@ -109,9 +109,10 @@ def device_launch_flag() -> int:
 
 def require_device_launch(device=None, driver: tuple[int, int] | None = None) -> str:
     """UnsupportedError (one line) unless the bindings, the driver (CUDA 12.0+), the GPU (unified addressing, what
-    the CUDA Programming Guide asks; no arch of its own), nvJitLink and libcudadevrt.a allow device graph launch; returns "" or a note for an arch not
-    measured here. Without ``device`` only the bindings and the libraries are checked."""
-    from ..core.link import find_cudadevrt, require_device_launch_arch, require_nvjitlink
+    the CUDA Programming Guide asks; no arch of its own), nvJitLink, libcudadevrt.a and the device runtime's headers
+    for NVRTC's CUDA major (what compiling a kernel that launches graphs needs) allow device graph launch; returns ""
+    or a note for an arch not measured here. Without ``device`` only the bindings and the libraries are checked."""
+    from ..core.link import devrt_include_dir, find_cudadevrt, require_device_launch_arch, require_nvjitlink
 
     require_bindings("device graph launch", "CUgraphInstantiate_flags", "cuGraphUpload")
     note = ""
@@ -121,7 +122,7 @@ def require_device_launch(device=None, driver: tuple[int, int] | None = None) ->
         if not device.attribute("UNIFIED_ADDRESSING"):
             raise UnsupportedError("device graph launch: needs unified addressing, which this platform lacks")
     require_nvjitlink()
-    find_cudadevrt()
+    devrt_include_dir(find_cudadevrt())  # a cu12 stack without CUDA 12's headers is refused here, not at the build
     return note
 
 
