@@ -412,6 +412,31 @@ def test_a_freed_tensor_that_lives_in_a_graphs_private_pool_is_not_named(fake_to
     assert kinds == ([] if pool != (0, 0) else ["stale_input"])
 
 
+def test_the_pool_is_asked_once_not_at_every_replay(fake_torch):
+    """A freed tensor that a graph's pool keeps is forgotten after the first look: the allocator's snapshot (slow)
+    is not taken again at every later replay."""
+    script, (code, diagnoses) = run_script(fake_torch, '''
+        import torch
+        out = torch.Tensor()
+        ptr = out.data_ptr()
+        asked = []
+        def snapshot():
+            asked.append(1)
+            return [{"segment_pool_id": (1, 7), "address": ptr - 16, "total_size": 4096}]
+        torch.cuda.memory_snapshot = snapshot
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            pass
+        del out
+        for _ in range(5):
+            g.replay()
+        assert len(asked) == 1, asked
+    ''')
+    assert code == 0
+    (d,) = diagnoses
+    assert d.findings == []
+
+
 def test_tensors_kept_alive_and_filled_in_place_are_not_named(fake_torch):
     _script, (code, diagnoses) = run_script(fake_torch, '''
         import torch

@@ -232,11 +232,15 @@ class StackPatches:
         with self.lock:
             cid, held = self.inputs.get(key, (0, []))
             dead = [h for h in held if h[1]() is None]
-        if dead:  # outside the lock: the allocator's snapshot is not the watch's
-            kept = _in_graph_pools(sys.modules.get("torch"), [h[4] for h in dead])
-            dead = [h for h in dead if h[4] not in kept]
+        if not dead:
+            return
+        # outside the lock: the allocator's snapshot is not the watch's; taken once per freed tensor, not per replay
+        kept = _in_graph_pools(sys.modules.get("torch"), [h[4] for h in dead])
+        dead = [h for h in dead if h[4] not in kept]
         with self.lock:
-            if not dead:
+            if not dead:  # every freed one lives in a graph's pool: forget them, the next replays skip the snapshot
+                if key in self.inputs:
+                    self.inputs[key] = (cid, [h for h in held if h[4] not in kept or h[1]() is not None])
                 return
             self.inputs.pop(key, None)
         file, line, fn = _user_site(frame)
