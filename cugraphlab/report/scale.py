@@ -4,14 +4,10 @@ Pure: a record (``bench.scale.run_scale``'s dict, or the same loaded from JSON) 
 """
 from __future__ import annotations
 
-from ..bench.scale.findings import LAUNCH_BOUND_IDLE, SCALES_EFFICIENCY, findings
+from ..bench.scale.findings import LAUNCH_BOUND_IDLE, SCALES_EFFICIENCY, _m, findings
 from .tables import format_table
 
 __all__ = ["render_scale", "findings", "csv_rows", "LAUNCH_BOUND_IDLE", "SCALES_EFFICIENCY"]
-
-
-def _m(rate) -> str:
-    return "-" if rate is None else f"{rate / 1e6:.3f}"
 
 
 def _x(v) -> str:

@@ -1,5 +1,5 @@
 """bench.devlaunch's folded rows without a GPU: the names ("decision every K iterations"), the folded timeline, the
-goal's conclusion on a synthetic record (the best loop deciding every iteration, and the decision every K apart),
+conclusion on a synthetic record (the best loop deciding every iteration, and the decision every K apart),
 the command's --unroll, and benchmarks/devlaunch.py's OUT (a folder or a .json file)."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from cugraphlab.bench.graphs import devlaunch as bd
 from cugraphlab.bench.stats.summary import summarize
@@ -48,9 +49,9 @@ def _record(self_us=8.7, folded_us=7.2, every_us=3.9, unrolled_us=3.8):
 def test_conclusion_takes_the_best_per_iteration_loop_and_keeps_every_k_apart():
     r = _record()
     bd._conclude(r, [1024], 50)
-    g = r.against_unrolled
-    assert g["device_loop"] == bd.FOLDED and abs(g["device_loop_us"] - 7.2) < 1e-9 and "met" not in g
-    assert abs(g["every_k_gap_us"] - 0.1) < 1e-9 and g["every_k"] == 50 and "goal" not in r.to_dict()
+    g = r.against_unrolled  # the record's synthetic medians read back exactly (no timing is compared here)
+    assert g["device_loop"] == bd.FOLDED and g["device_loop_us"] == pytest.approx(7.2, abs=1e-9) and "met" not in g
+    assert g["every_k_gap_us"] == pytest.approx(0.1, abs=1e-9) and g["every_k"] == 50 and "goal" not in r.to_dict()
     text = "\n".join(r.notes)
     assert "decision every 50 iterations" in text and "up to 49 iterations late" in text
     assert "2.00 us marker + add, mul, sub and relu" in text

@@ -13,12 +13,12 @@ from cugraphlab.bench.scaling.sweep import (
     QUICK_LENGTHS,
     analyze,
     break_even,
-    evaluate_goals,
     make_plan,
     unroll_payoff,
 )
 from cugraphlab.bench.stats.fits import fit_linear, flatness
 from cugraphlab.core.errors import InvalidArgumentError
+from scaling_goals import goals_of
 from scaling_records import synthetic_record
 
 NODES = [1 << i for i in range(13)]
@@ -120,25 +120,21 @@ def test_analyze_a_synthetic_record():
     assert set(u) == set(DEFAULT_LENGTHS[1:]) and u[2]["base_length"] == 1
     # K=2: extra setup 2.9 µs; saving 2*2.55 - 3.1 = 2.0 µs a replay: 2 replays, 4 iterations
     assert u[2]["replays"] == 2 and u[2]["iterations"] == 4
-    assert _goals(r)["launch"]["met"] is True and _goals(r)["launch"]["at_nodes"] == 128
-    assert _goals(r)["instantiate_vs_native"]["met"] is None
+    assert goals_of(r)["launch"]["met"] is True and goals_of(r)["launch"]["at_nodes"] == 128
+    assert goals_of(r)["instantiate_vs_native"]["met"] is None
     slow = analyze(synthetic_record(lambda n: 2.0 + 0.01 * n))
     assert slow.verdict["held_launch_us"]["line"]["flat"] is False
-    assert _goals(slow)["launch"]["met"] is False
-
-
-def _goals(r):
-    return evaluate_goals(r.points, r.paired, r.native, launch_us=2.0, instantiate_within=0.10)
+    assert goals_of(slow)["launch"]["met"] is False
 
 
 def test_goals_read_the_paired_figures_of_the_record():
     r = analyze(synthetic_record(python_factor=1.0))
     assert "goals" not in r.to_dict()  # the record carries figures; the goals are benchmarks/scaling.py's
-    g = _goals(r)
+    g = goals_of(r)
     assert g["instantiate_vs_native"]["paired"] and g["instantiate_vs_native"]["met"] is True
     assert g["instantiate_vs_native"]["ratio"] == pytest.approx(1.0, rel=0.01)
     assert g["launch"]["paired"] and g["launch"]["native_launch_us"] == pytest.approx(1.5, rel=0.02)
-    slow = _goals(analyze(synthetic_record(python_factor=1.3)))["instantiate_vs_native"]
+    slow = goals_of(analyze(synthetic_record(python_factor=1.3)))["instantiate_vs_native"]
     assert slow["met"] is False and slow["python_slower"] is True
 
 

@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from scaling_goals import goals_of
+
 pytestmark = pytest.mark.gpu
 
 
@@ -54,7 +56,7 @@ def test_a_small_sweep_runs_counts_nodes_and_holds(device):
         assert 0 < iv["lo"] <= iv["median"] <= iv["hi"] and math.isfinite(iv["hi"]), e
     slope = r.paired["instantiate"]["slope"]
     assert slope["c_us_per_node"]["median"] > 0 and slope["ratio"]["lo"] <= slope["ratio"]["median"]
-    g = _goals(r)
+    g = goals_of(r)
     assert g["instantiate_vs_native"]["paired"] and g["launch"]["paired"]
     assert [x["nodes"] for x in g["launch"]["points"]] == [4, 16, 64]
     assert all(0 < x["c_us"]["median"] < 1000 and x["difference_us"] for x in g["launch"]["points"])
@@ -137,11 +139,3 @@ def test_the_c_instantiate_loop_makes_real_executables(device, hold_kernels):
         with w.capture(Shape("line", 16)) as g:
             floor.instantiate_ns(g, 200)  # every executable destroyed at once: no device memory kept
         assert free0 - cu("cuMemGetInfo")[0] < 16 << 20
-
-
-def _goals(r):
-    """benchmarks/scaling.py's reading of a result against its goals (the record carries figures, not goals)."""
-    from cugraphlab.bench.scaling.paired import evaluate_goals
-
-    d = r if isinstance(r, dict) else r.to_dict()
-    return evaluate_goals(d["points"], d["paired"], d.get("native"), launch_us=2.0, instantiate_within=0.10)

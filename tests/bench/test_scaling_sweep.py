@@ -12,6 +12,7 @@ import pytest
 
 from cugraphlab.core.module import Kernel
 from fake_driver import patch_driver
+from scaling_goals import goals_of
 
 NAMES = ("empty", "add", "mul", "sub", "relu", "fused", "hold", "stamp")
 
@@ -124,9 +125,9 @@ def test_a_small_sweep_measures_counts_and_releases_every_hold(sim, work):
         assert d["launch_model"]["series"][cost]["nodes_range"] == [4, 16 * k]  # the model's range starts at 4
     assert d["launch_model"]["driver"]["version_int"] == d["env"]["driver"]["version_int"]
     assert d["module_loading"]["effective"]
-    assert _goals(d)["instantiate_vs_native"]["met"] is None  # no C loop
-    assert "native=False" in _goals(d)["instantiate_vs_native"]["note"]
-    assert _goals(d)["launch"]["paired"] is False and _goals(d)["launch"]["points"]
+    assert goals_of(d)["instantiate_vs_native"]["met"] is None  # no C loop
+    assert "native=False" in goals_of(d)["instantiate_vs_native"]["note"]
+    assert goals_of(d)["launch"]["paired"] is False and goals_of(d)["launch"]["points"]
     assert d["config"]["kept_samples"] == KEPT_SAMPLES
     text = render_scaling(d)
     assert "straight line" in text and "fork/join, 2 branches" in text and "break-even" in text
@@ -170,10 +171,10 @@ def test_python_and_c_are_paired_on_the_same_graph_and_hold(sim, tmp_path):
     assert len(fake.instantiated) == 2 * samples and len(fake.destroyed) == len(fake.instantiated)
     assert len(fake.launched) == sum(_held_batch(p["nodes"]) * 2 * plan.held_pairs for p in r.points)
     assert sim.holds == sim.releases and sim.ctl is None
-    g = _goals(r)["instantiate_vs_native"]
+    g = goals_of(r)["instantiate_vs_native"]
     assert g["paired"] and g["native_us_per_node"] == pytest.approx(2.0, rel=0.3)
     assert g["met"] in (True, False, None) and len(g["points"]) == len(eligible)
-    assert _goals(r)["launch"]["paired"] and [x["nodes"] for x in _goals(r)["launch"]["points"]] == [4, 16, 64]
+    assert goals_of(r)["launch"]["paired"] and [x["nodes"] for x in goals_of(r)["launch"]["points"]] == [4, 16, 64]
     assert r.paired["instantiate"]["slope"]["points"] == 5
 
 
@@ -226,15 +227,7 @@ def test_without_a_driver_library_the_native_floor_says_why(sim, monkeypatch):
     monkeypatch.setattr("cugraphlab.bench.native.instantiate.driver_entry_points", no_libcuda)
     r = measure_scaling(0, make_plan([1, 4], [1], repeats=3, budget_s=0.2))
     assert r.native["unavailable"].startswith("NoDeviceError: libcuda.so.1 is not loadable")
-    note = _goals(r)["instantiate_vs_native"]["note"]
-    assert _goals(r)["instantiate_vs_native"]["met"] is None and "libcuda.so.1" in note
+    note = goals_of(r)["instantiate_vs_native"]["note"]
+    assert goals_of(r)["instantiate_vs_native"]["met"] is None and "libcuda.so.1" in note
     assert "c_monotonic" not in r.clocks
     assert all(p["summaries"]["held_launch_us"]["n"] >= 2 for p in r.points)  # Python alone, still in rounds
-
-
-def _goals(r):
-    """benchmarks/scaling.py's reading of a result against its goals (the record carries figures, not goals)."""
-    from cugraphlab.bench.scaling.paired import evaluate_goals
-
-    d = r if isinstance(r, dict) else r.to_dict()
-    return evaluate_goals(d["points"], d["paired"], d.get("native"), launch_us=2.0, instantiate_within=0.10)

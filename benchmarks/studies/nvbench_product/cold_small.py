@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -45,31 +44,14 @@ import cugraphlab as cgl  # noqa: E402
 from studies.nvbench.nvbench_side import Knobs, run_nvbench  # noqa: E402
 from studies.nvbench.report import nvbench_label  # noqa: E402
 from studies.nvbench_product import workloads as W  # noqa: E402
-from studies.nvbench_product.product_side import SETTINGS, figures_of_record  # noqa: E402
+from studies.nvbench_product.product_side import SETTINGS, figure, figures_of_record  # noqa: E402
+from studies.nvbench_product.recipes import _Way  # noqa: E402
 
 NAMES = ("add 1,024", "mul 1,024", "relu 1,024", "add 2^20")
 VARIANTS = ("cgl cold", "+ sync", "+ stamp", "+ sync + stamp")
 PRODUCT = "cgl.measure"
 GOAL_US = 0.15  # the goal at 1,024 floats: within this many µs of cuda-bench's cold, by median and by mean
 NO_THROTTLE = " no-throttle"
-
-
-def _summary(values: list[float]) -> dict:
-    v = sorted(values)
-    n = len(v)
-    if not n:
-        return {"n": 0, "median": None, "mean": None}
-    return {"n": n, "median": statistics.median(v), "mean": statistics.fmean(v), "p5": v[int(0.05 * (n - 1))],
-            "p95": v[int(0.95 * (n - 1))]}
-
-
-class _Way:
-    def __init__(self, name, call):
-        self.name, self.call, self.per_call = name, call, 1
-
-    def run(self, n: int) -> None:
-        for _ in range(n):
-            self.call()
 
 
 def _variant_sample(clocks, way, *, sync: bool, stamp: bool) -> float | None:
@@ -100,7 +82,7 @@ def cgl_side(dev, stream, built: dict, samples: int) -> dict:
     clocks = GpuClocks(dev, stream)
     try:
         for name, b in built.items():
-            way = _Way(name, b.call_on(stream))
+            way = _Way(name, b.call_on(stream), 1)
             got: dict[str, list[float]] = {v: [] for v in VARIANTS}
             for i in range(samples + 10):  # the first 10 rounds: warm-up
                 order = VARIANTS[i % 4:] + VARIANTS[:i % 4]
@@ -111,7 +93,7 @@ def cgl_side(dev, stream, built: dict, samples: int) -> dict:
                         us = _variant_sample(clocks, way, sync="sync" in v, stamp="stamp" in v)
                     if us is not None and i >= 10:
                         got[v].append(us)
-            out[name] = {v: _summary(x) for v, x in got.items()}
+            out[name] = {v: figure(x, f"cugraphlab {v}") for v, x in got.items()}
     finally:
         clocks.close()
     for name, b in built.items():  # the product, after the variants (its own clocks, made and freed inside)
@@ -194,7 +176,7 @@ def main() -> int:
     for n in reg_names:
         label = nvbench_label(nv, n)
         vals = [float(x) for x in ((nv.get("samples") or {}).get(label) or {}).get("values") or [] if x is not None]
-        nvb[n] = _summary(vals)
+        nvb[n] = figure(vals, "cuda-bench cold GPU time")
     print("\ncold GPU time, µs (CUDA events of each tool): median / mean [p5-p95], n")
     hdr = f"{'workload':<11} {'recipe':<22} {'before nvbench':>34} {'after nvbench':>34}"
     print(hdr)
