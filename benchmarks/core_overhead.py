@@ -7,7 +7,7 @@ of N calls, divided by N; the stream is synchronized between samples, outside th
   (the chain's four kernels, per launch);
 * the 4-kernel chain graph: bare ``cuGraphLaunch`` vs ``GraphExec.launch`` vs ``Chain.run("graph")``;
 * a warm-cache load of the whole kernel set (wall clock);
-* the classic experiment (``run_experiment``) at 1,048,576 and 1,024 floats.
+* the classic experiment (``measure_run``) at 1,048,576 and 1,024 floats.
 
 Usage: python benchmarks/core_overhead.py [--out benchmarks/results] [--quick]
 Writes <date>_<gpu>_core_overhead.json next to a printed table.
@@ -26,7 +26,7 @@ from cuda.bindings import driver
 
 from cugraphlab import Chain, Device, NoDeviceError
 from cugraphlab.bench.records.environment import collect
-from cugraphlab.bench.run import run_experiment
+from cugraphlab.bench.run import measure_run
 from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.report.env import versions_line
 from cugraphlab.report.files import write_json
@@ -160,7 +160,7 @@ def main() -> int:
 
     runs = {}
     for size in (1 << 20, 1024):
-        r = run_experiment(size=size, iters=5000, repeats=3 if args.quick else 7)
+        r = measure_run(size=size, iters=5000, repeats=3 if args.quick else 7)
         print("\n" + render_run(r))
         runs[str(size)] = r.to_dict()
     record["classic"] = runs

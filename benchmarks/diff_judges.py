@@ -19,7 +19,7 @@ record (its rows), and the verdicts against what they must be:
   cheaper than the GPU's iteration, so the GPU sets the pace);
 * ``a`` against ``small``: refused, exit 2, one line naming the size.
 
-Last, what cutting loops into chunks costs: ``run_experiment`` at the defaults (5,000 iterations x 5 repeats) with
+Last, what cutting loops into chunks costs: ``measure_run`` at the defaults (5,000 iterations x 5 repeats) with
 ``chunks=1`` and with ``chunks=10``, alternated twice, in this process: the medians each prints, side by side.
 
 Usage (repository root, package installed, on a GPU machine):  python benchmarks/diff_judges.py OUT_DIR
@@ -71,14 +71,14 @@ def judge(pair: str, diff: dict) -> list[list]:
 
 
 def chunk_cost(iters: int = 5000, repeats: int = 5) -> list[str]:
-    """run_experiment with chunks=1 and chunks=10, alternated twice: each mode's printed medians side by side."""
-    from cugraphlab.bench.run import run_experiment
+    """measure_run with chunks=1 and chunks=10, alternated twice: each mode's printed medians side by side."""
+    from cugraphlab.bench.run import measure_run
 
     figures: dict[int, list] = {1: [], 10: []}
     seconds: dict[int, float] = {1: 0.0, 10: 0.0}
     for chunks in (1, 10, 1, 10):
         t0 = time.perf_counter()
-        r = run_experiment(iters=iters, repeats=repeats, chunks=chunks, seed=3)
+        r = measure_run(iters=iters, repeats=repeats, chunks=chunks, seed=3)
         seconds[chunks] += time.perf_counter() - t0
         figures[chunks].append({m.mode: (m.wall_us_per_iter.median, m.device_us_per_iter.median) for m in r.modes})
     rows = []
@@ -89,7 +89,7 @@ def chunk_cost(iters: int = 5000, repeats: int = 5) -> list[str]:
         d1, d10 = sum(x[1] for x in one) / 2, sum(x[1] for x in ten) / 2
         rows.append([mode, f"{w1:.3f}", f"{w10:.3f}", f"{(w10 / w1 - 1) * 100:+.2f}%", f"{d1:.3f}", f"{d10:.3f}",
                      f"{(d10 / d1 - 1) * 100:+.2f}%"])
-    return [f"what chunks cost: run_experiment({iters} iterations x {repeats} repeats), chunks=1 and chunks=10 "
+    return [f"what chunks cost: measure_run({iters} iterations x {repeats} repeats), chunks=1 and chunks=10 "
             "alternated twice; medians (us/iter), mean of the two runs each:",
             format_table(["mode", "wall, 1 chunk", "wall, 10 chunks", "diff", "device, 1 chunk", "device, 10 chunks",
                           "diff"], rows),

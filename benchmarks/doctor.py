@@ -1,7 +1,7 @@
 """The capture doctor on the H200: the gallery, the modes table, the overhead of explain=True, and zero false alarms
 over the existing examples run under the doctor.
 
-1. ``bench.doctor.run_doctor``: each gallery case in its teaching mode (the diagnoses), every case in every capture
+1. ``bench.doctor.measure_doctor``: each gallery case in its teaching mode (the diagnoses), every case in every capture
    mode (the table), the state checks after each, and capture/replay µs with and without ``explain=True``.
 2. Every ``examples/NN_*.py`` except the doctor's own lesson, and every course notebook (its solutions twin turned
    into a plain script), each in a fresh process under ``graphs.doctor.run_explained(replay=True)`` (what
@@ -24,7 +24,7 @@ import os
 import time
 from pathlib import Path
 
-from cugraphlab.bench.doctor import run_doctor
+from cugraphlab.bench.doctor import measure_doctor
 from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.report.doctor import render_doctor
 from cugraphlab.report.files import write_json
@@ -46,7 +46,7 @@ def main() -> int:
     require_gpu(__file__, args.device)  # before anything is created: no GPU is one line, exit 2
     t0 = time.perf_counter()
 
-    record = run_doctor(args.device, samples=args.samples)
+    record = measure_doctor(args.device, samples=args.samples)
     print(render_doctor(record))
 
     runs = run_all(workers=args.workers, timeout=args.timeout, programs=args.programs)

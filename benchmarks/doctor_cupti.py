@@ -3,7 +3,7 @@ raw cases are named only with it), CuPy's synchronizing calls inside a cugraphla
 (capture µs plain / explain=True / explain=True + cupti=True; replay µs of the three graphs).
 
 1. ``graphs.doctor.cupti.cupti_library()``: the libcupti file loaded and how it was found (cuda.pathfinder).
-2. ``bench.doctor.run_doctor(foreign=True, cupti=False)`` then ``run_doctor(cupti=True)``: each gallery case in its
+2. ``bench.doctor.measure_doctor(foreign=True, cupti=False)`` then ``measure_doctor(cupti=True)``: each gallery case in its
    teaching mode, every case in every mode, the state checks, and the overhead (with CUPTI: three variants).
 3. CuPy (when installed): ``cupy.cuda.Device().synchronize()`` and ``cupy.asnumpy`` on the capturing stream inside
    ``capture(s, explain=True, cupti=True)``: the call, class and frame the doctor names, with and without CUPTI.
@@ -92,7 +92,7 @@ def main(argv=None) -> int:
         print(f"doctor_cupti: {e}", file=tee)
         log.close()
         return 2
-    from cugraphlab.bench.doctor import run_doctor
+    from cugraphlab.bench.doctor import measure_doctor
     from cugraphlab.report.doctor import render_doctor
     from cugraphlab.report.doctor_cupti import render_doctor_cupti
     from cugraphlab.report.tables import format_table
@@ -101,11 +101,11 @@ def main(argv=None) -> int:
     with redirect_stdout(tee):
         print(f"libcupti: {lib.describe()}")
         print(f"cupti-python module: {getattr(lib.module, '__file__', '?')}")
-        plain = run_doctor(a.device, samples=a.samples, foreign=True, cupti=False)
+        plain = measure_doctor(a.device, samples=a.samples, foreign=True, cupti=False)
         print("\n=== gallery WITHOUT CUPTI (the raw cases can only be 'a call the doctor could not see') ===\n")
         print(render_doctor(plain))
         t1 = time.perf_counter()
-        with_cupti = run_doctor(a.device, samples=a.samples, cupti=True)
+        with_cupti = measure_doctor(a.device, samples=a.samples, cupti=True)
         print("\n=== gallery WITH CUPTI ===\n")
         print(render_doctor_cupti(with_cupti))
         t2 = time.perf_counter()

@@ -15,7 +15,7 @@ import argparse
 import sys
 import time
 
-from cugraphlab.bench.doctor import run_doctor
+from cugraphlab.bench.doctor import measure_doctor
 from cugraphlab.report.doctor import field_counts, render_doctor
 from cugraphlab.report.files import write_json
 
@@ -27,7 +27,7 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=90.0)
     a = ap.parse_args()
     t0 = time.perf_counter()
-    record = run_doctor(gallery="field", field_timeout=a.timeout, field_workers=a.workers)
+    record = measure_doctor(gallery="field", field_timeout=a.timeout, field_workers=a.workers)
     write_json(a.out, record.to_dict())
     print(render_doctor(record))
     n, r = field_counts(record.field_cases), field_counts(record.replay)

@@ -3,9 +3,10 @@ today's tree and of an older one (``CGL_BEFORE``, e.g. ``git archive COMMIT cugr
 child process of its own, alternated (today, before, today, before ...), so that "the overhead stays what it is or
 less" is one run's comparison.
 
-The child calls ``cugraphlab.bench.doctor.run_doctor(device, samples=N)`` and prints its ``overhead`` dict: the one
-entry point with the same signature in both trees (f5be4c6's doctor lives in graphs/doctor.py, today's in the
-graphs/doctor/ package; bench.doctor's run_doctor and measure_overhead are the same in both). The ratios are
+The child calls ``cugraphlab.bench.doctor.measure_doctor(device, samples=N)`` (``run_doctor``, its old name, in a
+tree older than the rename) and prints its ``overhead`` dict: the one entry point with the same signature in both
+trees (f5be4c6's doctor lives in graphs/doctor.py, today's in the graphs/doctor/ package; bench.doctor's doctor and
+measure_overhead are the same in both). The ratios are
 computed here from the medians, so a tree whose overhead lacks ``capture_ratio`` is compared the same way.
 """
 from __future__ import annotations
@@ -19,8 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = (
     "import json, sys\n"
     "import cugraphlab\n"
-    "from cugraphlab.bench.doctor import run_doctor\n"
-    "r = run_doctor(int(sys.argv[1]), samples=int(sys.argv[2]))\n"
+    "try:\n"
+    "    from cugraphlab.bench.doctor import measure_doctor as doctor\n"
+    "except ImportError:  # a tree older than the rename\n"
+    "    from cugraphlab.bench.doctor import run_doctor as doctor\n"
+    "r = doctor(int(sys.argv[1]), samples=int(sys.argv[2]))\n"
     "print('@@OVERHEAD@@' + json.dumps({'tree': cugraphlab.__file__, 'overhead': r.overhead}))\n"
 )
 

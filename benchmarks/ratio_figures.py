@@ -125,9 +125,9 @@ def paired_rows(_dev) -> list[dict]:
 
 
 def roof_rows(_dev) -> list[dict]:
-    from cugraphlab.bench.run import run_experiment
+    from cugraphlab.bench.run import measure_run
 
-    r = run_experiment(size=1 << 20, iters=500, repeats=2, cold_l2=True, seed=3)
+    r = measure_run(size=1 << 20, iters=500, repeats=2, cold_l2=True, seed=3)
     fused, copy = r.roof.get("fused_cold_gbps"), r.roof.get("copy_gbps")
     return [row("roof", "cold-L2 fused GB/s / copy roof GB/s", fused / copy if fused and copy else None,
                 clock="device (cuEventElapsedTime), medians of each", held="x < 1.1",

@@ -13,12 +13,14 @@ family, named as its ``cli/`` and ``report/`` modules: ``run``, ``measure/`` (la
 ``compare/`` and ``scale/``, which never import each other. Every measurement returns a Record that serializes to
 JSON with its environment.
 
-One convention for the face's verbs: ``measure_<thing>(device, *, size=, iters=, ...)`` measures one thing and
-returns its record (``device``: a Device or an ordinal, always first; ``size``: floats per buffer; ``iters``:
-iterations or launches per timed loop); ``run_<command>`` does what ``cugraphlab <command>`` does and returns its
-record (``run_experiment`` is ``cugraphlab run``, ``run_sweep``, ``run_doctor``; ``compare`` keeps the command's
-name). Keywords renamed to follow it (``n=``, ``iterations=``, ``device_index=``) and ``record_timeline`` (now
-``measure_timeline``) still work, with a DeprecationWarning (``core.renamed``; CHANGELOG.md).
+One verb for the face: every function that measures on a device is ``measure_<thing>(device, *, size=, iters=,
+...)`` and returns its record (``device``: a Device or an ordinal, always first; ``size``: floats per buffer;
+``iters``: iterations or launches per timed loop). ``measure_run`` is what ``cugraphlab run`` does,
+``measure_sweep`` ``cugraphlab measure sweep``, ``measure_doctor`` ``cugraphlab doctor``; what does not measure
+keeps a verb of its own (``diff_records``, ``make_plan``, ``load_record``; ``bench.compare.compare``, the wing's
+entry, keeps the command's name). Keywords renamed to follow it (``n=``, ``iterations=``, ``device_index=``) and
+the old names ``run_experiment``, ``run_sweep``, ``run_doctor`` and ``record_timeline`` still work, with a
+DeprecationWarning naming the new one (``core.renamed``; CHANGELOG.md).
 
 Nothing is imported until it is used: ``bench.<name>`` loads the one module that defines the name (so that importing
 ``bench.compare.worker`` in a fresh process loads neither NumPy nor the rest of the package).
@@ -37,10 +39,10 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "stats.fits": ("Flatness", "LinearFit", "fit_linear", "flatness"),
     "probes.copy_roof": ("CopyBandwidth", "copy_bandwidth"),
     "probes.hold": ("DeviceHold", "HeldSample"),
-    "run": ("ModeResult", "RunResult", "run_experiment"),
+    "run": ("ModeResult", "RunResult", "measure_run", "run_experiment"),
     "measure.latency": ("LatencyResult", "measure_latency"),
     "measure.timeline": ("TimelineResult", "measure_timeline", "record_timeline"),
-    "measure.sweep": ("SweepResult", "run_sweep"),
+    "measure.sweep": ("SweepResult", "measure_sweep", "run_sweep"),
     "measure.result": ("MeasureResult",),
     "graphs.update": ("UpdateCosts", "measure_update_costs"),
     "graphs.conditional": ("WhileResult", "measure_while"),
@@ -49,7 +51,7 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "graphs.switch": ("SwitchResult", "measure_switch"),
     "graphs.pdl": ("PdlResult", "measure_pdl"),
     "graphs.devlaunch": ("DevlaunchResult", "measure_devlaunch"),
-    "doctor": ("DoctorResult", "run_doctor"),
+    "doctor": ("DoctorResult", "measure_doctor", "run_doctor"),
     "diff": ("DiffResult", "diff_records"),
     "scaling.sweep": ("ScalingResult", "make_plan", "measure_scaling"),
 })

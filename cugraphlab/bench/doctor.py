@@ -24,7 +24,7 @@ from .records.environment import collect
 from .records.record import Record, clocks
 from .stats.summary import summarize
 
-__all__ = ["DoctorResult", "measure_overhead", "run_doctor"]
+__all__ = ["DoctorResult", "measure_doctor", "measure_overhead", "run_doctor"]
 
 
 @dataclass(kw_only=True)
@@ -148,9 +148,9 @@ def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 6
     return out
 
 
-def run_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
-               modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None,
-               gallery: str = "ours", field_timeout: float = 90.0, field_workers: int = 4) -> DoctorResult:
+def measure_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
+                   modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None,
+                   gallery: str = "ours", field_timeout: float = 90.0, field_workers: int = 4) -> DoctorResult:
     """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
     ``overhead``, the cost of ``explain=True``, on device ``device``. ``cupti``: every capture in the CUPTI mode
     (graphs.doctor.cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
@@ -197,3 +197,31 @@ def _run_field(record: DoctorResult, timeout: float, workers: int) -> None:
     record.field_cases = [r.to_dict() for r in run_field_gallery(timeout=timeout, workers=workers)]
     record.replay = [r.to_dict() for r in run_replay(timeout=timeout, workers=workers)]
     record.clean = [r.to_dict() for r in run_clean(timeout=timeout, workers=workers)]
+
+
+def run_doctor(device: int = 0, **kwargs) -> DoctorResult:
+    """The old name of ``measure_doctor`` (every measurement of the bench face is a ``measure_*``): the same call,
+    with a DeprecationWarning.
+
+    Parameters
+    ----------
+    device : int
+        The device ordinal.
+    **kwargs
+        ``measure_doctor``'s keyword arguments (``samples=``, ``overhead=``, ``cupti=``, ``gallery=``, ...).
+
+    Returns
+    -------
+    DoctorResult
+        What ``measure_doctor(device, **kwargs)`` returns.
+
+    Raises
+    ------
+    CugraphlabError
+        Whatever ``measure_doctor`` raises (InvalidArgumentError, UnsupportedError, CudaError).
+    """
+    import warnings
+
+    warnings.warn("run_doctor is now measure_doctor (the same arguments); run_doctor will be removed",
+                  DeprecationWarning, stacklevel=2)
+    return measure_doctor(device, **kwargs)

@@ -25,7 +25,7 @@ from .records.record import Record, clocks
 from .stats.summary import Summary
 from .timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, time_mode  # time_mode: 0.1.0's home
 
-__all__ = ["ModeResult", "RunResult", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
+__all__ = ["ModeResult", "RunResult", "measure_run", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
            "roof_entry"]
 
 COLD_MODE = "fused (cold L2)"
@@ -89,9 +89,9 @@ def roof_entry(*, bytes_per_iter: int, warm_us: float, cold_us: float, copy, l2_
             "clock": "bytes / device us per iteration (cuEventElapsedTime); roof: copy clock"}
 
 
-def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
-                   device: int = 0, repeats: int = 5, unroll: int = 1, seed: int | None = None,
-                   progress=None, cold_l2: bool = False, chunks: int = CHUNKS) -> RunResult:
+def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
+                repeats: int = 5, unroll: int = 1, seed: int | None = None, progress=None, cold_l2: bool = False,
+                chunks: int = CHUNKS) -> RunResult:
     """Run the experiment and return its record. ``unroll`` > 1 adds a mode with that many iterations per graph;
     ``cold_l2`` adds "fused (cold L2)" (rotating input sets, experiment.cold_l2) and the record's ``roof``.
     ``chunks``: each timed loop is also cut into that many chunks (``timing.timed_chunks``), whose samples the
@@ -160,3 +160,29 @@ def run_experiment(*, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, s
         for mode, k in plan:
             timings[_mode_name(mode, k)].keep(result, _mode_name(mode, k))
         return result
+
+
+def run_experiment(**kwargs) -> RunResult:
+    """The old name of ``measure_run`` (every measurement of the bench face is a ``measure_*``): the same call,
+    with a DeprecationWarning.
+
+    Parameters
+    ----------
+    **kwargs
+        ``measure_run``'s arguments, by keyword (``device=``, ``size=``, ``iters=``, ...).
+
+    Returns
+    -------
+    RunResult
+        What ``measure_run(**kwargs)`` returns.
+
+    Raises
+    ------
+    CugraphlabError
+        Whatever ``measure_run`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
+    """
+    import warnings
+
+    warnings.warn("run_experiment is now measure_run (the same arguments); run_experiment will be removed",
+                  DeprecationWarning, stacklevel=2)
+    return measure_run(**kwargs)

@@ -143,7 +143,7 @@ def _run(target: str, argv: list[str], *, module: bool, cupti: bool = False, rep
 
 
 def _gallery(args) -> int:
-    from cugraphlab.bench.doctor import run_doctor
+    from cugraphlab.bench.doctor import measure_doctor
     from cugraphlab.report.doctor import render_doctor
 
     gallery = args.gallery
@@ -154,7 +154,7 @@ def _gallery(args) -> int:
             raise InvalidArgumentError("--cupti applies to --gallery ours (the field gallery runs each case in its "
                                        "own process)")
         gallery = "ours"
-    record = run_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti, gallery=gallery)
+    record = measure_doctor(args.device or 0, overhead=not args.no_overhead, cupti=args.cupti, gallery=gallery)
     if args.cupti:
         from cugraphlab.report.doctor_cupti import render_doctor_cupti
 

@@ -111,15 +111,15 @@ def cmd_timeline(args) -> int:
 
 
 def cmd_sweep(args) -> int:
-    from ..bench.measure.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, run_sweep
+    from ..bench.measure.sweep import DEFAULT_LENGTHS, DEFAULT_SIZES, measure_sweep
     from ..core.device import Device
     from ..report.measure import plot_sweep_files, render_sweep
     from ..report.progress import sweep_progress
 
     _plot_check(args)
     with Device(args.device) as dev:
-        result = run_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
-                           repeats=args.repeats, progress=sweep_progress())
+        result = measure_sweep(dev, sizes=args.sizes or DEFAULT_SIZES, lengths=args.lengths or DEFAULT_LENGTHS,
+                               repeats=args.repeats, progress=sweep_progress())
     written = [] if args.no_plot else plot_sweep_files(result, args.out)
     print(render_sweep(result))
     if written:

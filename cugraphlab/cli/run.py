@@ -52,15 +52,15 @@ def add_commands(sub, common) -> None:
 
 
 def cmd_run(args) -> int:
-    from ..bench.run import run_experiment
+    from ..bench.run import measure_run
     from ..experiment.ops import parse_ops
     from ..report.run import render_run
 
     ops = parse_ops(args.ops)  # fail on a bad op before touching the GPU
-    result = run_experiment(size=args.size, iters=args.iters, ops=ops, scalar=args.scalar, device=args.device,
-                            repeats=args.repeats, unroll=args.unroll, seed=args.seed,
-                            cold_l2=getattr(args, "cold_l2", False),
-                            **({} if args.chunks is None else {"chunks": args.chunks}))
+    result = measure_run(args.device, size=args.size, iters=args.iters, ops=ops, scalar=args.scalar,
+                         repeats=args.repeats, unroll=args.unroll, seed=args.seed,
+                         cold_l2=getattr(args, "cold_l2", False),
+                         **({} if args.chunks is None else {"chunks": args.chunks}))
     print(render_run(result))
     baselines = None
     if args.compare:

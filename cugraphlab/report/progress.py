@@ -1,7 +1,7 @@
 """Progress of a long measurement: tqdm's notebook bar inside a notebook where tqdm (and ipywidgets) is installed,
 otherwise the plain stderr lines the CLI has always printed.
 
-The measuring functions (``bench.measure.sweep.run_sweep``, ``bench.compare.compare``, ...) only accept a callback, so the
+The measuring functions (``bench.measure.sweep.measure_sweep``, ``bench.compare.compare``, ...) only accept a callback, so the
 choice of display lives here, on the output floor: ``sweep_progress()`` gives a ``progress(done, total, label)``
 callback, ``line_progress()`` a ``progress(line)`` one. ``choose()`` says which display they pick and why; pass
 ``display="stderr"`` or ``"tqdm"`` to force one (``"tqdm"`` outside a notebook uses tqdm's text bar).
@@ -61,7 +61,7 @@ def _bar(kind: str, total: int | None, desc: str):
 
 
 def sweep_progress(display: str = "auto", stream: TextIO | None = None, desc: str = "sweep") -> Callable:
-    """A ``progress(done, total, label)`` callback (what ``bench.measure.sweep.run_sweep`` calls after each point): a tqdm
+    """A ``progress(done, total, label)`` callback (what ``bench.measure.sweep.measure_sweep`` calls after each point): a tqdm
     bar, or one rewritten stderr line ``[####------] done/total label`` ending with a newline at the last point."""
     kind = choose(display)
     if kind == "stderr":

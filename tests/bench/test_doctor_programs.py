@@ -205,7 +205,7 @@ def test_the_script_prints_the_ratios_the_counts_and_the_before_after_and_fails_
     runs = [_run("example", "02_capture.py", hazards=["input_race: x: a at b"] if alarm else []),
             _run(findings=["sync: a synchronizing call: c at d"])]
     monkeypatch.setattr(doctor, "require_gpu", lambda *a: None)
-    monkeypatch.setattr(doctor, "run_doctor", lambda device, samples: _Record())
+    monkeypatch.setattr(doctor, "measure_doctor", lambda device, samples: _Record())
     monkeypatch.setattr(doctor, "render_doctor", lambda record: "(the gallery)")
     monkeypatch.setattr(doctor, "run_all", lambda **kw: runs)
     seen = {}

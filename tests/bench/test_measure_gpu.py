@@ -6,7 +6,7 @@ import math
 import pytest
 
 from cugraphlab.bench.measure.latency import measure_latency
-from cugraphlab.bench.measure.sweep import run_sweep
+from cugraphlab.bench.measure.sweep import measure_sweep
 from cugraphlab.bench.measure.timeline import TIMELINE_MODES, measure_timeline
 
 pytestmark = pytest.mark.gpu
@@ -43,7 +43,7 @@ def test_latency_table_is_complete(device):
 
 
 def test_small_sweep_rows_are_verified(device):
-    r = run_sweep(device, sizes=[1024, 4099], lengths=[1, 4, 5], repeats=2, target_ms=1.0)
+    r = measure_sweep(device, sizes=[1024, 4099], lengths=[1, 4, 5], repeats=2, target_ms=1.0)
     assert len(r.rows) == 2 * 3 * 4
     assert all(row["verified"] is True for row in r.rows)
     assert all(row["us_per_iter"] > 0 and row["gbps"] > 0 for row in r.rows)

@@ -75,12 +75,84 @@ def test_the_real_functions_accept_their_old_keyword_with_a_warning(name, old):
         fn(0, **{key: value, new: value})
 
 
-def test_record_timeline_is_measure_timeline_with_a_warning(monkeypatch):
-    from cugraphlab.bench.measure import timeline
+#: old name -> (module, new name): the bench face's functions renamed for one verb (CHANGELOG.md)
+RENAMED = {
+    "record_timeline": ("cugraphlab.bench.measure.timeline", "measure_timeline"),
+    "run_experiment": ("cugraphlab.bench.run", "measure_run"),
+    "run_sweep": ("cugraphlab.bench.measure.sweep", "measure_sweep"),
+    "run_doctor": ("cugraphlab.bench.doctor", "measure_doctor"),
+}
 
-    monkeypatch.setattr(timeline, "measure_timeline", lambda device, **k: ("measured", device, k))
-    with pytest.warns(DeprecationWarning, match="record_timeline is now measure_timeline"):
-        assert timeline.record_timeline(2, size=64) == ("measured", 2, {"size": 64})
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_an_old_name_warns_naming_the_new_one_and_returns_what_it_returns(monkeypatch, old):
+    """The old name calls the new one with the same arguments (a recording stand-in put in its place) and hands
+    back exactly what it returned, after a DeprecationWarning that names the new function."""
+    import importlib
+
+    module_name, new = RENAMED[old]
+    module = importlib.import_module(module_name)
+    token = object()
+    seen = []
+
+    def stand_in(*args, **kwargs):
+        seen.append((args, kwargs))
+        return token
+
+    monkeypatch.setattr(module, new, stand_in)
+    kwargs = {"device": 2, "size": 64} if old == "run_experiment" else {"size": 64}
+    args = () if old == "run_experiment" else (2,)
+    with pytest.warns(DeprecationWarning, match=rf"^{old} is now {new} \(the same arguments\); {old} will be removed"):
+        got = getattr(module, old)(*args, **kwargs)
+    assert got is token
+    assert seen == [(args, kwargs)]
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_the_old_and_new_names_are_both_on_the_bench_face(old):
+    import cugraphlab.bench as bench
+
+    module_name, new = RENAMED[old]
+    assert {old, new} <= set(bench.__all__)
+    assert getattr(bench, new).__module__ == module_name and getattr(bench, old).__module__ == module_name
+    assert list(inspect.signature(getattr(bench, new)).parameters)[0] == "device"
+
+
+def test_the_renamed_run_refuses_bad_input_the_same_under_both_names():
+    """No GPU: the run's checks come before the device is opened, and the old name reaches them too."""
+    from cugraphlab.bench.run import measure_run, run_experiment
+
+    with pytest.raises(InvalidArgumentError, match="multiple of unroll"):
+        measure_run(0, iters=7, unroll=2)
+    with pytest.warns(DeprecationWarning), pytest.raises(InvalidArgumentError, match="multiple of unroll"):
+        run_experiment(iters=7, unroll=2)
+
+
+#: Public functions of cugraphlab.bench that take a device but are not a measure_*: each says why.
+NOT_MEASURES = {
+    "collect": "describes the environment a record ran on (records.environment), measures nothing",
+    "system_info": "the same description for `cugraphlab info` (its device is an ordinal)",
+    "copy_bandwidth": "the copy roof, a probe every measure_* may use; its name says what it returns",
+    **{old: f"deprecated alias of {new}" for old, (_, new) in RENAMED.items()},
+}
+
+
+def test_every_public_function_that_takes_a_device_is_a_measure():
+    import cugraphlab.bench as bench
+
+    takers = set()
+    for name in bench.__all__:
+        obj = getattr(bench, name)
+        if not inspect.isfunction(obj):
+            continue
+        params = inspect.signature(obj).parameters
+        if {"device", "ordinal", "device_index"} & set(params) or name in RENAMED:
+            takers.add(name)
+    assert {"measure_run", "measure_sweep", "measure_doctor", "measure_timeline"} <= takers
+    wrong = sorted(n for n in takers if not n.startswith("measure_") and n not in NOT_MEASURES)
+    assert not wrong, f"take a device but are not measure_*: {wrong}"
+    stale = sorted(n for n in NOT_MEASURES if n not in takers)
+    assert not stale, f"listed as exceptions but take no device (delete them): {stale}"
 
 
 def test_measure_paired_takes_device_and_warns_on_device_index():

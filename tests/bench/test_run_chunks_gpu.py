@@ -10,9 +10,9 @@ pytestmark = pytest.mark.gpu
 
 def test_run_keeps_chunk_samples_and_a_delayed_run_is_compared(device, monkeypatch):
     from cugraphlab.bench.diff import diff_records
-    from cugraphlab.bench.run import run_experiment
+    from cugraphlab.bench.run import measure_run
 
-    base = run_experiment(iters=1000, repeats=3, seed=1, device=device.ordinal)
+    base = measure_run(iters=1000, repeats=3, seed=1, device=device.ordinal)
     d = base.to_dict()
     assert d["config"]["chunks"] == 10
     for mode in base.modes:
@@ -25,7 +25,7 @@ def test_run_keeps_chunk_samples_and_a_delayed_run_is_compared(device, monkeypat
     same = diff_records(d, d, env={})
     assert {r.verdict for r in same.rows} == {"SAME"} and same.judged == 6
     monkeypatch.setenv("CUGRAPHLAB_LAUNCH_DELAY_NS", "1000")
-    slow = run_experiment(iters=1000, repeats=3, seed=1, device=device.ordinal)
+    slow = measure_run(iters=1000, repeats=3, seed=1, device=device.ordinal)
     s = slow.to_dict()
     assert s["env"]["injected"]["launch_delay_ns"] == 1000 and all(m.verified for m in slow.modes)
     r = diff_records(d, s, env={})

@@ -296,7 +296,7 @@ def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
     monkeypatch.setattr(runner, "run_field_gallery", lambda **kw: [result(), result(caught_right=False)])
     monkeypatch.setattr(runner, "run_replay", lambda **kw: [])
     monkeypatch.setattr(runner, "run_clean", lambda **kw: [runner.CleanResult("clean_torch_mlp", Run("clean", 0))])
-    record = bench_doctor.run_doctor(gallery="field")
+    record = bench_doctor.measure_doctor(gallery="field")
     d = record.to_dict()
     assert d["field_counts"] == {"cases": 2, "run": 2, "caught": 1, "fix_works": 2, "crashes": 0, "hangs": 0,
                                  "skipped": 0}
@@ -306,9 +306,9 @@ def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
     text = render_doctor(d)
     assert "caught 1/2" in text and "clean set:" in text
     monkeypatch.setattr(runner, "run_field_gallery", lambda **kw: [result()])
-    assert bench_doctor.run_doctor(gallery="field").ok
+    assert bench_doctor.measure_doctor(gallery="field").ok
     with pytest.raises(Exception, match="ours, field or all"):
-        bench_doctor.run_doctor(gallery="theirs")
+        bench_doctor.measure_doctor(gallery="theirs")
 
 
 def test_without_a_patched_capture_a_worker_threads_refusal_is_a_thread_mistake():

@@ -54,10 +54,10 @@ def test_pdl_has_the_early_row(dev):
 
 
 def test_run_cold_l2_row_and_roof(dev):
-    from cugraphlab.bench.run import COLD_MODE, run_experiment
+    from cugraphlab.bench.run import COLD_MODE, measure_run
     from cugraphlab.report.run import render_run
 
-    r = run_experiment(size=1 << 20, iters=500, repeats=2, cold_l2=True, seed=3)
+    r = measure_run(size=1 << 20, iters=500, repeats=2, cold_l2=True, seed=3)
     cold = r.mode(COLD_MODE)
     assert cold.verified and r.roof["sets"] * r.roof["bytes_per_iter"] > 2 * r.roof["l2_bytes"]
     assert cold.device_us_per_iter.median > 0 and r.mode("fused").device_us_per_iter.median > 0

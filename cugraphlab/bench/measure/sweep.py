@@ -22,7 +22,7 @@ from ..records.record import Record, clocks
 from ..stats.summary import summarize
 from ..timing import DEVICE_CLOCK, chunk_sizes, time_mode, timed_chunks
 
-__all__ = ["SweepResult", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
+__all__ = ["SweepResult", "measure_sweep", "run_sweep", "chain_ops", "bytes_per_iteration", "copy_bandwidth_gbps",
            "DEFAULT_SIZES", "DEFAULT_LENGTHS", "SWEEP_MODES"]
 
 DEFAULT_SIZES = tuple(2 ** e for e in range(10, 27, 2))  # 2^10 .. 2^26
@@ -64,8 +64,8 @@ def _iters_for(estimate_us: float, target_ms: float, unroll: int) -> int:
     return max(unroll, it // unroll * unroll)
 
 
-def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWEEP_MODES, repeats: int = 3,
-              target_ms: float = 10.0, progress=None) -> SweepResult:
+def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWEEP_MODES, repeats: int = 3,
+                  target_ms: float = 10.0, progress=None) -> SweepResult:
     """Run the sweep on ``device``; ``progress(done, total, label)`` is called after each point."""
     for m in modes:
         if m not in SWEEP_MODES:
@@ -136,3 +136,31 @@ def run_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWE
         result.keep_samples(label, values, clock="device")
     return result
 
+
+
+def run_sweep(device, **kwargs) -> SweepResult:
+    """The old name of ``measure_sweep`` (every measurement of the bench face is a ``measure_*``): the same call,
+    with a DeprecationWarning.
+
+    Parameters
+    ----------
+    device : Device
+        The device to measure on.
+    **kwargs
+        ``measure_sweep``'s keyword arguments (``sizes=``, ``lengths=``, ``modes=``, ...).
+
+    Returns
+    -------
+    SweepResult
+        What ``measure_sweep(device, **kwargs)`` returns.
+
+    Raises
+    ------
+    CugraphlabError
+        Whatever ``measure_sweep`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
+    """
+    import warnings
+
+    warnings.warn("run_sweep is now measure_sweep (the same arguments); run_sweep will be removed",
+                  DeprecationWarning, stacklevel=2)
+    return measure_sweep(device, **kwargs)
