@@ -151,12 +151,55 @@ def measure_overhead(device, kernels, record: DoctorResult, *, launches: int = 6
 def measure_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, overhead: bool = True,
                    modes=CAPTURE_MODES, cupti: bool = False, foreign: bool | None = None,
                    gallery: str = "ours", field_timeout: float = 90.0, field_workers: int = 4) -> DoctorResult:
-    """The gallery (every case in its teaching mode), the modes table (every case in every mode) and, with
-    ``overhead``, the cost of ``explain=True``, on device ``device``. ``cupti``: every capture in the CUPTI mode
-    (graphs.doctor.cupti; UnsupportedError without cupti-python) and its cost measured too. ``foreign`` (default:
-    ``cupti``): add the cases made past cugraphlab's door (FOREIGN_CASES). ``gallery``: "ours" (the above),
-    "field" (only the field gallery, experiment.doctor_gallery_field: each case and its fixed twin in a process of
-    its own, ``field_workers`` at a time, ``field_timeout`` seconds each) or "all" (both)."""
+    """The capture doctor's gallery, its modes table and the cost of ``explain=True`` on a device (what
+    ``cugraphlab doctor`` does).
+
+    The gallery runs every case in its teaching mode (the diagnosis each mistake gets), the modes table every case
+    in every capture mode; with ``overhead``, capture and replay of ``launches`` empty launches are timed plain
+    and explained (host clock, ``samples`` each; ``measure_overhead``). ``gallery="field"`` runs instead the field
+    gallery (``experiment.doctor_gallery_field``: each case and its fixed twin in a process of its own).
+
+    Parameters
+    ----------
+    device : int
+        The device ordinal.
+    samples : int
+        Timed samples of each overhead figure.
+    launches : int
+        Launches captured (and replayed) per overhead sample.
+    overhead : bool
+        Measure the cost of ``explain=True`` (and of CUPTI, with ``cupti``).
+    modes : sequence of str
+        The capture modes of the modes table (default: every mode, ``graphs.capture.CAPTURE_MODES``).
+    cupti : bool
+        Every capture in the CUPTI mode too (``graphs.doctor.cupti``), its cost measured beside.
+    foreign : bool or None
+        Add the cases made past cugraphlab's door (``FOREIGN_CASES``); None: as ``cupti``.
+    gallery : str
+        "ours" (the above), "field" (only the field gallery) or "all" (both).
+    field_timeout : float
+        Seconds each field script may run.
+    field_workers : int
+        Field scripts run at a time.
+
+    Returns
+    -------
+    DoctorResult
+        The gallery's cases, the modes table, the overhead figures (medians with spread, ratios) and, for "field"
+        or "all", the field cases, their replay hazards and the clean programs; ``ok`` says whether every case was
+        named right and nothing raised a false alarm.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``gallery`` not ours, field or all, or ``samples`` or ``launches`` not a positive integer.
+    UnsupportedError
+        ``cupti`` without cupti-python (before any GPU work).
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
+    """
     if gallery not in ("ours", "field", "all"):
         from ..core.errors import InvalidArgumentError
 
@@ -165,6 +208,16 @@ def measure_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, ov
         record = DoctorResult(config={"device": device, "gallery": "field"}, clocks=clocks("host_api"))
         _run_field(record, field_timeout, field_workers)
         return record
+    record = _run_ours(device, samples, launches, overhead, modes, cupti, foreign)
+    if gallery == "all":
+        record.config["gallery"] = "all"
+        _run_field(record, field_timeout, field_workers)
+    return record
+
+
+def _run_ours(device: int, samples: int, launches: int, overhead: bool, modes, cupti: bool,
+              foreign: bool | None) -> DoctorResult:
+    """Our gallery, the modes table and (with ``overhead``) the cost of explaining: ``measure_doctor``'s record."""
     samples = positive_int("samples", samples)
     launches = positive_int("launches", launches)
     cases = CASES + (FOREIGN_CASES if (cupti if foreign is None else foreign) else ())
@@ -184,11 +237,7 @@ def measure_doctor(device: int = 0, *, samples: int = 31, launches: int = 64, ov
             with dev.load_kernels(names=["empty"]) as ks:
                 record.overhead = measure_overhead(dev, ks, record, launches=launches, samples=samples,
                                                    cupti=cupti)
-    if gallery == "all":
-        record.config["gallery"] = "all"
-        _run_field(record, field_timeout, field_workers)
     return record
-
 
 def _run_field(record: DoctorResult, timeout: float, workers: int) -> None:
     """The field gallery, its replay hazards and its clean programs, each script in a process of its own."""

@@ -92,12 +92,85 @@ def roof_entry(*, bytes_per_iter: int, warm_us: float, cold_us: float, copy, l2_
 def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
                 repeats: int = 5, unroll: int = 1, seed: int | None = None, progress=None, cold_l2: bool = False,
                 chunks: int = CHUNKS) -> RunResult:
-    """Run the experiment and return its record. ``unroll`` > 1 adds a mode with that many iterations per graph;
-    ``cold_l2`` adds "fused (cold L2)" (rotating input sets, experiment.cold_l2) and the record's ``roof``.
-    ``chunks``: each timed loop is also cut into that many chunks (``timing.timed_chunks``), whose samples the
-    record keeps for ``cugraphlab diff`` (10 x ``repeats`` per row); the figures are the whole loops', as before."""
+    """Time the chain eager, as a graph and fused (what ``cugraphlab run`` does), verify each mode, return the record.
+
+    Each repeat runs every mode in turn (interleaved), on fresh random inputs with poisoned outputs, ``iters``
+    iterations timed by the host wall clock (``perf_counter_ns``) and the device clock (CUDA events); each mode's
+    output is then compared bit for bit with NumPy. The figures are the whole loops'; each loop is also cut into
+    ``chunks`` chunks (``timing.timed_chunks``) whose samples the record keeps for ``cugraphlab diff``.
+
+    Parameters
+    ----------
+    device : int
+        The device ordinal.
+    size : int
+        Floats per buffer.
+    iters : int
+        Chain iterations per timed loop.
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``: names from ``OPS``, or one comma-separated string).
+    scalar : float
+        The factor of ``mul``.
+    repeats : int
+        Timed loops per mode.
+    unroll : int
+        Above 1, one more mode with that many iterations captured per graph (``iters`` must be a multiple of it).
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    progress : callable or None
+        ``progress(done, total, label)``, called after each timed loop.
+    cold_l2 : bool
+        Add the mode "fused (cold L2)" (input sets in rotation whose bytes exceed twice the L2,
+        ``experiment.cold_l2``) and the record's ``roof`` (bytes per launch, GB/s beside the copy roof).
+    chunks : int
+        Chunks each timed loop is cut into for the kept samples (10 x ``repeats`` per row by default).
+
+    Returns
+    -------
+    RunResult
+        One ModeResult per mode (eager, graph, graph xN, fused, fused (cold L2)): wall and device µs per iteration
+        (median with spread), verified or the count of mismatches, speed-up over eager; with the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown op, a size, ``iters``, ``repeats``, ``unroll`` or ``chunks`` that is not a positive integer, or
+        ``iters`` not a multiple of ``unroll``: before any GPU work.
+    NoDeviceError
+        No driver or no device ``device``.
+    CompileError
+        A chain kernel did not compile (NVRTC).
+    CudaError
+        A driver call failed.
+    """
     ops = parse_ops(ops)
     size = validate_size(size)
+    plan = _plan(iters, repeats, unroll, chunks, cold_l2)
+    with Device(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
+            dev.create_event() as start, dev.create_event() as end:
+        env = collect(dev)
+        cold = _adopt_cold(chain, seed) if cold_l2 else None
+        warm = max(unroll, min(iters, 200) // unroll * unroll)
+        for mode, k in plan:  # warm-up: graph instantiate + upload, module load, clocks up
+            cold.run(warm) if mode == COLD_MODE else chain.run(mode, warm, k)
+        chain.stream.synchronize()
+        # an untimed lead-in of the same mode before each timed loop: the GPU's clocks settle at this mode's load
+        timings = interleave([_variant(chain, cold, m, k) for m, k in plan], iters, repeats, start, end,
+                             lead_in=warm, progress=progress, chunks=chunks)
+        results = _mode_results(plan, timings, iters, len(ops))
+        config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar, "device": device,
+                  "repeats": repeats, "unroll": unroll, "chunks": chunks, "grid": chain.grid, "block": chain.block,
+                  "chain": chain.describe()}
+        roof = None if cold is None else _cold_roof(dev, cold, results, config)
+        result = RunResult(config=config, modes=results, env=env, roof=roof,
+                           clocks=clocks("wall", "device", *(("copy",) if roof else ())))
+        for mode, k in plan:
+            timings[_mode_name(mode, k)].keep(result, _mode_name(mode, k))
+        return result
+
+
+def _plan(iters: int, repeats: int, unroll: int, chunks: int, cold_l2: bool) -> list[tuple[str, int]]:
+    """The run's modes as (mode, iterations per graph), after checking the counts (before any GPU work)."""
     for name, v in (("iters", iters), ("repeats", repeats), ("unroll", unroll), ("chunks", chunks)):
         positive_int(name, v)
     plan = [("eager", 1), ("graph", 1)] + ([("graph", unroll)] if unroll > 1 else []) + [("fused", 1)]
@@ -105,62 +178,54 @@ def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=
         plan.append((COLD_MODE, 1))
     if unroll > 1 and iters % unroll:
         raise InvalidArgumentError(f"iters ({iters}) must be a multiple of unroll ({unroll})", params=("iters", "unroll"))
-    with Device(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
-            dev.create_event() as start, dev.create_event() as end:
-        env = collect(dev)
-        cold = None
-        if cold_l2:
-            from ..experiment.cold_l2 import ColdFused
+    return plan
 
-            cold = chain.adopt(ColdFused.from_chain(chain, seed=seed))
-        warm = max(unroll, min(iters, 200) // unroll * unroll)
-        for mode, k in plan:  # warm-up: graph instantiate + upload, module load, clocks up
-            cold.run(warm) if mode == COLD_MODE else chain.run(mode, warm, k)
-        chain.stream.synchronize()
 
-        def variant(mode: str, k: int) -> Variant:
-            if mode == COLD_MODE:
-                return Variant(COLD_MODE, chain.stream, cold.run, lambda: (cold.randomize(), cold.poison()),
-                               cold.mismatches, grain=cold.per_graph)
-            # chunk boundaries on whole graphs: the chunks enqueue exactly the launches the whole loop would
-            grain = FUSED_PER_GRAPH if mode == "fused" else k
-            return Variant(_mode_name(mode, k), chain.stream, lambda n: chain.run(mode, n, k),
-                           lambda: (chain.randomize(), chain.poison()),
-                           lambda: chain.check_result(mode).mismatches, grain=grain)
+def _adopt_cold(chain: Chain, seed: int | None):
+    """The cold-L2 input sets in rotation (``experiment.cold_l2.ColdFused``), owned by ``chain``."""
+    from ..experiment.cold_l2 import ColdFused
 
-        # an untimed lead-in of the same mode before each timed loop: the GPU's clocks settle at this mode's load
-        timings = interleave([variant(m, k) for m, k in plan], iters, repeats, start, end, lead_in=warm,
-                             progress=progress, chunks=chunks)
-        results = []
-        for (mode, k) in plan:
-            t = timings[_mode_name(mode, k)]
-            w, d = t.wall(WALL_CLOCK), t.device(DEVICE_CLOCK)
-            kernels = 1 if mode in ("fused", COLD_MODE) else len(ops)
-            results.append(ModeResult(_mode_name(mode, k), kernels, w, d, w.median * iters / 1e6,
-                                      t.verified, t.mismatches, unroll=k))
-        eager = results[0].wall_us_per_iter.median
-        for m in results:
-            m.speedup_vs_eager = eager / m.wall_us_per_iter.median
-        config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar, "device": device,
-                  "repeats": repeats, "unroll": unroll, "chunks": chunks, "grid": chain.grid, "block": chain.block,
-                  "chain": chain.describe()}
-        roof = None
-        if cold is not None:
-            from ..experiment.cold_l2 import COLD_METHOD
-            from .probes.copy_roof import copy_bandwidth
+    return chain.adopt(ColdFused.from_chain(chain, seed=seed))
 
-            config.update({"cold_l2": True, "cold_sets": cold.sets})
-            by = {m.mode: m for m in results}
-            roof = roof_entry(bytes_per_iter=cold.set_bytes, warm_us=by["fused"].device_us_per_iter.median,
-                              cold_us=by[COLD_MODE].device_us_per_iter.median, copy=copy_bandwidth(dev),
-                              l2_bytes=cold.l2_bytes, sets=cold.sets, rotation_bytes=cold.rotation_bytes,
-                              method=COLD_METHOD)
-        result = RunResult(config=config, modes=results, env=env, roof=roof,
-                           clocks=clocks("wall", "device", *(("copy",) if roof else ())))
-        for mode, k in plan:
-            timings[_mode_name(mode, k)].keep(result, _mode_name(mode, k))
-        return result
 
+def _variant(chain: Chain, cold, mode: str, k: int) -> Variant:
+    """One mode of the run as a timed Variant (randomize + poison before each loop, mismatches after)."""
+    if mode == COLD_MODE:
+        return Variant(COLD_MODE, chain.stream, cold.run, lambda: (cold.randomize(), cold.poison()),
+                       cold.mismatches, grain=cold.per_graph)
+    # chunk boundaries on whole graphs: the chunks enqueue exactly the launches the whole loop would
+    grain = FUSED_PER_GRAPH if mode == "fused" else k
+    return Variant(_mode_name(mode, k), chain.stream, lambda n: chain.run(mode, n, k),
+                   lambda: (chain.randomize(), chain.poison()),
+                   lambda: chain.check_result(mode).mismatches, grain=grain)
+
+
+def _mode_results(plan, timings, iters: int, n_ops: int) -> list[ModeResult]:
+    """The ModeResult of each mode of ``plan`` from its Timings, with its speed-up over eager (the first)."""
+    results = []
+    for (mode, k) in plan:
+        t = timings[_mode_name(mode, k)]
+        w, d = t.wall(WALL_CLOCK), t.device(DEVICE_CLOCK)
+        kernels = 1 if mode in ("fused", COLD_MODE) else n_ops
+        results.append(ModeResult(_mode_name(mode, k), kernels, w, d, w.median * iters / 1e6,
+                                  t.verified, t.mismatches, unroll=k))
+    eager = results[0].wall_us_per_iter.median
+    for m in results:
+        m.speedup_vs_eager = eager / m.wall_us_per_iter.median
+    return results
+
+
+def _cold_roof(dev: Device, cold, results: list[ModeResult], config: dict) -> dict:
+    """The record's ``roof`` for a run with the cold-L2 mode (notes the cold sets in ``config``)."""
+    from ..experiment.cold_l2 import COLD_METHOD
+    from .probes.copy_roof import copy_bandwidth
+
+    config.update({"cold_l2": True, "cold_sets": cold.sets})
+    by = {m.mode: m for m in results}
+    return roof_entry(bytes_per_iter=cold.set_bytes, warm_us=by["fused"].device_us_per_iter.median,
+                      cold_us=by[COLD_MODE].device_us_per_iter.median, copy=copy_bandwidth(dev),
+                      l2_bytes=cold.l2_bytes, sets=cold.sets, rotation_bytes=cold.rotation_bytes,
+                      method=COLD_METHOD)
 
 def run_experiment(**kwargs) -> RunResult:
     """The old name of ``measure_run`` (every measurement of the bench face is a ``measure_*``): the same call,

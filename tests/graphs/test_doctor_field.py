@@ -311,6 +311,26 @@ def test_the_record_of_a_field_run_renders_and_judges(monkeypatch):
         bench_doctor.measure_doctor(gallery="theirs")
 
 
+def test_gallery_all_runs_ours_then_the_field_gallery(monkeypatch):
+    """"all" is both galleries in one record (our gallery's part stood in for: it needs a GPU)."""
+    from cugraphlab.bench import doctor as bench_doctor
+    from cugraphlab.experiment import doctor_gallery_field as runner
+
+    seen = []
+
+    def ours(device, samples, launches, overhead, modes, cupti, foreign):
+        seen.append((device, samples, launches, overhead, cupti, foreign))
+        return bench_doctor.DoctorResult(config={"device": device}, clocks={})
+
+    monkeypatch.setattr(bench_doctor, "_run_ours", ours)
+    monkeypatch.setattr(runner, "run_field_gallery", lambda **kw: [result()])
+    monkeypatch.setattr(runner, "run_replay", lambda **kw: [])
+    monkeypatch.setattr(runner, "run_clean", lambda **kw: [runner.CleanResult("clean_torch_mlp", Run("clean", 0))])
+    record = bench_doctor.measure_doctor(3, samples=5, gallery="all")
+    assert seen == [(3, 5, 64, True, False, None)]
+    assert record.config["gallery"] == "all" and len(record.field_cases) == 1 and len(record.clean) == 1
+
+
 def test_without_a_patched_capture_a_worker_threads_refusal_is_a_thread_mistake():
     ev = [StackEvent("raise", "cuda.core", "c.py", 12, "worker", text="CUDAError: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED",
                      code="CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", thread="worker", capture_thread=False,

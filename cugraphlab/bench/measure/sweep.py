@@ -66,19 +66,53 @@ def _iters_for(estimate_us: float, target_ms: float, unroll: int) -> int:
 
 def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes=SWEEP_MODES, repeats: int = 3,
                   target_ms: float = 10.0, progress=None) -> SweepResult:
-    """Run the sweep on ``device``; ``progress(done, total, label)`` is called after each point."""
-    for m in modes:
-        if m not in SWEEP_MODES:
-            raise InvalidArgumentError(f"unknown sweep mode {m!r}; modes: {', '.join(SWEEP_MODES)}")
-    sizes, lengths = sorted(set(sizes)), sorted(set(lengths))
-    if not sizes or not lengths or min(sizes) < 1 or min(lengths) < 1:
-        raise InvalidArgumentError("sizes and chain lengths must be non-empty and >= 1")
+    """Sizes x chain lengths x modes on ``device`` (what ``cugraphlab measure sweep`` does): where launch cost stops
+    mattering, and how close each mode gets to the memory roof.
+
+    Each point (size, chain length, mode) is warmed up, then timed ``repeats`` times by a loop sized to take about
+    ``target_ms`` (device clock: CUDA events around it; the wall clock beside it), each loop cut into
+    ``SWEEP_CHUNKS`` chunks whose samples the record keeps. A point of at most ``VERIFY_LIMIT`` elements x kernels
+    is checked against NumPy after every repeat (poisoned outputs before it); a larger one says "not checked".
+
+    Parameters
+    ----------
+    device : Device
+        The open device to measure on.
+    sizes : iterable of int
+        Floats per buffer (duplicates dropped, sorted).
+    lengths : iterable of int
+        Chain lengths, in kernels per iteration (the four classic ops repeated, ``chain_ops``).
+    modes : iterable of str
+        Modes from ``SWEEP_MODES`` ("eager", "graph", "graph x10", "fused").
+    repeats : int
+        Timed loops per point.
+    target_ms : float
+        About how long each timed loop takes (its iteration count is sized from a first timing).
+    progress : callable or None
+        ``progress(done, total, label)``, called after each point.
+
+    Returns
+    -------
+    SweepResult
+        One row per point (device µs per iteration with p5/p95, wall µs, µs per kernel, bytes moved and GB/s,
+        verified), the copy roof in GB/s (``copy_gbps``), the kept samples and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown mode, or empty sizes or lengths, or one below 1: before any GPU work.
+    CompileError
+        A fused kernel for a chain length did not compile (NVRTC).
+    CudaError
+        A driver call failed.
+    """
+    sizes, lengths = _checked(modes, sizes, lengths)
     copy_gbps = copy_bandwidth_gbps(device)
-    rows, total, done = [], len(sizes) * len(lengths) * len(modes), 0
+    rows: list[dict] = []
+    total = len(sizes) * len(lengths) * len(modes)
     samples: dict[str, list[float]] = {}
     rng = np.random.default_rng()
     events = [device.create_event() for _ in range(SWEEP_CHUNKS + 1)]
-    e0, e1 = events[0], events[-1]
     try:
         with device.load_kernels() as kernels:
             for n in sizes:
@@ -89,41 +123,13 @@ def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes
                     # a fused kernel for this op sequence is compiled once per length (cached on disk after)
                     with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
                                pingpong=length > 4) as chain:
-                        check = n * length <= VERIFY_LIMIT
                         for mode in modes:
-                            base, unroll = ("graph", 10) if mode == "graph x10" else (mode, 1)
-                            chain.run(base, unroll, unroll)  # warm-up: instantiate, upload, first launch
-                            w, d = time_mode(chain, base, unroll, e0, e1, unroll)
-                            iters = _iters_for(d, target_ms, unroll)
-                            walls, devs, ok = [], [], None
-                            chunked = []
-                            parts = chunk_sizes(iters, SWEEP_CHUNKS, FUSED_PER_GRAPH if base == "fused" else unroll)
-                            loop_events = [e0, *events[1:len(parts)], e1]
-                            for _ in range(repeats):
-                                if check:
-                                    chain.poison()
-                                w, d, _walls, chunk_devs = timed_chunks(
-                                    chain.stream, lambda k, b=base, u=unroll: chain.run(b, k, u), parts, loop_events)
-                                walls.append(w)
-                                devs.append(d)
-                                chunked += chunk_devs
-                                if check:
-                                    ok = (ok is not False) and chain.check_result(base).ok
-                            ds = summarize(devs, unit="us", clock=DEVICE_CLOCK)
-                            nbytes = bytes_per_iteration(ops, n, base)
-                            kernels_per_iter = 1 if base == "fused" else length
-                            rows.append({
-                                "mode": mode, "size": n, "chain_len": length, "iters": iters,
-                                "us_per_iter": ds.median, "p5": ds.p5, "p95": ds.p95,
-                                "wall_us_per_iter": float(np.median(walls)),
-                                "us_per_kernel": ds.median / kernels_per_iter,
-                                "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
-                                "verified": ok, "clock": "device",
-                            })
+                            row, chunked = _sweep_point(chain, mode, ops, n, events, repeats, target_ms)
+                            rows.append(row)
                             samples[f"{mode} n={n} len={length}"] = chunked
-                            done += 1
                             if progress:
-                                progress(done, total, f"{mode} n={n} len={length}: {ds.median:.2f} us/iter")
+                                progress(len(rows), total, f"{mode} n={n} len={length}: "
+                                                           f"{row['us_per_iter']:.2f} us/iter")
     finally:
         for e in events:
             e.close()
@@ -137,6 +143,54 @@ def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes
     return result
 
 
+def _checked(modes, sizes, lengths) -> tuple[list[int], list[int]]:
+    """The sweep's sizes and lengths, sorted without duplicates, after checking them and the modes."""
+    for m in modes:
+        if m not in SWEEP_MODES:
+            raise InvalidArgumentError(f"unknown sweep mode {m!r}; modes: {', '.join(SWEEP_MODES)}")
+    sizes, lengths = sorted(set(sizes)), sorted(set(lengths))
+    if not sizes or not lengths or min(sizes) < 1 or min(lengths) < 1:
+        raise InvalidArgumentError("sizes and chain lengths must be non-empty and >= 1")
+    return sizes, lengths
+
+
+def _sweep_point(chain: Chain, mode: str, ops, n: int, events, repeats: int,
+                 target_ms: float) -> tuple[dict, list[float]]:
+    """One point of the sweep: ``mode`` of ``chain`` warmed up, sized to ``target_ms``, timed ``repeats`` times
+    (verified when small enough). Returns its row and its chunks' device samples."""
+    e0, e1 = events[0], events[-1]
+    length = len(ops)
+    check = n * length <= VERIFY_LIMIT
+    base, unroll = ("graph", 10) if mode == "graph x10" else (mode, 1)
+    chain.run(base, unroll, unroll)  # warm-up: instantiate, upload, first launch
+    w, d = time_mode(chain, base, unroll, e0, e1, unroll)
+    iters = _iters_for(d, target_ms, unroll)
+    walls, devs, ok = [], [], None
+    chunked: list[float] = []
+    parts = chunk_sizes(iters, SWEEP_CHUNKS, FUSED_PER_GRAPH if base == "fused" else unroll)
+    loop_events = [e0, *events[1:len(parts)], e1]
+    for _ in range(repeats):
+        if check:
+            chain.poison()
+        w, d, _walls, chunk_devs = timed_chunks(
+            chain.stream, lambda k, b=base, u=unroll: chain.run(b, k, u), parts, loop_events)
+        walls.append(w)
+        devs.append(d)
+        chunked += chunk_devs
+        if check:
+            ok = (ok is not False) and chain.check_result(base).ok
+    ds = summarize(devs, unit="us", clock=DEVICE_CLOCK)
+    nbytes = bytes_per_iteration(ops, n, base)
+    kernels_per_iter = 1 if base == "fused" else length
+    row = {
+        "mode": mode, "size": n, "chain_len": length, "iters": iters,
+        "us_per_iter": ds.median, "p5": ds.p5, "p95": ds.p95,
+        "wall_us_per_iter": float(np.median(walls)),
+        "us_per_kernel": ds.median / kernels_per_iter,
+        "bytes_per_iter": nbytes, "gbps": nbytes / (ds.median * 1e-6) / 1e9,
+        "verified": ok, "clock": "device",
+    }
+    return row, chunked
 
 def run_sweep(device, **kwargs) -> SweepResult:
     """The old name of ``measure_sweep`` (every measurement of the bench face is a ``measure_*``): the same call,
