@@ -54,7 +54,7 @@ def main() -> int:
     args = ap.parse_args()
     samples = 5 if args.quick else 31
     n_calls = args.calls
-    record = {"kind": "cugraphlab.benchmark.core_overhead", "clock": CLOCK, "calls_per_sample": n_calls,
+    record = {"kind": "cugraphlab.study.core_overhead", "clock": CLOCK, "calls_per_sample": n_calls,
               "samples": samples}
 
     with Device(0) as dev, dev.load_kernels() as ks, dev.create_stream() as stream, \

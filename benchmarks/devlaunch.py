@@ -82,7 +82,7 @@ def fail(out: str, e: BaseException, code: int, started: float, search: dict | N
         print("  " + line, file=sys.stderr)
     if not isinstance(e, UnsupportedError):
         print("".join(traceback.format_exception(e)), file=sys.stderr)
-    record = {"kind": "cugraphlab.devlaunch.failure", "exit": code, "error": type(e).__name__, "message": str(e),
+    record = {"kind": "cugraphlab.study.devlaunch.failure", "exit": code, "error": type(e).__name__, "message": str(e),
               "traceback": summary, "full_traceback": traceback.format_exception(e), "header_search": search,
               "seconds": time.perf_counter() - started}
     try:

@@ -49,7 +49,7 @@ DEVICE_ROW = "cuLaunchKernel empty: device span per launch"
 class LatencyProbeResult(Record):
     """Per-launch cost of bare cuLaunchKernel of the empty kernel: raw samples per clock."""
 
-    KIND: ClassVar[str] = "cugraphlab.latency-probe"
+    KIND: ClassVar[str] = "cugraphlab.study.diff_check.probe"
 
 
 def _loops(launch, launches: int, delay_ns: int):

@@ -135,7 +135,7 @@ def main(argv=None) -> int:
         env = collect(dev)
         for a in (*buffers, module):
             a.close()
-    result = {"kind": "cugraphlab.measure_overhead", "work": f"saxpy on {n:,} floats", "calls": calls,
+    result = {"kind": "cugraphlab.study.measure_overhead", "work": f"saxpy on {n:,} floats", "calls": calls,
               "rounds": args.rounds, "samples_per_side": SAMPLES,
               "pairs": {k: _pair(k, *v) for k, v in sides.items()},
               "raw": {k: {"measure": v[0], "reference": v[1]} for k, v in sides.items()}, "env": env}

@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         for a in (*events, x, y, out, module):
             a.close()
     parts = {label: paired_difference(values[a], values[b]).to_dict() for label, (a, b) in PARTS.items()}
-    result = {"kind": "cugraphlab.measure_overhead_parts", "work": f"saxpy on {n:,} floats", "calls": calls,
+    result = {"kind": "cugraphlab.study.measure_overhead_parts", "work": f"saxpy on {n:,} floats", "calls": calls,
               "rounds": args.rounds, "samples_per_side": SAMPLES, "seconds": seconds, "saxpy_bits_equal": bits_ok,
               "medians_us": {k: statistics.median(v) for k, v in values.items()}, "parts": parts, "raw": values,
               "env": env}

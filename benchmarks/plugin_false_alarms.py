@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     flagged = sum(1 for r in pairs if any(r[DELAYED]["verdicts"][k] == "SLOWER" for k in r[DELAYED]["judged"]))
     absolute = sum(1 for r in pairs for t in STABLE if r[t]["any_row_changed"])
     summary = {
-        "kind": "cugraphlab.plugin_false_alarms", "pairs": args.pairs, "processes": args.processes,
+        "kind": "cugraphlab.study.plugin_false_alarms", "pairs": args.pairs, "processes": args.processes,
         "threshold": DEFAULT_THRESHOLD, "session_seconds": seconds,
         "false_alarms": {"test_comparisons": 2 * args.pairs, "with_a_changed_row": len(false), "rows": false_rows,
                          "goal": "at most 1", "met": len(false) <= 1, "which": false,

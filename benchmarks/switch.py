@@ -87,7 +87,7 @@ def _run(args, json_path, say, t0) -> int:
             say(render_switch(r), "\n")
             say(f"({size:,} floats measured in {time.perf_counter() - t1:.1f} s)\n")
             results.append(r)
-    write_json(str(json_path), {"kind": "cugraphlab.benchmarks.switch", "views": views,
+    write_json(str(json_path), {"kind": "cugraphlab.study.switch", "views": views,
                                 "records": [r.to_dict() for r in results], "seconds": time.perf_counter() - t0})
     rows = []
     for r in results:

@@ -59,7 +59,7 @@ def main() -> int:
                   f"{best['grid']}): {best['device_us_per_iter']['median']:.3f} us/iter")
     gpu = env["gpu"]["name"].replace("NVIDIA ", "").replace(" ", "-")
     path = write_json(os.path.join(args.out, f"{datetime.date.today()}_{gpu}_tune_launch_config.json"),
-                      {"kind": "cugraphlab.benchmark.tune_launch_config", "iters": ITERS, "repeats": REPEATS,
+                      {"kind": "cugraphlab.study.tune_launch_config", "iters": ITERS, "repeats": REPEATS,
                        "clock": "cuEventElapsedTime around ITERS graph launches", "env": env, "rows": recs})
     print(f"written: {path}")
     return 0

@@ -134,7 +134,7 @@ def run(args, outdir: Path) -> int:
     for line in refused or ([big.config["pdl_refused"]] if big.config.get("pdl_refused") else []):
         print(f"  REFUSED: {line}")
     write_json(outdir / "while_fold.json", {
-        "kind": "cugraphlab.benchmarks.while_fold", "checks": checked, "refused": refused,
+        "kind": "cugraphlab.study.while_fold", "checks": checked, "refused": refused,
         "records": [r.to_dict() for r in results],
         "goal": {"size": 1 << 20, "goal_us": GOAL_US, "separate_us": sep, "folded_us": fold,
                  "pdl_us": pdl, "every_us": every, "every": EVERY,

@@ -18,6 +18,7 @@ import os
 from typing import Any, Iterable, Mapping
 
 from .records.kinds import read_json
+from .records.names import is_study_kind
 from .records.nvbench import NVBENCH_KIND, is_nvbench, nvbench_record
 from .records.record import RecordError, check_record
 from .stats.intervals import unit_direction
@@ -86,8 +87,8 @@ def _unjudgeable(d: Mapping, source: str) -> str | None:
                 "a command wrote (--json)")
     if schema is not None:
         return None
-    if kind.startswith(("cugraphlab.benchmark.", "cugraphlab.benchmarks.")):
-        return (f"{source} ({kind}) is a benchmark script's summary: it keeps no raw samples per row, so there is "
+    if is_study_kind(kind):
+        return (f"{source} ({kind}) is a study or benchmark script's summary: it keeps no raw samples per row, so there is "
                 "nothing to judge (the commands' --json records keep them)")
     if _kind_class(kind) is not None:
         return (f"{source} ({kind}) was made before schema 1, when cugraphlab kept no raw samples: re-run the "

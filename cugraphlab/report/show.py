@@ -8,11 +8,11 @@
     plot_record(record, "figs/memnodes")   # for the kinds that draw (timeline, sweep, compare, scale, scaling, diff)
 
 No device, no driver: a record made on a GPU machine shows the same on any machine. ``RENDERERS`` holds, for each
-kind a command writes, the report function its command prints with (``report/<family>.py``); ``PLOTTERS`` the
-figure its ``--plot`` / ``--out`` draws. A record whose kind has no class in the package (the studies' and the
-benchmark scripts' records: their classes and reports live in ``benchmarks/``), or which holds no kind at all but
-records inside it, is shown plainly (``report.plain``), its records inside rendered by their kinds; ``STUDY_SCRIPTS``
-names the script that wrote each such kind, whose own report reads it best.
+record class of the package (keyed by the class's KIND), the report function its command prints with
+(``report/<family>.py``); ``PLOTTERS`` the figure its ``--plot`` / ``--out`` draws. A record whose kind has no class
+in the package (a study's, ``cugraphlab.study.<name>``: its class and report live in ``benchmarks/``, whose README
+names the script of each), or which holds no kind at all but records inside it, is shown plainly
+(``report.plain``), its records inside rendered by their kinds.
 """
 from __future__ import annotations
 
@@ -21,10 +21,29 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ..bench.compare.records import CompareResult
+from ..bench.diff import DiffResult
+from ..bench.doctor import DoctorResult
+from ..bench.graphs.conditional import WhileResult
+from ..bench.graphs.devlaunch import DevlaunchResult
+from ..bench.graphs.memnodes import MemnodesResult
+from ..bench.graphs.nodes import NodesResult
+from ..bench.graphs.pdl import PdlResult
+from ..bench.graphs.switch import SwitchResult
+from ..bench.graphs.update import UpdateCosts
+from ..bench.measure.latency import LatencyResult
+from ..bench.measure.result import MeasureResult
+from ..bench.measure.sweep import SweepResult
+from ..bench.measure.timeline import TimelineResult
+from ..bench.paired.harness import PairedResult
+from ..bench.records.names import is_study_kind, kind_now
 from ..bench.records.record import Record, RecordError
+from ..bench.run import RunResult
+from ..bench.scale.run import ScaleResult
+from ..bench.scaling.analysis import ScalingResult
 from .plain import render_plain
 
-__all__ = ["RENDERERS", "PLOTTERS", "STUDY_SCRIPTS", "render_record", "plot_record", "has_plot", "read_shown",
+__all__ = ["RENDERERS", "PLOTTERS", "render_record", "plot_record", "has_plot", "read_shown",
            "json_type_words"]
 
 
@@ -36,8 +55,6 @@ def _call(spec: str, *args):
 def _run(r, written):
     text = _call("run:render_run", r)
     if getattr(r, "compare", None):  # run --compare printed the baselines under the run table
-        from ..bench.compare.records import CompareResult
-
         text += "\n\n" + _call("compare:render_baseline_rows", CompareResult.from_dict(r.compare),
                                r.config.get("size"))
     return text
@@ -60,53 +77,42 @@ def _simple(spec: str, with_written: bool = False) -> Callable:
     return (lambda r, written: _call(spec, r, written)) if with_written else (lambda r, written: _call(spec, r))
 
 
+def _by_kind(table: Mapping[type, Callable]) -> dict[str, Callable]:
+    """A table keyed by record classes, keyed by their kinds (the classes name them; none is typed twice)."""
+    return {cls.KIND: fn for cls, fn in table.items()}
+
+
 #: kind -> function(record, written figure paths) -> the text its command printed
-RENDERERS: dict[str, Callable[[Any, list], str]] = {
-    "cugraphlab.run": _run,
-    "cugraphlab.latency": _simple("measure:render_latency"),
-    "cugraphlab.timeline": _simple("measure:render_timeline", True),
-    "cugraphlab.sweep": _simple("measure:render_sweep", True),
-    "cugraphlab.compare": _simple("compare:render_compare"),
-    "cugraphlab.scale": lambda r, written: _call("scale:render_scale", _scale_dict(r), written),
-    "cugraphlab.scaling": _simple("scaling:render_scaling", True),
-    "cugraphlab.update": _simple("graphs:render_update"),
-    "cugraphlab.conditional": _simple("graphs:render_conditional"),
-    "cugraphlab.pdl": _simple("pdl:render_pdl"),
-    "cugraphlab.nodes": _simple("nodes:render_nodes"),
-    "cugraphlab.memnodes": _simple("memnodes:render_memnodes"),
-    "cugraphlab.switch": _simple("switch:render_switch"),
-    "cugraphlab.devlaunch": _simple("devlaunch:render_devlaunch"),
-    "cugraphlab.doctor": _doctor,
-    "cugraphlab.diff": _simple("diff:render_diff"),
-    "cugraphlab.paired": _simple("paired:render_paired"),
-    # cugraphlab measure's record (bench/measure/result.py), rendered by report/measure_work.py
-    "cugraphlab.measure": _simple("measure_work:render_measure"),
-}
+RENDERERS: dict[str, Callable[[Any, list], str]] = _by_kind({
+    RunResult: _run,
+    LatencyResult: _simple("measure:render_latency"),
+    TimelineResult: _simple("measure:render_timeline", True),
+    SweepResult: _simple("measure:render_sweep", True),
+    CompareResult: _simple("compare:render_compare"),
+    ScaleResult: lambda r, written: _call("scale:render_scale", _scale_dict(r), written),
+    ScalingResult: _simple("scaling:render_scaling", True),
+    UpdateCosts: _simple("graphs:render_update"),
+    WhileResult: _simple("graphs:render_conditional"),
+    PdlResult: _simple("pdl:render_pdl"),
+    NodesResult: _simple("nodes:render_nodes"),
+    MemnodesResult: _simple("memnodes:render_memnodes"),
+    SwitchResult: _simple("switch:render_switch"),
+    DevlaunchResult: _simple("devlaunch:render_devlaunch"),
+    DoctorResult: _doctor,
+    DiffResult: _simple("diff:render_diff"),
+    PairedResult: _simple("paired:render_paired"),
+    MeasureResult: _simple("measure_work:render_measure"),  # cugraphlab measure's record, report/measure_work.py
+})
 
 #: kind -> function(record, stem) -> the figure files written, for the kinds whose command draws
-PLOTTERS: dict[str, Callable[[Any, Path], list]] = {
-    "cugraphlab.timeline": lambda r, stem: _call("measure:plot_timeline_files", r, stem),
-    "cugraphlab.sweep": lambda r, stem: _call("measure:plot_sweep_files", r, stem),
-    "cugraphlab.compare": lambda r, stem: _call("plots.compare:plot_compare_stacks", r, stem),
-    "cugraphlab.scale": lambda r, stem: _call("plots.scale:plot_scale", _scale_dict(r), stem),
-    "cugraphlab.scaling": lambda r, stem: _call("scaling:plot_scaling", r, stem),
-    "cugraphlab.diff": lambda r, stem: _call("diff:plot_diff", r, stem),
-}
-
-#: kinds written by scripts under benchmarks/ (their classes and reports are not part of the package) -> the script
-STUDY_SCRIPTS: dict[str, str] = {
-    "cugraphlab.benchmark.classic": "benchmarks/classic.py",
-    "cugraphlab.benchmark.core_overhead": "benchmarks/core_overhead.py",
-    "cugraphlab.benchmark.tune_launch_config": "benchmarks/tune_launch_config.py",
-    "cugraphlab.benchmarks.switch": "benchmarks/switch.py",
-    "cugraphlab.benchmarks.while_fold": "benchmarks/while_fold.py",
-    "cugraphlab.benchmarks.floor": "benchmarks/studies/floor/run.py",
-    "cugraphlab.floor": "benchmarks/studies/floor/run.py",
-    "cugraphlab.floor_studies": "benchmarks/studies/floor/run_studies.py",
-    "cugraphlab.benchmarks.exec_update": "benchmarks/studies/exec_update/run.py",
-    "cugraphlab.exec_update_paired": "benchmarks/studies/exec_update/run.py",
-    "cugraphlab.latency-probe": "benchmarks/diff_check.py",
-}
+PLOTTERS: dict[str, Callable[[Any, Path], list]] = _by_kind({
+    TimelineResult: lambda r, stem: _call("measure:plot_timeline_files", r, stem),
+    SweepResult: lambda r, stem: _call("measure:plot_sweep_files", r, stem),
+    CompareResult: lambda r, stem: _call("plots.compare:plot_compare_stacks", r, stem),
+    ScaleResult: lambda r, stem: _call("plots.scale:plot_scale", _scale_dict(r), stem),
+    ScalingResult: lambda r, stem: _call("scaling:plot_scaling", r, stem),
+    DiffResult: lambda r, stem: _call("diff:plot_diff", r, stem),
+})
 
 
 def has_plot(kind: str) -> bool:
@@ -217,10 +223,14 @@ def _title(d: Mapping[str, Any], source: str) -> str:
     schema = f", schema {d['schema']}" if d.get("schema") is not None else ""
     if kind is None:
         return f"{source}: no kind of its own; its fields, and the records inside it"
-    script = STUDY_SCRIPTS.get(kind)
-    where = (f"written by {script}, whose report reads it best" if script
-             else "a kind this version of cugraphlab has no report for")
-    return f"{source}: {kind}{schema} ({where}); its fields, shown plainly"
+    now = kind_now(kind)
+    renamed = "" if now == kind else f" (its kind is named {now} now)"
+    if is_study_kind(kind):
+        where = (f"a study's record{renamed}, written by a script under benchmarks/ that benchmarks/README.md names "
+                 "and whose report reads it best")
+    else:
+        where = f"a kind this version of cugraphlab has no report for{renamed}"
+    return f"{source}: {kind}{schema}: {where}; its fields, shown plainly"
 
 
 def json_type_words(value: Any) -> str:

@@ -59,7 +59,7 @@ def test_fail_writes_the_record_and_prints_the_summary(tmp_path, capsys, unsuppo
     assert "traceback (most recent call last):" in err and "test_fail_writes_the_record" in err
     assert ("Traceback (most recent call last)" in err) is not unsupported  # the whole one for the unexpected
     record = json.loads(out.read_text())
-    assert record["kind"] == "cugraphlab.devlaunch.failure" and record["exit"] == code
+    assert record["kind"] == "cugraphlab.study.devlaunch.failure" and record["exit"] == code
     assert record["header_search"]["summary"] == "looked in /x"
     assert record["traceback"][-1].endswith("UnsupportedError: device graph launch: no CUDA 13 include folder; "
                                             "looked in /x (lacks y)" if unsupported else "deep failure")

@@ -43,7 +43,7 @@ def test_the_check_finds_the_delay_and_not_the_repeat(timed_driver, tmp_path, ca
     assert out.rstrip().endswith("diff check passed")
     for role in ("base", "delayed", "repeat"):
         d = json.loads((tmp_path / f"latency_probe_{role}.json").read_text())
-        assert d["kind"] == "cugraphlab.latency-probe" and d["schema"] == 1 and d["env"]["injected"]["role"] == role
+        assert d["kind"] == "cugraphlab.study.diff_check.probe" and d["schema"] == 1 and d["env"]["injected"]["role"] == role
         assert set(d["samples"]) == {dc.HOST_ROW, dc.DEVICE_ROW}
         assert [len(s["values"]) for s in d["samples"].values()] == [20, 20]
         assert {s["clock"] for s in d["samples"].values()} == {"host_call", "device"}

@@ -148,11 +148,13 @@ def test_truncated_json_says_where_in_one_line(tmp_path):
 
 
 def test_records_that_cannot_be_judged_say_why():
-    script = {"kind": "cugraphlab.benchmarks.floor", "config": {}, "rows": []}
+    script = {"kind": "cugraphlab.benchmarks.floor", "config": {}, "rows": []}  # an old name (names.OLD_KINDS)
+    study = {"kind": "cugraphlab.study.switch", "config": {}, "views": []}
     made_before = {"kind": "cugraphlab.run", "config": {}, "modes": []}
     unknown = {"kind": "cugraphlab.someday", "config": {}}
     a_diff = {"kind": "cugraphlab.diff", "schema": 1, "config": {}, "samples": {}, "rows": []}
-    for d, words in ((script, "a benchmark script's summary"), (made_before, "made before schema 1"),
+    for d, words in ((script, "a study or benchmark script's summary"), (study, "a study or benchmark script's"),
+                     (made_before, "made before schema 1"),
                      (unknown, "no schema and no raw samples"), (a_diff, "the result of a diff")):
         with pytest.raises(RecordError) as e:
             diff_records(d, d, a_name="x.json", env=ENV)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.floor, registered)
+import studies.floor.measure  # noqa: E402,F401  (defines FloorResult: the study's kind, cugraphlab.study.floor.result, registered)
 from cugraphlab.bench.records.kinds import record_class, record_from_dict
+from cugraphlab.bench.records.names import kind_now
 from cugraphlab.bench.records.record import RecordError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,5 +114,6 @@ def test_refuses_what_it_cannot_rebuild():
 
 def test_record_class_knows_the_kinds_of_the_records_the_notebooks_draw():
     for kind in ("cugraphlab.memnodes", "cugraphlab.switch", "cugraphlab.devlaunch", "cugraphlab.floor",
-                 "cugraphlab.nodes", "cugraphlab.doctor", "cugraphlab.scaling", "cugraphlab.compare"):
-        assert record_class(kind).KIND == kind
+                 "cugraphlab.nodes", "cugraphlab.doctor", "cugraphlab.scaling", "cugraphlab.compare",
+                 "cugraphlab.study.floor.result"):
+        assert record_class(kind).KIND == kind_now(kind)  # cugraphlab.floor: the floor study's old name

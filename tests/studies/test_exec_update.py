@@ -122,7 +122,7 @@ def test_every_way_on_every_case_is_paired_with_c_and_checked(update_driver, mon
         by_who.setdefault(who, []).append(sets[g])
     assert set(by_who) == {"C", "bindings", "ctypes"}
     assert all(1 in v and 0 in v for v in by_who.values())
-    assert "c_monotonic" in r.clocks and r.to_dict()["kind"] == "cugraphlab.exec_update_paired"
+    assert "c_monotonic" in r.clocks and r.to_dict()["kind"] == "cugraphlab.study.exec_update.paired"
     assert any(label.startswith("changed parameters | ") for label in r.samples)
 
 

@@ -51,7 +51,7 @@ def test_render_floor_has_every_row_and_reads_it():
     assert "fused 5,519 GB/s warm (L2) vs 4,059 GB/s cold" in text
     assert "C: 1.90 us, Python adds 0.40 us per launch" in text
     assert "not measured: 8,534 sets" in text
-    assert result.verified and result.to_dict()["kind"] == "cugraphlab.floor"
+    assert result.verified and result.to_dict()["kind"] == "cugraphlab.study.floor.result"
     rows[0].verified = False
     assert not result.verified
 

@@ -84,7 +84,7 @@ def test_floor_studies_script_end_to_end_on_the_fake_driver(monkeypatch, tmp_pat
     code = s.main()
     d = json.loads((tmp_path / "floor_studies.json").read_text())
     log = (tmp_path / "floor_studies.log").read_text()
-    assert d["kind"] == "cugraphlab.floor_studies" and "commit" in d["env"] and d["env"]["gpu"]["sm_count"] == 132
+    assert d["kind"] == "cugraphlab.study.floor.studies" and "commit" in d["env"] and d["env"]["gpu"]["sm_count"] == 132
     assert "errors" not in d["sections"], d["sections"].get("errors")
     assert {r["section"] for r in d["rows"]} == {"placement", "boundary", "gap_grid", "fused_shapes"}
     assert set(d["config"]["seconds"]) >= {"compile", "placement", "fused_shapes", "total"}

@@ -30,7 +30,7 @@ def test_add_summarizes_keeps_samples_and_verified_reads_every_row():
     r.add("l2_read", "read", "read", [5000.0], unit="GB/s", verified=False)
     assert not r.verified
     d = r.to_dict()
-    assert d["kind"] == "cugraphlab.floor_studies" and d["verified"] is False and len(d["rows"]) == 3
+    assert d["kind"] == "cugraphlab.study.floor.studies" and d["verified"] is False and len(d["rows"]) == 3
     assert [x.key for x in r.section_rows("boundary")] == ["x1_1024"]
     with pytest.raises(KeyError):
         r.add("x", "y", "z", [1.0], clock="stopwatch")

@@ -41,7 +41,7 @@ def test_the_quick_study_runs_both_sides_bit_exact(fake, tmp_path, capsys):
     # nvbench's launches went to nvbench's streams, never cugraphlab's
     assert fake.streams_used["saxpy"] & set(bench.streams)
     ours = json.loads((tmp_path / "cugraphlab.json").read_text())
-    assert ours["kind"] == "cugraphlab.nvbench-study" and ours["verified"] is True
+    assert ours["kind"] == "cugraphlab.study.nvbench" and ours["verified"] is True
     assert ours["workloads"] == names
     checks = [c["text"] for c in ours["checks"]]
     assert sum("after nvbench's launches" in c for c in checks) == 3 and all(c["ok"] for c in ours["checks"])

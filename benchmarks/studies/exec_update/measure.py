@@ -89,7 +89,7 @@ class PairedUpdateRow:
 
 @dataclass(kw_only=True)
 class ExecUpdatePaired(Record):
-    KIND: ClassVar[str] = "cugraphlab.exec_update_paired"
+    KIND: ClassVar[str] = "cugraphlab.study.exec_update.paired"
 
     rows: list[PairedUpdateRow]
 

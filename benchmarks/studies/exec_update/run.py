@@ -81,7 +81,7 @@ def main() -> int:
     text = "\n".join(lines)
     print(text)
     (out / "exec_update.log").write_text(text + "\n")
-    write_json(str(out / "exec_update.json"), {"kind": "cugraphlab.benchmarks.exec_update", "paired": paired.to_dict(),
+    write_json(str(out / "exec_update.json"), {"kind": "cugraphlab.study.exec_update", "paired": paired.to_dict(),
                                                "update": old.to_dict(), "seconds": seconds})
     return 0 if ok else 1
 

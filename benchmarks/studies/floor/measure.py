@@ -79,7 +79,7 @@ class FloorRow:
 
 @dataclass(kw_only=True)
 class FloorResult(Record):
-    KIND: ClassVar[str] = "cugraphlab.floor"
+    KIND: ClassVar[str] = "cugraphlab.study.floor.result"
 
     rows: list[FloorRow]
     roofs: dict = field(default_factory=dict)  # l2_gbps, dram_gbps, l2_bytes, copy bytes

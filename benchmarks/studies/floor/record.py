@@ -45,7 +45,7 @@ class StudyRow:
 
 @dataclass(kw_only=True)
 class FloorStudiesResult(Record):
-    KIND: ClassVar[str] = "cugraphlab.floor_studies"
+    KIND: ClassVar[str] = "cugraphlab.study.floor.studies"
 
     rows: list[StudyRow] = field(default_factory=list)
     sections: dict = field(default_factory=dict)

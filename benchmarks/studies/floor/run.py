@@ -84,7 +84,7 @@ def main() -> int:
                                       progress=None)
             seconds_by[section] = time.perf_counter() - t_s
     seconds = time.perf_counter() - t0
-    write_json(args.json, {"kind": "cugraphlab.benchmarks.floor", "order": order, "section_seconds": seconds_by,
+    write_json(args.json, {"kind": "cugraphlab.study.floor", "order": order, "section_seconds": seconds_by,
                            "graphs": graphs.to_dict(), "checks": checks, "update": upd.to_dict(),
                            "floor": floor.to_dict(), "seconds": seconds})
     print(f"sections in order: {', '.join(f'{s} {seconds_by[s]:.1f} s' for s in order)}")

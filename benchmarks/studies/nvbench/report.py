@@ -21,7 +21,7 @@ from .nvbench_side import GRAPH_SUFFIX
 
 __all__ = ["NvbenchStudyResult", "KIND", "GOAL", "nvbench_label", "agreement", "render_study"]
 
-KIND = "cugraphlab.nvbench-study"
+KIND = "cugraphlab.study.nvbench"
 GOAL = 0.03  # agreement within 3% on device time
 
 

@@ -18,7 +18,7 @@ Usage (repository root, package and cuda-bench installed):
     python benchmarks/studies/nvbench/run.py OUT_DIR [--quick] [--device N]
 
 Writes OUT_DIR/nvbench.json (+ nvbench.json-bin/, nvbench.md): nvbench's; OUT_DIR/cugraphlab.json: cugraphlab's
-record (kind cugraphlab.nvbench-study); OUT_DIR/nvbench_study.log: what is printed. Then, for example:
+record (kind cugraphlab.study.nvbench); OUT_DIR/nvbench_study.log: what is printed. Then, for example:
 
     cugraphlab diff OUT_DIR/nvbench.json OUT_DIR/cugraphlab.json --threshold 3% \
         --pair "saxpy 2^20 [Device=0]: cold GPU" "saxpy 2^20: cold isolated"

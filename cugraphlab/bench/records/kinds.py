@@ -31,6 +31,7 @@ import typing
 from typing import Any, Mapping
 
 from ..stats.summary import Summary
+from .names import kind_now
 from .record import _KINDS, Record, RecordError, check_record
 
 __all__ = ["record_kinds", "record_class", "record_from_dict", "load_record", "read_json", "rebuild_dataclass"]
@@ -59,7 +60,9 @@ def record_kinds() -> dict[str, type]:
 
 
 def record_class(kind: str) -> type:
-    """The Record subclass whose KIND is ``kind``; RecordError (one line, listing the known kinds) when none is."""
+    """The Record subclass whose KIND is ``kind`` (an old name read as its name now: ``names.kind_now``);
+    RecordError (one line, listing the known kinds) when none is."""
+    kind = kind if kind in _KINDS else kind_now(kind)
     kinds = _KINDS if kind in _KINDS else record_kinds()
     if kind not in kinds:
         raise RecordError(f"no record class of kind {kind!r}; known: {', '.join(sorted(kinds))}")

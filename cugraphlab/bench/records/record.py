@@ -1,6 +1,6 @@
 """One record shape for every measurement, and the clock descriptions, once.
 
-Every command's result is a ``Record``: its ``kind`` (``"cugraphlab.<command>"``), a ``schema`` version, the
+Every command's result is a ``Record``: its ``kind`` (``"cugraphlab.<command>"``: the rule is in ``names``), a ``schema`` version, the
 ``config`` it ran with, the ``env`` it ran on (``bench.records.environment.collect``: GPU, driver, packages, commit; the
 measurement fills it, never the CLI), the ``clocks`` its figures come from (short name -> description, from
 ``CLOCKS``), and ``samples``: raw samples per row label (bounded by ``MAX_SAMPLES``), so that two records can be
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
 from ...core.errors import InvalidArgumentError
+from .names import kind_now
 
 __all__ = ["CLOCKS", "clocks", "Record", "RecordError", "MAX_SAMPLES", "check_record", "bounded"]
 
@@ -155,7 +156,7 @@ def check_record(d: Any, source: str = "record", *, kind: str | None = None,
         raise RecordError(f"{source} is not a cugraphlab record (no 'kind' field)")
     if not d["kind"].startswith("cugraphlab."):
         raise RecordError(f"{source} is a {d['kind']!r} record, not one of cugraphlab's")
-    if kind is not None and d["kind"] != kind:
+    if kind is not None and kind_now(d["kind"]) != kind_now(kind):  # an old name reads as its name now (names.py)
         raise RecordError(f"{source} is a {d['kind']} record, not {kind}")
     got = d.get("schema")
     if schema is not None and got != schema:
