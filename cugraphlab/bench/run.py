@@ -118,7 +118,7 @@ def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=
     seed : int or None
         Seed of the random inputs (drawn afresh when None).
     progress : callable or None
-        ``progress(done, total, label)``, called after each timed loop.
+        ``progress(line)``, called with one line after each timed loop.
     cold_l2 : bool
         Add the mode "fused (cold L2)" (input sets in rotation whose bytes exceed twice the L2,
         ``experiment.cold_l2``) and the record's ``roof`` (bytes per launch, GB/s beside the copy roof).

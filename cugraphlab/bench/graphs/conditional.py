@@ -82,20 +82,61 @@ def measure_while(device=0, size: int = 1 << 20, iters: int = 1000, repeats: int
 
     Variants, interleaved per repeat on fresh inputs with poisoned outputs and each checked (count and bits):
     "WHILE node" (one cuGraphLaunch for all iterations; the body is the chain then a one-warp decision kernel
-    node), "WHILE node, decision folded" (the same loop with the decision folded into the body's last kernel,
-    cond_relu: four kernel nodes instead of five; only for chains ending in relu), "Python loop" (per iteration:
-    cuGraphLaunch of chain + counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host
-    decision) and, as the floor without any decision, "graphs, no decision" (the chain graph launched
-    ``iters`` times back to back). ``unroll`` > 0 adds "unrolled graph xU" (iterations/U launches of one
-    graph holding U chains; ``iters`` must be a multiple of U). ``pdl`` adds "WHILE, folded, PDL edges" (the
-    folded body built from the -DCGL_PDL kernels joined by programmatic edges; sm_90+); ``decide_every`` K > 0
-    adds the folded body holding K chain iterations with one decision counting K (with ``pdl``, PDL edges too;
-    exact only because ``iters`` must then be a multiple of K). A driver that refuses programmatic edges in
-    a conditional body drops the PDL rows and leaves its one line in config["pdl_refused"]. Then the threshold
-    loop and the IF node are run once each and checked.
-    """
-    from ..records.environment import collect
+    node), "WHILE node, decision folded" (the decision folded into the body's last kernel, cond_relu: four kernel
+    nodes instead of five; only for chains ending in relu), "Python loop" (per iteration: cuGraphLaunch of chain +
+    counting kernel, cuMemcpyDtoHAsync of the counter, cuStreamSynchronize, host decision) and, as the floor
+    without any decision, "graphs, no decision" (the chain graph launched ``iters`` times back to back). A driver
+    that refuses programmatic edges in a conditional body drops the PDL rows and leaves its one line in
+    config["pdl_refused"]. Then the threshold loop and the IF node are run once each and checked.
 
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    size : int
+        Floats per buffer.
+    iters : int
+        Loop iterations per timed launch (``iterations=`` before; still accepted, with a DeprecationWarning).
+    repeats : int
+        Timed rounds over the variants.
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``).
+    scalar : float
+        The factor of ``mul``.
+    threshold : float
+        The threshold loop's bound (it runs until the data's sum passes it).
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    progress : callable or None
+        ``progress(line)``, called with one line after each timed loop.
+    unroll : int
+        Above 0, adds "unrolled graph xU" (``iters`` / U launches of one graph holding U chains; U divides
+        ``iters``).
+    pdl : bool
+        Adds "WHILE, folded, PDL edges" (the folded body from the -DCGL_PDL kernels joined by programmatic edges;
+        sm_90+).
+    decide_every : int
+        K > 1 adds the folded body holding K chain iterations with one decision counting K (K divides ``iters``;
+        with ``pdl``, PDL edges too).
+
+    Returns
+    -------
+    WhileResult
+        One LoopVariant per row (wall and device µs per iteration, checked), the threshold-loop and IF-node checks,
+        the graphs' shapes in ``config``, the samples kept and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown op, a size, ``iters`` or ``repeats`` not a positive integer, ``unroll`` or ``decide_every`` that
+        does not divide ``iters``, or an old keyword given with its new one: before any GPU work.
+    UnsupportedError
+        A driver or device without conditional nodes (CUDA 12.4+), or ``pdl`` where PDL is not available.
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
+    """
     ops = parse_ops(ops)
     size = validate_size(size)
     n, unroll, every = _checked_counts(iters, repeats, unroll, decide_every)
@@ -103,36 +144,47 @@ def measure_while(device=0, size: int = 1 << 20, iters: int = 1000, repeats: int
         require_conditional(dev)
         with Chain(dev, ops, size, scalar, seed=seed) as chain, \
                 dev.create_event() as start, dev.create_event() as end:
-            kit = conditional_graphs(chain)
-            env = collect(dev)
-            fold = ops[-1] == "relu"  # the folded body replaces relu
-            kit.while_exec(n)  # instantiated before the PDL bodies' (kept: the plan takes them from the cache)
-            if fold:
-                kit.while_exec(n, fold=True)
-            extra, pdl_refused, pdl_body = _folded_extras(dev, kit, n, fold, bool(pdl), every)
-            plan = _plan(kit, n, fold, extra, unroll)
-            variants, timings = _timed(plan, kit, n, repeats, start, end, progress)
-            checks = [_check_dict(kit.run_until(threshold)), _check_dict(kit.run_if(True)),
-                      _check_dict(kit.run_if(False))]
-            _graph, info = kit.build_while(n)
-            _graph.close()
-            if fold:
-                _graph, folded = kit.build_while(n, fold=True)
-                _graph.close()
-            config = {"size": size, "iterations": n, "repeats": repeats, "ops": list(ops), "scalar": scalar,
-                      "unroll": unroll,
-                      "while_folded_body": folded["body"] if fold else None,
-                      "pdl": bool(pdl), "decide_every": every, "while_pdl_body": pdl_body,
-                      "pdl_refused": pdl_refused,
-                      "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
-                      "device": getattr(dev, "ordinal", device), "header": info["header"],
-                      "while_parent": info["parent"], "while_body": info["body"]}
-            result = WhileResult(config=config, variants=variants, checks=checks, env=env,
-                                 clocks=clocks("wall", "device"))
-            for name, _how, _run, _counted in plan:
-                timings[name].keep(result, name)
-            return result
+            return _measure_loops(dev, chain, start, end, size=size, scalar=scalar, n=n, repeats=repeats,
+                                  threshold=threshold,
+                                  progress=progress, unroll=unroll, pdl=pdl, every=every,
+                                  device=getattr(dev, "ordinal", device))
 
+
+def _measure_loops(dev, chain: Chain, start, end, *, size: int, scalar: float, n: int, repeats: int,
+                   threshold: float, progress, unroll: int, pdl: bool, every: int, device) -> WhileResult:
+    """``measure_while``'s work on an open device and chain: the variants timed, the checks, the record."""
+    from ..records.environment import collect
+
+    ops = chain.ops
+    kit = conditional_graphs(chain)
+    env = collect(dev)
+    fold = ops[-1] == "relu"  # the folded body replaces relu
+    kit.while_exec(n)  # instantiated before the PDL bodies' (kept: the plan takes them from the cache)
+    if fold:
+        kit.while_exec(n, fold=True)
+    extra, pdl_refused, pdl_body = _folded_extras(dev, kit, n, fold, bool(pdl), every)
+    plan = _plan(kit, n, fold, extra, unroll)
+    variants, timings = _timed(plan, kit, n, repeats, start, end, progress)
+    checks = [_check_dict(kit.run_until(threshold)), _check_dict(kit.run_if(True)),
+              _check_dict(kit.run_if(False))]
+    _graph, info = kit.build_while(n)
+    _graph.close()
+    if fold:
+        _graph, folded = kit.build_while(n, fold=True)
+        _graph.close()
+    config = {"size": size, "iterations": n, "repeats": repeats, "ops": list(ops), "scalar": scalar,
+              "unroll": unroll,
+              "while_folded_body": folded["body"] if fold else None,
+              "pdl": bool(pdl), "decide_every": every, "while_pdl_body": pdl_body,
+              "pdl_refused": pdl_refused,
+              "threshold": threshold, "chain": chain.describe(), "grid": chain.grid, "block": chain.block,
+              "device": device, "header": info["header"],
+              "while_parent": info["parent"], "while_body": info["body"]}
+    result = WhileResult(config=config, variants=variants, checks=checks, env=env,
+                         clocks=clocks("wall", "device"))
+    for name, _how, _run, _counted in plan:
+        timings[name].keep(result, name)
+    return result
 
 def _checked_counts(iterations, repeats, unroll, decide_every) -> tuple[int, int, int]:
     """(iterations, unroll, decide_every) checked before any GPU work: ``unroll`` 0 or a divisor of the

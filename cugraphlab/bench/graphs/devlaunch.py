@@ -255,8 +255,49 @@ def measure_devlaunch(device=0, sizes=DEFAULT_SIZES, iters: int = 1000, repeats:
                       timeline_rows: int = 200, latency_samples: int = 200, progress=None) -> DevlaunchResult:
     """Every loop of the module docstring at each size, the latency probes and the timelines, in one record.
 
-    ``iters`` (loop iterations per timed loop) must be a multiple of ``unroll``. Raises UnsupportedError (one line) where device graph launch
-    or conditional nodes cannot run here.
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    sizes : int or sequence of int
+        Floats per buffer, one size or several.
+    iters : int
+        Loop iterations per timed loop, a multiple of ``unroll`` (``iterations=`` before; still accepted, with a
+        DeprecationWarning).
+    repeats : int
+        Timed loops per way.
+    unroll : int
+        Chain iterations per graph in the unrolled ways.
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``).
+    scalar : float
+        The factor of ``mul``.
+    timeline_rows : int
+        Kernels kept per timeline.
+    latency_samples : int
+        Samples of the latency probes (at the first size only).
+    progress : callable or None
+        ``progress(line)``, called with one line after each timed loop.
+
+    Returns
+    -------
+    DevlaunchResult
+        The loops' rows per size, the latency probes, the timeline segments, the checks, the loops read against
+        the unrolled graph, the notes, the samples kept and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown op, a size, ``iters``, ``unroll``, ``repeats`` or ``timeline_rows`` not a positive integer,
+        ``iters`` not a multiple of ``unroll``, or an old keyword given with its new one: before any GPU work.
+    UnsupportedError
+        Device graph launch or conditional nodes cannot run here (one line).
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
     """
     from ...graphs.conditional import require_conditional
     from ..records.environment import collect

@@ -425,13 +425,48 @@ def _measure_size(device, size, kernels, stream, start, end, iters, repeats, fir
 def measure_memnodes(device=0, sizes=DEFAULT_SIZES, iters: int = 5000, repeats: int = 5, *, first_samples: int = 10,
                      seed: int | None = None, shapes=MEMCHAIN_SHAPES,
                      progress: Callable[[str], None] | None = None) -> MemnodesResult:
-    """Measure graph memory nodes at each size (see the module docstring); returns a MemnodesResult.
+    """Measure graph memory nodes at each size (see the module docstring) and check each way's output.
 
-    ``device``: a Device or an index. ``iters``: launches per timed loop; ``repeats``: timed loops per way;
-    ``first_samples``: fresh executables per first-launch row; ``shapes``: the memory-node chain's shapes timed
-    in steady state ("line" always among them). Needs no other executables with graph memory alive
-    in the process (the footprint figures would include theirs). Driver API: "Graph Management" (memory nodes,
-    cuDeviceGetGraphMemAttribute, cuDeviceGraphMemTrim), "Event Management" (the device clock).
+    Needs no other executables with graph memory alive in the process (the footprint figures would include
+    theirs). Driver API: "Graph Management" (memory nodes, cuDeviceGetGraphMemAttribute, cuDeviceGraphMemTrim),
+    "Event Management" (the device clock).
+
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    sizes : int or sequence of int
+        Floats per buffer, one size or several.
+    iters : int
+        Launches per timed loop.
+    repeats : int
+        Timed loops per way.
+    first_samples : int
+        Fresh executables per first-launch row.
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    shapes : sequence of str
+        The memory-node chain's shapes timed in steady state, among ``MEMCHAIN_SHAPES`` ("line" always added).
+    progress : callable or None
+        ``progress(line)``, called with one line after each timed loop.
+
+    Returns
+    -------
+    MemnodesResult
+        One SizeResult per size (each way's figures, first launches, the graph memory footprint, the checks) and
+        the unfreed-allocation lesson; ``verified`` says whether every check held.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A size, ``iters``, ``repeats`` or ``first_samples`` not a positive integer, or an unknown shape: before any
+        GPU work.
+    UnsupportedError
+        A driver or device without graph memory nodes.
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
     """
     from ..records.environment import collect
 

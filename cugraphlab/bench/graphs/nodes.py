@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
 from ...core._calls import driver_fn
-from ...core.device import Device
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, check, positive_int
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
@@ -436,8 +436,44 @@ def measure_nodes(device=0, size: int = 1 << 20, repeats: int = REPEATS, *, less
                   calls: int = 1000, seed: int | None = None, progress=None) -> NodesResult:
     """Measure and check the node lessons ``lessons_to_run`` on the chain of ``size`` floats.
 
-    ``device``: a Device or an index. ``iters``: graph launches per device sample; ``calls``: driver calls per
-    host sample (re-instantiation and instantiate+upload do a twentieth of it). Each row keeps its samples.
+    Each lesson times its rows (device clock: CUDA events around ``iters`` graph launches; host clock:
+    ``perf_counter_ns`` around ``calls`` driver calls), ``repeats`` samples each kept in the row, and checks what
+    it teaches (outputs bit for bit against NumPy, a node's effect, a refusal named).
+
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    size : int
+        Floats per buffer.
+    repeats : int
+        Samples per row.
+    lessons_to_run : sequence of str
+        Lessons among ``LESSONS`` ("host", "event", "child", "controls").
+    iters : int
+        Graph launches per device sample.
+    calls : int
+        Driver calls per host sample (re-instantiation and instantiate+upload do a twentieth of it).
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    progress : callable or None
+        ``progress(line)``, called with one line after each lesson.
+
+    Returns
+    -------
+    NodesResult
+        The rows (µs per launch or call, with their clock and samples), the checks, the facts read on the way
+        (``join``, the refused instantiate) and the environment; ``verified`` says whether every check passed.
+
+    Raises
+    ------
+    InvalidArgumentError
+        A size, ``repeats``, ``iters`` or ``calls`` not a positive integer, or an unknown or empty lesson list:
+        before any GPU work.
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
     """
     from ..records.environment import collect
 
@@ -448,9 +484,7 @@ def measure_nodes(device=0, size: int = 1 << 20, repeats: int = REPEATS, *, less
     unknown = [x for x in todo if x not in LESSONS]
     if unknown or not todo:
         raise InvalidArgumentError(f"lessons must be among {', '.join(LESSONS)}, got {', '.join(todo) or 'none'}")
-    own = not isinstance(device, Device)
-    dev = Device(device) if own else device
-    try:
+    with opened(device) as dev:
         result = NodesResult(config={"size": size, "repeats": repeats, "iters": iters, "calls": calls,
                                      "lessons": list(todo), "seed": seed},
                              env=collect(dev), clocks=clocks("device", "host_call", "host_api"))
@@ -464,23 +498,30 @@ def measure_nodes(device=0, size: int = 1 << 20, repeats: int = REPEATS, *, less
                 _measure_events(result, chain, repeats, progress)
             if "child" in todo:
                 _measure_child(result, chain, repeats, iters, start, end, progress)
-                clone = lessons.check_clone(chain)
-                for c in clone.checks:
-                    result.add_check("child", c)
-                join = lessons.check_join(chain)
-                for c in join.checks:
-                    result.add_check("child", c)
-                result.facts.update({f"join: {k}": v for k, v in join.facts.items()})
+                _check_child(result, chain)
             if "controls" in todo:
                 _measure_controls(result, chain, repeats, iters, start, end, calls, prelude, progress)
-                refused = lessons.refused_instantiate(chain)
-                result.facts["refused instantiate (device launch with a host node)"] = (
-                    str(refused) if refused is not None else "accepted (unexpected)")
-                result.checks.append({"lesson": "controls", "ok": refused is not None and bool(refused.node_label),
-                                      "text": "device-launch instantiate refused, naming "
-                                              f"{getattr(refused, 'node_label', None)} "
-                                              f"({getattr(refused, 'result', None)})"})
+                _check_refused(result, chain)
         return result
-    finally:
-        if own:
-            dev.close()
+
+
+def _check_child(result: NodesResult, chain) -> None:
+    """The child lesson's checks: a clone and a join (its facts kept)."""
+    clone = lessons.check_clone(chain)
+    for c in clone.checks:
+        result.add_check("child", c)
+    join = lessons.check_join(chain)
+    for c in join.checks:
+        result.add_check("child", c)
+    result.facts.update({f"join: {k}": v for k, v in join.facts.items()})
+
+
+def _check_refused(result: NodesResult, chain) -> None:
+    """The controls lesson's check: a device-launch instantiate of a graph with a host node is refused, naming it."""
+    refused = lessons.refused_instantiate(chain)
+    result.facts["refused instantiate (device launch with a host node)"] = (
+        str(refused) if refused is not None else "accepted (unexpected)")
+    result.checks.append({"lesson": "controls", "ok": refused is not None and bool(refused.node_label),
+                          "text": "device-launch instantiate refused, naming "
+                                  f"{getattr(refused, 'node_label', None)} "
+                                  f"({getattr(refused, 'result', None)})"})

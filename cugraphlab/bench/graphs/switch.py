@@ -378,14 +378,53 @@ def _holding_costs(kit: BranchGraphs, dev, repeats: int, batch: int = 256,
 def measure_switch(device=0, size: int = 1 << 20, branches: int = 4, iters: int = 2000, repeats: int = 15, *,
                    ops=DEFAULT_OPS, scalar: float = 2.0, seed: int | None = None, holding_repeats: int = 30,
                    holding_batch: int = 256, sweep=DEFAULT_SWEEP, progress=None) -> SwitchResult:
-    """Measure and check IF/ELSE and SWITCH nodes around the chain of ``ops`` on ``size`` float32 (module doc).
+    """Measure and check IF/ELSE and SWITCH nodes around the chain of ``ops`` (module docstring).
 
-    ``branches``: K, the SWITCH's bodies (2..8); ``iters``: launches per timed loop; ``repeats``: rounds, every row
-    timed once per round in rotated order (at least 6 for a paired verdict); ``holding_repeats``: instantiate
-    rounds of the holding costs; ``holding_batch``: copies of each set added per memory round (MEMORY_ROUNDS
-    rounds, all held to the end: MEMORY_ROUNDS x holding_batch x (1 + K) executables); ``sweep``: body counts of
-    the identical-chains SWITCHes (bench.graphs.switch_sweep; empty: none). Needs a CUDA 12.8+ driver
-    (UnsupportedError, one line). Returns the SwitchResult record (kind "cugraphlab.switch").
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    size : int
+        Floats per buffer.
+    branches : int
+        K, the SWITCH's bodies (2..8).
+    iters : int
+        Launches per timed loop.
+    repeats : int
+        Rounds, every row timed once per round in rotated order (at least 6 for a paired verdict).
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``).
+    scalar : float
+        The factor of ``mul``.
+    seed : int or None
+        Seed of the random inputs (drawn afresh when None).
+    holding_repeats : int
+        Instantiate rounds of the holding costs.
+    holding_batch : int
+        Copies of each set added per memory round (MEMORY_ROUNDS rounds, all held to the end: MEMORY_ROUNDS x
+        holding_batch x (1 + K) executables; at most 1024).
+    sweep : sequence of int
+        Body counts of the identical-chains SWITCHes (``bench.graphs.switch_sweep``; empty: none).
+    progress : callable or None
+        ``progress(line)``, called with one line after each timed loop.
+
+    Returns
+    -------
+    SwitchResult
+        The ``cugraphlab switch`` record: the timed rows, the holding costs (one SWITCH for K sizes against K
+        graphs), the checks (``claims()`` reads three claims from them), the samples kept and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown op, a size, ``iters``, ``repeats``, ``holding_repeats`` or ``holding_batch`` not a positive
+        integer in range, or ``branches`` outside 2..8: before any GPU work.
+    UnsupportedError
+        A driver older than CUDA 12.8 (IF/ELSE and SWITCH nodes), in one line.
+    NoDeviceError
+        No driver or no device ``device``.
+    CudaError
+        A driver call failed.
     """
     from ..records.environment import collect
 

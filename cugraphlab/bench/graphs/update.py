@@ -76,9 +76,34 @@ def measure_update_costs(chain, repeats: int = 200, warmup: int = 20, seed: int 
     """Time (host clock, one sample per update, median/p5/p95) every update path on ``chain``'s ops.
 
     Paths: "set_params" (cuGraphExecKernelNodeSetParams for every node), "exec_update" (cuGraphExecUpdate from a
-    graph captured beforehand), "exec_update (ctypes)" (the same through ctypes, graphs.update.DirectExecUpdate), "recapture_update" (capture + cuGraphExecUpdate + destroy), "reinstantiate"
-    (cuGraphInstantiate + cuGraphExecDestroy) and "recapture_instantiate" (capture + instantiate + destroy both).
-    Each path alternates between two input sets; after each, the graph is run and checked bit for bit.
+    graph captured beforehand), "exec_update (ctypes)" (the same through ctypes, graphs.update.DirectExecUpdate;
+    left out where libcuda cannot be loaded through ctypes), "recapture_update" (capture + cuGraphExecUpdate +
+    destroy), "reinstantiate" (cuGraphInstantiate + cuGraphExecDestroy) and "recapture_instantiate" (capture +
+    instantiate + destroy both). Each path alternates between two input sets; after each, the graph is run and
+    checked bit for bit.
+
+    Parameters
+    ----------
+    chain : Chain
+        The chain whose graph is updated (its device, stream, ops and size are used).
+    repeats : int
+        Timed updates per path.
+    warmup : int
+        Untimed updates per path before them.
+    seed : int or None
+        Seed of the two input sets (drawn afresh when None).
+
+    Returns
+    -------
+    UpdateCosts
+        Each path's host µs per update (Summary, samples kept) and whether its last update checked bit-exactly.
+
+    Raises
+    ------
+    InvalidArgumentError
+        ``repeats`` not a positive integer.
+    CudaError
+        A driver call failed (an update the driver refuses is a failure here: these paths update like for like).
     """
     positive_int("repeats", repeats)
     from ..records.environment import collect

@@ -19,7 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...core.errors import positive_int
+from ...core.errors import InvalidArgumentError, positive_int
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
 from ...core.renamed import renamed_kwargs
@@ -107,13 +107,57 @@ def _stamped_launches(chain, stamped, stamps, iters: int, shape: LaunchConfig, p
 def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int = 25, scalar: float = 2.0,
                     modes=TIMELINE_MODES, probe: bool = False,
                     launch_config: LaunchConfig | None = None) -> TimelineResult:
-    """Run ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) each way in ``modes`` with
-    stamping kernels; return every kernel's span. ``size``: floats per buffer (``n=`` before, still accepted with a
-    warning). ``launch_config``: the stamped kernels' shape (default: the chain's, or one block of 32 threads for the
-    probe), e.g. ``LaunchConfig(132, 256)`` to read the gaps at another grid."""
+    """When each kernel really ran, each way in ``modes``, read from the GPU's ``%globaltimer`` (no profiler).
+
+    ``iters`` iterations of the chain (or, with ``probe``, as many empty kernels) are launched by stamping kernels
+    (``-DCGL_STAMP``) that write their earliest block start and latest block end. Each mode is warmed up and given a
+    lead-in of real work, then recorded once on fresh inputs with poisoned outputs and cleared stamps; the chain's
+    output is checked against NumPy (the probe's check: every stamp written, in order).
+
+    Parameters
+    ----------
+    device : Device
+        The open device to measure on.
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``).
+    size : int
+        Floats per buffer (``n=`` before; still accepted, with a DeprecationWarning).
+    iters : int
+        Chain iterations recorded (at most 10,000).
+    scalar : float
+        The factor of ``mul``.
+    modes : sequence of str
+        Ways from ``TIMELINE_MODES``: "eager" (a cuLaunchKernel per kernel), "graph" (a graph per iteration),
+        "graph (all)" (every iteration in one graph).
+    probe : bool
+        Launch the empty kernel instead (as many per iteration as the chain has ops): the pure kernel-to-kernel gap.
+    launch_config : LaunchConfig or None
+        The stamped kernels' shape (default: the chain's, or one block of 32 threads for the probe), e.g.
+        ``LaunchConfig(132, 256)`` to read the gaps at another grid.
+
+    Returns
+    -------
+    TimelineResult
+        One ModeTimeline per mode: every kernel's start and end (ns), the gaps and kernel times (µs, summarized,
+        globaltimer clock), the span, verified; the samples kept and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        An unknown op or mode, a size that is not a positive integer, ``iters`` outside 1..10,000, or ``n=`` and
+        ``size=`` together: before any GPU work.
+    CompileError
+        A stamping kernel did not compile (NVRTC).
+    CudaError
+        A driver call failed.
+    """
     ops = parse_ops(ops)
     n = validate_size(size)
     positive_int("timeline iterations", iters, maximum=10_000)
+    unknown = [m for m in modes if m not in TIMELINE_MODES]
+    if unknown:
+        raise InvalidArgumentError(f"unknown timeline mode {unknown[0]!r}; modes: {', '.join(TIMELINE_MODES)}",
+                                   params=("modes",))
     to_load = ["empty"] if probe else sorted(set(ops))
     with Chain(device, ops, n, scalar) as chain, \
             device.load_kernels(names=to_load, options=("-DCGL_STAMP",)) as stamped, \
@@ -122,54 +166,13 @@ def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int
         shape = launch_config or (LaunchConfig(1, 32) if probe else chain.config)
         count = iters * len(per_iter)
         launches, names = _stamped_launches(chain, stamped, stamps, iters, shape, probe)
-        fresh = np.zeros(2 * count, dtype=np.uint64)
-        fresh[0::2] = _EMPTY_START
-
-        def fire_eager():
-            for launch in launches:
-                launch()
-
-        per_iteration_graphs = []
-        whole = None
+        made: list = []  # every exec instantiated, closed below
         try:
-            if "graph" in modes:
-                for i in range(iters):
-                    graph = capture_launches(chain.stream, launches[i * len(per_iter):(i + 1) * len(per_iter)])
-                    with graph:
-                        per_iteration_graphs.append(graph.instantiate())
-                    per_iteration_graphs[-1].upload(chain.stream)
-            if "graph (all)" in modes:
-                with capture_launches(chain.stream, launches) as graph:
-                    whole = graph.instantiate()
-                whole.upload(chain.stream)
-            runners = {
-                "eager": fire_eager,
-                "graph": lambda: [g.launch(chain.stream) for g in per_iteration_graphs],
-                "graph (all)": lambda: whole.launch(chain.stream),
-            }
-            results = []
-            for mode in modes:
-                runners[mode]()  # warm-up run: first-launch costs stay out of the record
-                # and a spell of real work (10-20 ms of chain graphs) so an idle GPU's clocks are up before the record
-                chain.run("graph", LEAD_IN_ITERATIONS)
-                chain.stream.synchronize()
-                chain.randomize()
-                chain.poison()
-                stamps.copy_from(fresh)
-                runners[mode]()
-                chain.stream.synchronize()
-                raw = stamps.to_numpy()
-                events = [{"kernel": names[k], "start_ns": int(raw[2 * k]), "end_ns": int(raw[2 * k + 1])}
-                          for k in range(count)]
-                gap, kern, span = _summaries(events)
-                # the probe computes nothing: its check is that every stamp was written (ordered, non-empty spans)
-                ok = _stamps_complete(events) if probe else chain.check_result("eager").ok
-                results.append(ModeTimeline(mode, events, gap, kern, span, ok))
+            runners = _runners(chain, launches, len(per_iter), iters, modes, made)
+            results = [_record_mode(chain, stamps, runners[mode], mode, names, probe) for mode in modes]
         finally:
-            for g in per_iteration_graphs:
+            for g in made:
                 g.close()
-            if whole is not None:
-                whole.close()
         what = f"empty kernel x {len(ops)} per iteration (probe)" if probe else chain.describe()
         config = {"size": n, "iters": iters, "ops": list(ops), "chain": what, "probe": probe,
                   "grid": shape.grid[0], "block": shape.block[0], "kernels": count}
@@ -180,9 +183,76 @@ def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int
         return result
 
 
+def _runners(chain, launches: list, per_iter: int, iters: int, modes, made: list) -> dict:
+    """How each mode issues the stamped launches: "eager" calls them, "graph" launches one graph per iteration,
+    "graph (all)" one graph of them all. Every exec instantiated is appended to ``made`` (the caller closes them)."""
+    def fire_eager():
+        for launch in launches:
+            launch()
+
+    runners = {"eager": fire_eager}
+    if "graph" in modes:
+        per_iteration: list = []
+        for i in range(iters):
+            graph = capture_launches(chain.stream, launches[i * per_iter:(i + 1) * per_iter])
+            with graph:
+                per_iteration.append(graph.instantiate())
+            made.append(per_iteration[-1])
+            per_iteration[-1].upload(chain.stream)
+        runners["graph"] = lambda: [g.launch(chain.stream) for g in per_iteration]
+    if "graph (all)" in modes:
+        with capture_launches(chain.stream, launches) as graph:
+            whole = graph.instantiate()
+        made.append(whole)
+        whole.upload(chain.stream)
+        runners["graph (all)"] = lambda: whole.launch(chain.stream)
+    return runners
+
+
+def _record_mode(chain, stamps, run, mode: str, names: list[str], probe: bool) -> ModeTimeline:
+    """One mode recorded: a warm-up run, a lead-in of real work, fresh inputs, poisoned outputs and cleared stamps,
+    then the stamped run, its spans read back and the result checked."""
+    count = len(names)
+    fresh = np.zeros(2 * count, dtype=np.uint64)
+    fresh[0::2] = _EMPTY_START
+    run()  # warm-up run: first-launch costs stay out of the record
+    # and a spell of real work (10-20 ms of chain graphs) so an idle GPU's clocks are up before the record
+    chain.run("graph", LEAD_IN_ITERATIONS)
+    chain.stream.synchronize()
+    chain.randomize()
+    chain.poison()
+    stamps.copy_from(fresh)
+    run()
+    chain.stream.synchronize()
+    raw = stamps.to_numpy()
+    events = [{"kernel": names[k], "start_ns": int(raw[2 * k]), "end_ns": int(raw[2 * k + 1])} for k in range(count)]
+    gap, kern, span = _summaries(events)
+    # the probe computes nothing: its check is that every stamp was written (ordered, non-empty spans)
+    ok = _stamps_complete(events) if probe else chain.check_result("eager").ok
+    return ModeTimeline(mode, events, gap, kern, span, ok)
+
+
 def record_timeline(device, **kwargs) -> TimelineResult:
-    """The old name of ``measure_timeline`` (every measurement of the bench face is a ``measure_*``): the
-    same call, with a DeprecationWarning."""
+    """The old name of ``measure_timeline`` (every measurement of the bench face is a ``measure_*``): the same call,
+    with a DeprecationWarning.
+
+    Parameters
+    ----------
+    device : Device
+        The open device to measure on.
+    **kwargs
+        ``measure_timeline``'s keyword arguments (``ops=``, ``size=``, ``iters=``, ``modes=``, ...).
+
+    Returns
+    -------
+    TimelineResult
+        What ``measure_timeline(device, **kwargs)`` returns.
+
+    Raises
+    ------
+    CugraphlabError
+        Whatever ``measure_timeline`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
+    """
     import warnings
 
     warnings.warn("record_timeline is now measure_timeline (the same arguments); record_timeline will be removed",
