@@ -461,39 +461,54 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
                  resamples: int = iv.RESAMPLES, confidence: float = iv.CONFIDENCE, alpha: float = iv.ALPHA,
                  env: dict | None = None, pairs: Iterable = (), allow_config: Iterable[str] | str = (),
                  judge: str = "repeatable") -> DiffResult:
-    """Compare record ``b`` against record ``a`` row by row.
+    """Compare record ``b`` against record ``a`` row by row: each shared row's change with its interval and test.
 
-    Parameters: ``a``, ``b`` two records as dicts (read back from JSON, ``Record.to_dict()``, or an nvbench JSON
-    object); ``threshold`` the fraction a change must exceed to count (0.05: 5%); ``seed`` of the bootstrap (an int
-    >= 0); ``a_name``, ``b_name`` how messages name them (file paths); ``resamples``, ``confidence``, ``alpha`` the
-    statistics' settings (``intervals``); ``env`` the environment of the diff itself (default:
-    ``environment.collect()``); ``pairs``: (label in A, label in B) rows compared besides the shared labels (a
-    kernel timed by nvbench against the same kernel timed by cugraphlab); ``allow_config``: configuration keys
-    allowed to differ ("all": any); ``judge``: which rows' verdicts count, "repeatable" (the default: for measure
-    records the rows that repeat between processes, ``judged_rows``) or "all".
-    Returns a DiffResult. Raises RecordError (one line) when either cannot be judged (``diff_inputs``), when the two
-    differ in kind, schema or configuration, or for a pair naming a row that is not there; InvalidArgumentError for
-    a bad threshold, seed or judge.
+    Each row's samples are compared (a percentile bootstrap of the ratio of medians, Mann-Whitney U beside it) and
+    the row gets a verdict against ``threshold``. An nvbench record is compared by the rows ``pairs`` names, or the
+    labels the two share.
+
+    Parameters
+    ----------
+    a, b : dict
+        The two records (read back from JSON, ``Record.to_dict()``, or an nvbench JSON object).
+    threshold : float
+        The fraction a change must exceed to count, in (0, 1] (0.05: 5%).
+    seed : int
+        Seed of the bootstrap (>= 0).
+    a_name, b_name : str
+        How messages name the two (file paths).
+    resamples : int
+        Bootstrap resamples (``stats.intervals``).
+    confidence : float
+        The intervals' confidence.
+    alpha : float
+        The test's significance level.
+    env : dict or None
+        The environment of the diff itself (default: ``records.environment.collect()``).
+    pairs : iterable of (str, str)
+        (label in A, label in B) rows compared besides the shared labels (nvbench's kernel against ours).
+    allow_config : iterable of str or str
+        Configuration keys allowed to differ ("all": any).
+    judge : str
+        Whose verdicts count: "repeatable" (measure records: the rows that repeat between processes) or "all".
+
+    Returns
+    -------
+    DiffResult
+        One row per compared label (ratio, interval, test, verdict, whether judged), the rows only one side has,
+        the environments and configurations side by side, and the settings used.
+
+    Raises
+    ------
+    RecordError
+        In one line: either record cannot be judged (``diff_inputs``), the two differ in kind, schema or
+        configuration, neither keeps raw samples, two tools' records share no row, or a pair names a row that is
+        not there.
+    InvalidArgumentError
+        A bad threshold, seed or judge.
     """
-    check_judge(judge)
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
-            math.isfinite(threshold) and 0 < threshold <= 1):
-        raise InvalidArgumentError(f"threshold must be a fraction in (0, 1], got {threshold!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidArgumentError(f"seed must be an integer >= 0, got {seed!r}")
-    ra = check_measurement(as_record(a), a_name)
-    b = as_record(b)
-    foreign = is_foreign(ra) or (isinstance(b, Mapping) and is_foreign(b))
-    rb = check_measurement(b, b_name, kind=None if foreign else ra["kind"])
-    two_tools = ra["kind"] != rb["kind"]
-    if not two_tools and rb["schema"] != ra["schema"]:
-        raise RecordError(f"{a_name} has schema {ra['schema']} of {ra['kind']} and {b_name} schema {rb['schema']}: "
-                          "records of two schemas are not compared; re-run the older command")
-    changes = [] if two_tools else config_changes(ra.get("config"), rb.get("config"))
-    refuse_config(changes, ra["kind"], allow_config, a_name, b_name)
+    ra, rb, two_tools, changes = _checked_inputs(a, b, threshold, seed, judge, allow_config, a_name, b_name)
     sa, sb = ra["samples"], rb["samples"]
-    if not sa and not sb:
-        raise RecordError(f"neither {a_name} nor {b_name} keeps raw samples (their 'samples' blocks are empty)")
     paired = _pairs(pairs, sa, sb, a_name, b_name)
     shared = [k for k in sa if k in sb]
     if two_tools and not shared and not paired:
@@ -512,20 +527,52 @@ def diff_records(a: Any, b: Any, threshold: float = 0.05, seed: int = 0, *, a_na
         from .records.environment import collect
 
         env = collect()
+    config = {"threshold": float(threshold), "seed": int(seed), "resamples": int(resamples),
+              "confidence": confidence, "alpha": alpha, "min_samples": iv.MIN_SAMPLES,
+              "pairs": [list(p) for p in paired],
+              "allow_config": allow_config if isinstance(allow_config, str) else list(allow_config),
+              "judge": judge, "device_bound": DEVICE_BOUND,
+              "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own (by "
+                          "process, then sample, where the record says which process; the rows of one side "
+                          "share the draws)",
+              "test": "Mann-Whitney U, two-sided, normal approximation with tie and continuity corrections"}
+    return _diff_result(config, env, ra, rb, two_tools, changes, rows, shared, paired, a_name, b_name)
+
+
+def _checked_inputs(a, b, threshold, seed, judge: str, allow_config, a_name: str,
+                    b_name: str) -> tuple[dict, dict, bool, list]:
+    """``diff_records``' checks before any statistics: (record A, record B, two tools, config changes)."""
+    check_judge(judge)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not (
+            math.isfinite(threshold) and 0 < threshold <= 1):
+        raise InvalidArgumentError(f"threshold must be a fraction in (0, 1], got {threshold!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidArgumentError(f"seed must be an integer >= 0, got {seed!r}")
+    ra = check_measurement(as_record(a), a_name)
+    b = as_record(b)
+    foreign = is_foreign(ra) or (isinstance(b, Mapping) and is_foreign(b))
+    rb = check_measurement(b, b_name, kind=None if foreign else ra["kind"])
+    two_tools = ra["kind"] != rb["kind"]
+    if not two_tools and rb["schema"] != ra["schema"]:
+        raise RecordError(f"{a_name} has schema {ra['schema']} of {ra['kind']} and {b_name} schema {rb['schema']}: "
+                          "records of two schemas are not compared; re-run the older command")
+    changes = [] if two_tools else config_changes(ra.get("config"), rb.get("config"))
+    refuse_config(changes, ra["kind"], allow_config, a_name, b_name)
+    if not ra["samples"] and not rb["samples"]:
+        raise RecordError(f"neither {a_name} nor {b_name} keeps raw samples (their 'samples' blocks are empty)")
+    return ra, rb, two_tools, changes
+
+
+def _diff_result(config: dict, env, ra: dict, rb: dict, two_tools: bool, changes: list, rows: list, shared: list,
+                 paired: list, a_name: str, b_name: str) -> DiffResult:
+    """The DiffResult of ``diff_records``: its rows, the rows one side only has, environments and configs."""
+    sa, sb = ra["samples"], rb["samples"]
     env_a, env_b = ra.get("env") or {}, rb.get("env") or {}
     clocks = {**(ra.get("clocks") or {}), **(rb.get("clocks") or {})}
     used_a = set(shared) | {la for la, _ in paired}
     used_b = set(shared) | {lb for _, lb in paired}
     return DiffResult(
-        config={"threshold": float(threshold), "seed": int(seed), "resamples": int(resamples),
-                "confidence": confidence, "alpha": alpha, "min_samples": iv.MIN_SAMPLES,
-                "pairs": [list(p) for p in paired],
-                "allow_config": allow_config if isinstance(allow_config, str) else list(allow_config),
-                "judge": judge, "device_bound": DEVICE_BOUND,
-                "interval": "percentile bootstrap of the ratio of medians, each side resampled on its own (by "
-                            "process, then sample, where the record says which process; the rows of one side "
-                            "share the draws)",
-                "test": "Mann-Whitney U, two-sided, normal approximation with tie and continuity corrections"},
+        config=config,
         env=env, clocks=clocks, compared_kind=ra["kind"], compared_schema=ra["schema"],
         compared_kind_b=rb["kind"] if two_tools else None,
         sources={"a": a_name, "b": b_name}, rows=rows,

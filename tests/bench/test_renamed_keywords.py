@@ -128,6 +128,13 @@ def test_the_renamed_run_refuses_bad_input_the_same_under_both_names():
         run_experiment(iters=7, unroll=2)
 
 
+def test_measure_timeline_refuses_an_unknown_mode_before_any_gpu_work():
+    from cugraphlab.bench import measure_timeline
+
+    with pytest.raises(InvalidArgumentError, match="unknown timeline mode 'graphs'; modes: eager, graph, graph"):
+        measure_timeline(None, modes=("eager", "graphs"))
+
+
 #: Public functions of cugraphlab.bench that take a device but are not a measure_*: each says why.
 NOT_MEASURES = {
     "collect": "describes the environment a record ran on (records.environment), measures nothing",

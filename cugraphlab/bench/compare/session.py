@@ -142,17 +142,56 @@ def compare(size=DEFAULT_SIZES, iters: int = 5000, ops=("add", "mul", "sub", "re
             rounds: int = 2, launches: int | None = None, warmup: int = DEFAULT_WARMUP,
             timeout_s: float = DEFAULT_TIMEOUT_S, progress: Callable[[str], None] | None = None,
             target: Callable | None = None, paired_contexts: int = 0) -> CompareResult:
-    """Time every asked-for stack, each in its own process, ``rounds`` times; return the rows.
+    """Time every asked-for stack launching the same chain, each in its own process, ``rounds`` times.
 
-    Parameters: ``size`` one element count or several; ``iters`` chain iterations per timed loop (``launches``
-    launches per ``launch`` loop, default ``iters``); ``ops`` the chain; ``repeats`` timed loops per mode;
-    ``device`` GPU ordinal; ``scalar`` mul's factor; ``seed`` of the inputs (drawn once if None, then the same in
-    every worker); ``stacks`` names from ``bench.compare.registry.STACKS`` (default all); ``rounds`` passes over all stacks;
-    ``timeout_s`` per worker; ``progress`` gets one line per finished worker; ``target`` replaces the worker function
-    (tests); ``paired_contexts`` > 0 adds, after the stacks, one worker per size measuring the ways that can share
-    one context paired over that many fresh contexts (``bench.paired``: ratios to the bare binding with 95%
-    intervals). Stacks are interleaved across processes (round 1: A B C, round 2: A B C, ...), never A A B B.
-    Raises ``InvalidArgumentError`` on bad input before any worker starts.
+    Stacks are interleaved across processes (round 1: A B C, round 2: A B C, ...), never A A B B; a worker that
+    fails or runs past ``timeout_s`` leaves rows saying why, and the others go on. Every argument is checked
+    (``validate_compare``) before any worker starts.
+
+    Parameters
+    ----------
+    size : int or sequence of int
+        One element count or several.
+    iters : int
+        Chain iterations per timed loop.
+    ops : sequence of str or str
+        The chain's ops (``experiment.ops.parse_ops``).
+    repeats : int
+        Timed loops per mode.
+    device : int
+        The GPU ordinal.
+    scalar : float
+        The factor of ``mul`` (a finite float32).
+    seed : int or None
+        Seed of the inputs (drawn once if None, then the same in every worker).
+    stacks : sequence of str, str or None
+        Names from ``bench.compare.registry.STACKS`` (comma-separated or a list); None: all.
+    rounds : int
+        Passes over all stacks.
+    launches : int or None
+        Launches per ``launch`` loop (default ``iters``).
+    warmup : int
+        Untimed repetitions before timing, in each worker (0 or more).
+    timeout_s : float
+        Seconds each worker may run.
+    progress : callable or None
+        ``progress(line)``, called with one line per finished worker.
+    target : callable or None
+        Replaces the worker function (tests).
+    paired_contexts : int
+        Above 0, adds, after the stacks, one worker per size measuring the ways that can share one context paired
+        over that many fresh contexts (``bench.paired``: ratios to the bare binding with 95% intervals).
+
+    Returns
+    -------
+    CompareResult
+        One StackRow per stack, way, mode and size (figures or why not), each stack's versions, the paired
+        measurement if asked, the raw samples and the environment.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Bad input (a size, count, scalar, stack, ordinal or timeout), in one line, before any worker starts.
     """
     cfg = validate_compare(size=size, iters=iters, ops=ops, repeats=repeats, device=device, scalar=scalar,
                            stacks=stacks, rounds=rounds, launches=launches, warmup=warmup, timeout_s=timeout_s)

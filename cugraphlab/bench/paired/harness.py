@@ -356,23 +356,89 @@ def measure_paired(device: int = 0, size: int = 1024, contexts: int = 3, rounds:
                    context_kind: str = "primary", max_rounds: int | None = None, held_launches: int = 512,
                    warmup: int = 200, target: float = 0.01, time_cap_s: float = 30.0, release: str = "mapped",
                    mode: str = "launch", graph_kernels: int = 4, seed: int = 0) -> PairedResult:
-    """Measure launch ways paired (module docstring) on device ``device`` (an ordinal); return the PairedResult.
+    """Measure launch ways paired (module docstring): in one context and stream, interleaved, as ratios to the
+    bare binding, over fresh contexts, each figure a median with a 95% hierarchical bootstrap interval.
 
-    Parameters: ``size`` floats of ``add`` (out = x + y) per launch; ``contexts`` fresh contexts of
-    ``context_kind`` ("primary": cuDevicePrimaryCtxRelease/Retain; "created": cuCtxCreate with SCHED_AUTO;
-    "spin"/"yield"/"blocking_sync": cuCtxCreate with that CU_CTX_SCHED_* flag); ``rounds`` interleaved rounds per
-    context at least, ``max_rounds`` at most (default 4x), stopping at noise ``target`` (0.01: ±1%) or
-    ``time_cap_s`` per context; ``launches`` per timed block; ``held_launches`` per held block (0: none; at most
-    900, below the driver's queue); ``ways``: names from ``paired_ways.WAYS`` (``GRAPH_WAYS`` for ``mode="graph"``:
-    cuGraphLaunch of ``graph_kernels`` captured launches), default all, the reference (bindings) always;
-    ``release`` how the spin kernel is released ("mapped" or "memset", see bench.probes.hold); ``seed`` of the inputs and
-    the bootstrap. Raises InvalidArgumentError before touching the GPU for bad input; the CudaError of a failing
-    call of this project's own ways.
+    Parameters
+    ----------
+    device : int
+        The device ordinal (``device_index=`` before; still accepted, with a DeprecationWarning).
+    size : int
+        Floats of ``add`` (out = x + y) per launch.
+    contexts : int
+        Fresh contexts, one after another.
+    rounds : int
+        Interleaved rounds per context at least.
+    launches : int
+        Launches per timed block.
+    ways : sequence of str or None
+        Names from ``bench.paired.ways.WAYS`` (``GRAPH_WAYS`` in graph mode); None: all; the reference always.
+    progress : callable or None
+        ``progress(line)``, called with one line as the measurement goes.
+    context_kind : str
+        "primary" (cuDevicePrimaryCtxRelease/Retain), "created" (cuCtxCreate with SCHED_AUTO), or "spin",
+        "yield", "blocking_sync" (cuCtxCreate with that CU_CTX_SCHED_* flag).
+    max_rounds : int or None
+        Rounds per context at most (default 4 x ``rounds``).
+    held_launches : int
+        Launches per held block (0: none; at most 900, below the driver's queue).
+    warmup : int
+        Untimed launches of each way first.
+    target : float
+        The noise at which a context stops (0.01: ±1%).
+    time_cap_s : float
+        Seconds per context at most.
+    release : str
+        How the spin kernel is released: "mapped" or "memset" (``bench.probes.hold``).
+    mode : str
+        "launch" (a launch per call) or "graph" (cuGraphLaunch of ``graph_kernels`` captured launches).
+    graph_kernels : int
+        Launches captured per graph in the graph mode.
+    seed : int
+        Seed of the inputs and the bootstrap.
+
+    Returns
+    -------
+    PairedResult
+        Per way its row (µs per launch, ratio to the reference, held figure, Python over C), the ways skipped and
+        why, the contexts, every sample and the raw µs per way.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Before touching the GPU: an unknown context kind, mode, release or way, a device that is not an ordinal,
+        a bad size or count, or ``device_index=`` and ``device=`` together.
+    CudaError
+        A failing call of this project's own ways.
     """
+    from .ways import REFERENCE, build_ways
+
+    names, size, graph_kernels = _checked(device, size, ways, context_kind, mode, release, graph_kernels)
+    env_box: dict = {}
+    opener = _context_opener(device, context_kind, size=size, seed=seed, release=release, mode=mode,
+                             graph_kernels=graph_kernels)
+    run = run_paired(_noting_env(opener, env_box), lambda rig: build_ways(rig, names), contexts=contexts,
+                     rounds=rounds, max_rounds=max_rounds, launches=launches, held_launches=held_launches,
+                     warmup=warmup, target=target, time_cap_s=time_cap_s, reference=REFERENCE, seed=seed,
+                     progress=progress)
+    config = {"device": device, "size": size, "kernel": "add", "mode": mode, "contexts": contexts,
+              "context_kind": context_kind, "rounds": rounds, "max_rounds": max_rounds or rounds * 4,
+              "launches": launches, "held_launches": held_launches, "warmup": warmup, "target": target,
+              "time_cap_s": time_cap_s, "release": release, "seed": seed, "ways": names,
+              "graph_kernels": graph_kernels if mode == "graph" else None,
+              "low_clock_fraction": LOW_CLOCK_FRACTION,
+              "order": "round-robin, rotated by one each round", "interval": "95% hierarchical bootstrap "
+              "(contexts, then rounds within each), 2000 resamples, seeded",
+              "l2": "warm (the same 3 x size floats every launch)"}
+    return result_from_run(run, config, env_box, REFERENCE, seed, target)
+
+
+def _checked(device, size, ways, context_kind: str, mode: str, release: str,
+             graph_kernels) -> tuple[list[str], int, int]:
+    """``measure_paired``'s checks before touching the GPU: (the ways' names, the size, the graph kernels)."""
     from ...core.memory import validate_size
     from ..probes.hold import RELEASES
-    from ..records.environment import collect
-    from .ways import MODES, REFERENCE, build_ways, validate_ways
+    from .ways import MODES, validate_ways
 
     if context_kind not in CONTEXT_KINDS:
         raise InvalidArgumentError(f"context kind must be one of {', '.join(CONTEXT_KINDS)}, got {context_kind!r}")
@@ -382,12 +448,14 @@ def measure_paired(device: int = 0, size: int = 1024, contexts: int = 3, rounds:
         raise InvalidArgumentError(f"release must be one of {', '.join(RELEASES)}, got {release!r}")
     if isinstance(device, bool) or not isinstance(device, int) or device < 0:
         raise InvalidArgumentError(f"device must be an integer >= 0 (an ordinal), got {device!r}")
-    device_index = device
     size = validate_size(size)
     names = validate_ways(ways, mode)
-    env_box: dict = {}
-    opener = _context_opener(device_index, context_kind, size=size, seed=seed, release=release, mode=mode,
-                             graph_kernels=positive_int("graph kernels", graph_kernels))
+    return names, size, positive_int("graph kernels", graph_kernels)
+
+
+def _noting_env(opener, env_box: dict):
+    """``opener`` that also notes the environment of the first rig it opens in ``env_box``."""
+    from ..records.environment import collect
 
     def open_rig(c: int):
         rig = opener(c)
@@ -399,16 +467,4 @@ def measure_paired(device: int = 0, size: int = 1024, contexts: int = 3, rounds:
                 raise
         return rig
 
-    run = run_paired(open_rig, lambda rig: build_ways(rig, names), contexts=contexts, rounds=rounds,
-                     max_rounds=max_rounds, launches=launches, held_launches=held_launches, warmup=warmup,
-                     target=target, time_cap_s=time_cap_s, reference=REFERENCE, seed=seed, progress=progress)
-    config = {"device": device_index, "size": size, "kernel": "add", "mode": mode, "contexts": contexts,
-              "context_kind": context_kind, "rounds": rounds, "max_rounds": max_rounds or rounds * 4,
-              "launches": launches, "held_launches": held_launches, "warmup": warmup, "target": target,
-              "time_cap_s": time_cap_s, "release": release, "seed": seed, "ways": names,
-              "graph_kernels": graph_kernels if mode == "graph" else None,
-              "low_clock_fraction": LOW_CLOCK_FRACTION,
-              "order": "round-robin, rotated by one each round", "interval": "95% hierarchical bootstrap "
-              "(contexts, then rounds within each), 2000 resamples, seeded",
-              "l2": "warm (the same 3 x size floats every launch)"}
-    return result_from_run(run, config, env_box, REFERENCE, seed, target)
+    return open_rig

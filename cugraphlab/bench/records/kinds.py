@@ -60,8 +60,23 @@ def record_kinds() -> dict[str, type]:
 
 
 def record_class(kind: str) -> type:
-    """The Record subclass whose KIND is ``kind`` (an old name read as its name now: ``names.kind_now``);
-    RecordError (one line, listing the known kinds) when none is."""
+    """The Record subclass whose KIND is ``kind`` (an old name read as its name now: ``names.kind_now``).
+
+    Parameters
+    ----------
+    kind : str
+        A record's ``kind`` ("cugraphlab.run", ...), or an old name of one.
+
+    Returns
+    -------
+    type
+        The Record subclass.
+
+    Raises
+    ------
+    RecordError
+        No class has that kind (one line, listing the known kinds).
+    """
     kind = kind if kind in _KINDS else kind_now(kind)
     kinds = _KINDS if kind in _KINDS else record_kinds()
     if kind not in kinds:
@@ -98,10 +113,22 @@ def read_json(path: str | os.PathLike) -> Any:
 def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
     """A result record, read back: from a JSON file a command wrote (``--json``) or from the dict of one.
 
-    Parameters: ``source``: a path to the JSON file, or the JSON object already read. Returns: the Record
-    subclass instance of its kind (a ``RunResult``, a ``MeasureResult``, ...), whose properties and report
-    functions work as they did where it was made; no device needed. Raises RecordError (one line) when the file
-    is not JSON, not a cugraphlab record, or of a kind or schema this version cannot read.
+    Parameters
+    ----------
+    source : str, os.PathLike or dict
+        A path to the JSON file, or the JSON object already read.
+
+    Returns
+    -------
+    Record
+        The Record subclass instance of its kind (a ``RunResult``, a ``MeasureResult``, ...), whose properties and
+        report functions work as they did where it was made; no device needed.
+
+    Raises
+    ------
+    RecordError
+        In one line: the file is missing or not JSON, or not a cugraphlab record, or of a kind or schema this
+        version cannot read.
     """
     if isinstance(source, Mapping):
         return record_from_dict(source)
@@ -113,9 +140,23 @@ def load_record(source: str | os.PathLike | Mapping[str, Any]) -> Record:
 def record_from_dict(d: Any, source: str = "record") -> Record:
     """The record ``d`` (a dict read from a record's JSON) as an object of its class.
 
-    Parameters: ``d``: the JSON object; ``source``: how to name it in an error (a file name).
-    Returns: the Record subclass instance. Raises RecordError when ``d`` is not a cugraphlab record, has a
-    kind no class answers to, another schema than the class reads, or lacks a field the class needs.
+    Parameters
+    ----------
+    d : dict
+        The JSON object.
+    source : str
+        How to name it in an error (a file name).
+
+    Returns
+    -------
+    Record
+        The Record subclass instance of its kind.
+
+    Raises
+    ------
+    RecordError
+        ``d`` is not a cugraphlab record, has a kind no class answers to, another schema than the class reads, or
+        lacks a field the class needs.
     """
     check_record(d, source)
     cls = record_class(d["kind"])

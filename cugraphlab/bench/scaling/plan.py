@@ -134,14 +134,46 @@ def _names(name: str, values, known: tuple[str, ...]) -> tuple[str, ...]:
 def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="line,forkjoin", quick: bool = False,
               repeats: int | None = None, budget_s: float | None = None, size: int = 1024,
               max_samples: int = 200, rounds: int | None = None) -> ScalingPlan:
-    """The checked plan of a sweep; InvalidArgumentError (one line) for any bad input, before any GPU work.
+    """The checked plan of a scaling sweep: which graphs (topology x length x width), how many samples, how long.
 
-    ``lengths``: units per graph (empty kernels, or chain iterations), default 1..4096 doubling (``quick``: 1, 4,
-    16, 64, 256, 1024); ``widths``: fork/join branches, default 1, 2, 4, 8, 16 (``quick``: 1, 4); fork/join points
-    with fewer units than branches are skipped (and listed). ``repeats``: at least this many samples per set
-    (default 5, quick 3). ``budget_s``: the sweep's time target (default 120 s, quick 12 s), shared out as a cap per
-    set of samples. ``size``: the chain's floats. ``rounds``: rounds of held launches over every point (default 4,
-    quick 3; ``HELD_PAIRS`` Python/C pairs of holds per point and round).
+    Every input is checked here, before any GPU work. Fork/join points with fewer units than branches are skipped
+    (and listed in the plan's ``skipped``); the time budget is shared out as a cap per set of samples.
+
+    Parameters
+    ----------
+    lengths : iterable of int or None
+        Units per graph (empty kernels, or chain iterations); default 1..4096 doubling (``quick``: 1, 4, 16, 64,
+        256, 1024).
+    widths : iterable of int or None
+        Fork/join branches; default 1, 2, 4, 8, 16 (``quick``: 1, 4).
+    work : str
+        What a unit is: "empty" (an empty kernel) or "chain" (a chain iteration), ``experiment.scaling.WORKS``.
+    topologies : str or iterable of str
+        "line", "forkjoin" or both (comma-separated or a list).
+    quick : bool
+        The quick defaults (fewer points, samples, rounds and seconds).
+    repeats : int or None
+        At least this many samples per set (default 5, quick 3; at most 1000).
+    budget_s : float or None
+        The sweep's time target in seconds (default 120, quick 12).
+    size : int
+        The chain's floats.
+    max_samples : int
+        At most this many samples per set (raised to ``repeats`` if below).
+    rounds : int or None
+        Rounds of held launches over every point (default 4, quick 3; ``HELD_PAIRS`` Python/C pairs of holds per
+        point and round; at most 100).
+
+    Returns
+    -------
+    ScalingPlan
+        The points in order, the points skipped, and every count and cap above.
+
+    Raises
+    ------
+    InvalidArgumentError
+        In one line: an unknown work or topology, a length, width, count or size out of range, a time budget that
+        is not a number of seconds > 0, or a plan with no point.
     """
     if work not in WORKS:
         raise InvalidArgumentError(f"work must be one of {', '.join(WORKS)}, got {work!r}", params=("work",))
@@ -158,6 +190,14 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
     budget = float(budget_s if budget_s is not None else (QUICK_BUDGET_S if quick else DEFAULT_BUDGET_S))
     if not (math.isfinite(budget) and budget > 0):
         raise InvalidArgumentError(f"the time budget must be a number of seconds > 0, got {budget_s!r}")
+    shapes, skipped = _shapes(tops, lengths, widths)
+    cap = min(max(budget * (1 - HELD_SHARE) / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
+    return ScalingPlan(work, tops, lengths, widths, tuple(shapes), tuple(skipped), repeats, max_samples, cap,
+                       budget, size, bool(quick), rounds, HELD_PAIRS)
+
+
+def _shapes(tops, lengths, widths) -> tuple[list[Shape], list[str]]:
+    """The plan's points in order (lines, then fork/joins by width) and the fork/joins skipped, each with why."""
     shapes, skipped = [], []
     if "line" in tops:
         shapes += [Shape("line", n) for n in lengths]
@@ -170,9 +210,7 @@ def make_plan(lengths=None, widths=None, *, work: str = "empty", topologies="lin
                     shapes.append(Shape("forkjoin", n, w))
     if not shapes:
         raise InvalidArgumentError("the plan has no point: every fork/join width exceeds every length")
-    cap = min(max(budget * (1 - HELD_SHARE) / (len(shapes) * SETS_PER_POINT), 0.01), 2.0)
-    return ScalingPlan(work, tops, lengths, widths, tuple(shapes), tuple(skipped), repeats, max_samples, cap,
-                       budget, size, bool(quick), rounds, HELD_PAIRS)
+    return shapes, skipped
 
 
 

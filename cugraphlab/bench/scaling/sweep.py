@@ -229,16 +229,44 @@ def _paired_eligible(shape: Shape, nodes: int) -> bool:
 def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | None = None,
                     progress: Callable[[str], None] | None = None, native: bool = True,
                     native_entry: dict | None = None, native_cache=None) -> ScalingResult:
-    """Measure every point of ``plan`` (default: ``make_plan()``) on ``device`` (a Device or an index).
+    """Measure every point of ``plan`` (default: ``make_plan()``) on ``device``: how graph costs grow with size.
 
     Per point (in the plan's order): the checks, the lifecycle, eager and graph replays, the paired instantiation
     (Python and C on the same capture); then the held launches, Python and C paired, in rounds over every point.
-    ``native``: False measures the Python side alone (no C loop is built); ``native_entry``/``native_cache``: the
-    driver entry points the C loops call (default libcuda's; a test gives ctypes callbacks) and where the built
-    libraries are kept. Returns a ScalingResult, analysed (fits, verdict, break-even, unrolling, paired, goals).
+
+    Parameters
+    ----------
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
+    plan : ScalingPlan or None
+        The checked plan (``make_plan``); None: ``make_plan()``.
+    seed : int or None
+        Seed of the chain work's inputs (drawn afresh when None).
+    progress : callable or None
+        ``progress(line)``, called with one line per point and round.
+    native : bool
+        False measures the Python side alone (no C loop is built).
+    native_entry : dict or None
+        The driver entry points the C loops call (default libcuda's; a test gives ctypes callbacks).
+    native_cache : path or None
+        Where the built C libraries are kept.
+
+    Returns
+    -------
+    ScalingResult
+        Every point's figures (samples kept) and checks, analysed: fits, verdict, break-even, unrolling, the paired
+        Python/C ratios and goals; the environment and the time the sweep took.
+
+    Raises
+    ------
+    NoDeviceError
+        No driver or no device ``device``.
+    CompileError
+        A kernel of the workload did not compile (NVRTC).
+    CudaError
+        A driver call failed.
     """
     from ...core.device import opened
-    from ..records.environment import collect
 
     plan = plan or make_plan()
     t_start = time.perf_counter()
@@ -250,22 +278,9 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                     ScalingWorkload(dev, plan.work, max_width=plan.max_width, n=plan.size, kernels=kernels,
                                     seed=seed) as workload, \
                     DeviceHold(dev, kernels, workload.stream) as hold:
-                first = _first_launches(workload)
-                inst0 = _first_instantiate(workload)
-                env = collect(dev)
-                env["driver"]["version_int"] = cu("cuDriverGetVersion")
-                env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
-                if native:
-                    inst_floor, launch_floor, note = _native_floors(native_entry, native_cache)
-                else:
-                    inst_floor, launch_floor, note = None, None, {"unavailable": "not asked for (native=False)"}
-                result = ScalingResult(
-                    config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
-                            "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
-                            "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after",
-                            "pair_samples": [PAIR_MIN_SAMPLES, PAIR_MAX_SAMPLES]},
-                    env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
-                    module_loading=_module_loading(first, inst0), native=note)
+                result, inst_floor, launch_floor = _new_result(dev, device, plan, seed, names, workload, native,
+                                                               native_entry, native_cache)
+                note = result.native
                 if "unavailable" not in note:
                     result.clocks["c_monotonic"] = note["clock"]
                 elif progress:
@@ -276,12 +291,7 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                     result.points.append(point)
                     states.append(state)
                     if progress:
-                        sm = point["summaries"]
-                        ratio = point["stop"].get("paired_ratio_median")
-                        progress(f"[{i + 1}/{len(plan.shapes)}] {shape.label}: {point['nodes']} nodes, instantiate "
-                                 f"{sm['instantiate_us']['median']:.1f} µs"
-                                 + (f", python/C paired x{ratio:.3f}" if ratio else "")
-                                 + ("" if point["ok"] else "  CHECK FAILED"))
+                        progress(_point_line(point, shape, i, len(plan.shapes)))
                 held = _held_rounds(states, hold, plan, progress)
                 result.config["held"] = held
                 for point, st in zip(result.points, states):
@@ -291,6 +301,41 @@ def measure_scaling(device=0, plan: ScalingPlan | None = None, *, seed: int | No
                 st.close()
     result.elapsed_s = time.perf_counter() - t_start
     return analyze(result)
+
+
+def _new_result(dev, device, plan: ScalingPlan, seed, names: list[str], workload, native: bool, native_entry,
+                native_cache) -> tuple[ScalingResult, object, object]:
+    """The sweep's record before any point (config, environment, first launches, the native note) and the C
+    floors of instantiation and launch (None without ``native``)."""
+    from ..records.environment import collect
+
+    first = _first_launches(workload)
+    inst0 = _first_instantiate(workload)
+    env = collect(dev)
+    env["driver"]["version_int"] = cu("cuDriverGetVersion")
+    env["CUDA_MODULE_LOADING"] = os.environ.get("CUDA_MODULE_LOADING")
+    if native:
+        inst_floor, launch_floor, note = _native_floors(native_entry, native_cache)
+    else:
+        inst_floor, launch_floor, note = None, None, {"unavailable": "not asked for (native=False)"}
+    result = ScalingResult(
+        config={**plan.to_dict(), "device": getattr(dev, "ordinal", device), "seed": seed,
+                "kernels": names, "per_unit_nodes": workload.per_unit, "kept_samples": KEPT_SAMPLES,
+                "fork_join_nodes": "an empty-kernel fork node before the branches and a join node after",
+                "pair_samples": [PAIR_MIN_SAMPLES, PAIR_MAX_SAMPLES]},
+        env=env, clocks=clocks("host_api", "host_call", "wall", "globaltimer"),
+        module_loading=_module_loading(first, inst0), native=note)
+    return result, inst_floor, launch_floor
+
+
+def _point_line(point: dict, shape, i: int, count: int) -> str:
+    """The progress line of a point measured."""
+    sm = point["summaries"]
+    ratio = point["stop"].get("paired_ratio_median")
+    return (f"[{i + 1}/{count}] {shape.label}: {point['nodes']} nodes, instantiate "
+            f"{sm['instantiate_us']['median']:.1f} µs"
+            + (f", python/C paired x{ratio:.3f}" if ratio else "")
+            + ("" if point["ok"] else "  CHECK FAILED"))
 
 
 def _summaries(result: ScalingResult, series: str, length: int, costs: dict, reasons: dict) -> dict:
