@@ -10,7 +10,7 @@
 # Wheels in .whl/ are installed into /tmp/site first (no index there), as are cupti-python (.carry/cupti/) and
 # cuda-bench (.carry/cuda-bench/) for the phases that use them; cuda-bindings 12.9 with NVRTC 12.9 come from
 # .carry/cu12/ (cuda_bindings-12.9*.whl and nvrtc12.tar.xz: libnvrtc.so.12 and libnvrtc-builtins.so.12.9 from the
-# nvidia-cuda-nvrtc-cu12 wheel).
+# nvidia-cuda-nvrtc-cu12 wheel), and CUPTI 12 for them from .carry/cupti12/ where carried (cu12_env says what).
 #
 # GPU_TESTS (default "tests"): the test paths the gputests and cu12 phases give pytest (re-running the files a
 # full run found failing, after their fix, in a short call).
@@ -332,6 +332,15 @@ cu12_env() {  # cuda-bindings 12.9 and NVRTC 12.9 from .carry/cu12 for the calli
   tar -xJf .carry/cu12/nvrtc12.tar.xz -C /tmp/cu12
   export PYTHONPATH="/tmp/cu12:$PYTHONPATH" LD_PRELOAD=/tmp/cu12/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
   export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_nvrtc/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # CUPTI 12 where carried (.carry/cupti12/: cupti-python 12.8, pyelftools, libcupti12.tar.xz holding
+  # nvidia/cuda_cupti/lib/libcupti.so.12 of nvidia-cuda-cupti-cu12): preloaded too, so that the image's libcupti 13
+  # is not the one cuda.pathfinder picks
+  if ls .carry/cupti12/cupti_python-12*.whl .carry/cupti12/libcupti12.tar.xz > /dev/null 2>&1; then
+    $PY -m pip install -q --no-index --no-deps --target /tmp/cu12 .carry/cupti12/*.whl > "$r/pip_cupti12.log" 2>&1
+    tar -xJf .carry/cupti12/libcupti12.tar.xz -C /tmp/cu12
+    export LD_PRELOAD="$LD_PRELOAD:/tmp/cu12/nvidia/cuda_cupti/lib/libcupti.so.12"
+    export LD_LIBRARY_PATH="/tmp/cu12/nvidia/cuda_cupti/lib:$LD_LIBRARY_PATH"
+  fi
 }
 
 list_phases() {  # every phase_NAME function of this file, in its order: NAME (with - for _), two spaces, its comment

@@ -1,7 +1,8 @@
 """Floor 3, the experiment: the add/mul/sub/relu chain on core and graphs.
 
 ops (op table, NumPy reference, fused source, bit-exact verification), runners (the one hot loop and the executable
-cache), chain (buffers, inputs, launches), then the chain in each graph lesson: build (explicit nodes), update,
+cache), chain_buffers (fresh inputs, poison, reference and bit-exact check: the base of every chain variant that owns
+its buffers), chain (buffers, inputs, launches), then the chain in each graph lesson: build (explicit nodes), update,
 forkjoin, pdl, conditional; graph_report (what ``cugraphlab graph`` shows); doctor_gallery (capture mistakes the
 doctor names, one per case); scaling (graphs of a given shape, line or fork/join, for ``cugraphlab scaling``).
 """
@@ -12,6 +13,7 @@ from .._lazy import exports
 __all__, __getattr__, __dir__ = exports(__name__, {
     "build": ("build_chain_graph", "build_chain_graph_nodes"),
     "chain": ("Chain", "chain_kernels"),
+    "chain_buffers": ("ChainBuffers", "random_inputs"),
     "conditional": ("ConditionalGraphs", "LoopCheck", "LoopState", "build_while_graph", "conditional_graphs",
         "predict_until", "CAPTURE_WAYS"),
     "forkjoin": ("ForkJoin", "ForkJoinCheck"),

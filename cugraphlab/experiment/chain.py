@@ -3,7 +3,8 @@
 A Chain owns (unless given) its kernel set and stream, the inputs x and y, one output buffer per op (or two used in
 turn), the fused kernel's output, and two runners (experiment.runners): one over the ops' launches, one over the
 fused launch. ``run(mode, iters)`` enqueues; ``verify(mode)`` runs on fresh random inputs with poisoned outputs and
-compares bit for bit with NumPy (experiment.ops.reference).
+compares bit for bit with NumPy (experiment.ops.reference), through the checks every chain variant shares
+(experiment.chain_buffers).
 """
 from __future__ import annotations
 
@@ -19,17 +20,16 @@ from ..core.launch import (
     grid_for,
 )
 from ..core.memory import validate_size
+from .chain_buffers import ChainBuffers
 from .ops import (
     DEFAULT_OPS,
     FUSED_PER_GRAPH,
     FUSED_SIGNATURE,
     MODES,
     Verification,
-    compare_bits,
     fused_source,
     op_arguments,
     parse_ops,
-    reference,
 )
 from .runners import Runner
 
@@ -58,7 +58,7 @@ def chain_kernels(device, ops=DEFAULT_OPS, options: tuple[str, ...] = (), cache=
     return device.load_kernels(names=names, extra_sources=extra, options=options, cache=cache)
 
 
-class Chain(Resource):
+class Chain(ChainBuffers, Resource):
     """A chain of ops over ``n`` float32 elements on one device, with its own buffers, stream and launches.
 
     ``run(mode, iters)`` enqueues ``iters`` iterations of the chain (it does not wait); ``verify(mode)`` runs one
@@ -125,31 +125,10 @@ class Chain(Resource):
         """(kernel name, argument kinds, argument values) of each op in order: what every launch mode packs."""
         return op_arguments(self.ops, self.x, self.y, self.outs, self.scalar, self.n)
 
-    # --- inputs and checking ---------------------------------------------------------------------------------
-    def randomize(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh standard-normal float32 inputs (about half the chain's results are clipped by relu)."""
-        x = self.rng.standard_normal(self.n, dtype=np.float32)
-        y = self.rng.standard_normal(self.n, dtype=np.float32)
-        self.set_inputs(x, y)
-        return x, y
-
-    def set_inputs(self, x: np.ndarray, y: np.ndarray) -> None:
-        self.x.copy_from(np.ascontiguousarray(x, dtype=np.float32), self.stream)
-        self.y.copy_from(np.ascontiguousarray(y, dtype=np.float32), self.stream)
-        self.x_host, self.y_host = x, y
-        self._expected = None
-
-    def poison(self) -> None:
-        """Fill every output buffer with a NaN pattern, so an element no kernel wrote cannot pass."""
-        for a in {id(a): a for a in self.outs}.values():
-            a.poison(self.stream)
-        self.out_fused.poison(self.stream)
-
-    def expected(self) -> np.ndarray:
-        """The NumPy result for the current inputs (computed once per set of inputs)."""
-        if self._expected is None:
-            self._expected = reference(self.ops, self.x_host, self.y_host, self.scalar)
-        return self._expected
+    # --- inputs and checking (randomize, set_inputs, poison, expected: chain_buffers.ChainBuffers) ---------------
+    def output_buffers(self):
+        """Every op's output (a pingpong pair once) and the fused kernel's."""
+        return [*self.outs, self.out_fused]
 
     def result(self, mode: str) -> np.ndarray:
         """The output of ``mode``'s last run, copied to the host (waits for the stream)."""
@@ -157,7 +136,7 @@ class Chain(Resource):
 
     def check_result(self, mode: str) -> Verification:
         """Compare what ``mode`` left in its output with NumPy on the current inputs."""
-        return compare_bits(mode, self.result(mode), self.expected())
+        return self.compare(mode, self.result(mode))
 
     def verify(self, mode: str, iters: int = 1, unroll: int = 1) -> Verification:
         """Fresh random inputs, poisoned outputs, ``iters`` iterations of ``mode``, bit-exact comparison."""

@@ -24,7 +24,8 @@ from ..core._resource import Resource
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.launch import Launch, LaunchConfig, PackedArgs
 from ..core.memory import validate_size
-from .ops import DEFAULT_OPS, FUSED_PER_GRAPH, FUSED_SIGNATURE, compare_bits, parse_ops, reference
+from .chain_buffers import ChainBuffers
+from .ops import DEFAULT_OPS, FUSED_PER_GRAPH, FUSED_SIGNATURE, parse_ops
 from .runners import Runner
 
 __all__ = ["ColdFused", "sets_for", "fused_bytes", "ROTATE_FACTOR", "COLD_METHOD"]
@@ -45,6 +46,18 @@ def sets_for(l2_bytes: int, set_bytes: int, factor: int = ROTATE_FACTOR) -> int:
         raise InvalidArgumentError(f"need set_bytes > 0 and l2_bytes >= 0, got {set_bytes}, {l2_bytes}")
     positive_int("factor", factor)
     return max(2, math.floor(factor * l2_bytes / set_bytes) + 1)
+
+
+class _Set(ChainBuffers):
+    """One set of the rotation: its inputs and output, checked as every chain variant is (chain_buffers)."""
+
+    def __init__(self, rotation, x, y, out):
+        self.ops, self.n, self.scalar = rotation.ops, rotation.n, rotation.scalar
+        self.rng, self.stream = rotation.rng, rotation.stream
+        self.x, self.y, self.out = x, y, out
+
+    def output_buffers(self):
+        return (self.out,)
 
 
 class ColdFused(Resource):
@@ -73,14 +86,14 @@ class ColdFused(Resource):
         self.rng = np.random.default_rng(seed)
         self.unroll = -(-FUSED_PER_GRAPH // self.sets)  # rotations per graph
         self.per_graph = self.unroll * self.sets
-        self.buffers: list[tuple] = []
-        self.hosts: list[tuple[np.ndarray, np.ndarray]] = []
+        self.set_buffers: list[_Set] = []
         try:
             for _ in range(self.sets):
                 x, y, out = (self.adopt(device.array(self.n)) for _ in range(3))
-                self.buffers.append((x, y, out))
-            self.launches = [Launch(kernels["fused"], PackedArgs(FUSED_SIGNATURE, (out, x, y, self.scalar, self.n)),
-                                    config, stream) for x, y, out in self.buffers]
+                self.set_buffers.append(_Set(self, x, y, out))
+            self.launches = [Launch(kernels["fused"], PackedArgs(FUSED_SIGNATURE, (s.out, s.x, s.y, self.scalar,
+                                                                                   self.n)), config, stream)
+                             for s in self.set_buffers]
             self.runner = self.adopt(Runner(self.launches, stream))
             self.randomize()
         except BaseException:
@@ -99,17 +112,13 @@ class ColdFused(Resource):
 
     def randomize(self) -> None:
         """Fresh standard-normal inputs in every set."""
-        self.hosts = []
-        for x, y, _out in self.buffers:
-            hx = self.rng.standard_normal(self.n, dtype=np.float32)
-            hy = self.rng.standard_normal(self.n, dtype=np.float32)
-            x.copy_from(hx, self.stream)
-            y.copy_from(hy, self.stream)
-            self.hosts.append((hx, hy))
+        for s in self.set_buffers:
+            s.randomize()
 
     def poison(self) -> None:
-        for _x, _y, out in self.buffers:
-            out.poison(self.stream)
+        """Every set's output filled with the NaN pattern."""
+        for s in self.set_buffers:
+            s.poison()
 
     def run(self, iters: int) -> None:
         """Enqueue ``iters`` fused launches in rotation: whole graphs, then whole rotations eagerly, then the rest."""
@@ -125,11 +134,8 @@ class ColdFused(Resource):
 
     def mismatches(self) -> int:
         """Elements differing from NumPy, summed over every set (each set holds its last launch's result)."""
-        bad = 0
-        for (hx, hy), (_x, _y, out) in zip(self.hosts, self.buffers):
-            got = out.to_numpy(stream=self.stream)
-            bad += compare_bits("fused (cold L2)", got, reference(self.ops, hx, hy, self.scalar)).mismatches
-        return bad
+        return sum(s.compare("fused (cold L2)", s.out.to_numpy(stream=self.stream)).mismatches
+                   for s in self.set_buffers)
 
     def describe(self) -> str:
         return (f"fused on {self.sets} rotating sets x {self.set_bytes / 2**20:.1f} MiB = "

@@ -68,7 +68,8 @@ from ..graphs.memory import (
     require_graph_memory,
 )
 from .chain import BLOCK, chain_grid, chain_kernels
-from .ops import DEFAULT_OPS, Verification, compare_bits, op_arguments, parse_ops, reference
+from .chain_buffers import ChainBuffers
+from .ops import DEFAULT_OPS, Verification, op_arguments, parse_ops
 
 __all__ = ["MemChain", "MEMCHAIN_BUILDS", "MEMCHAIN_SHAPES", "SHAPE_TEXT", "build_memchain_graph",
            "capture_memchain_graph", "AddressReuse", "topology_check", "BLOCK_ALIGN"]
@@ -255,7 +256,7 @@ class AddressReuse:
                 "ok": self.ok, "text": str(self)}
 
 
-class MemChain(Resource):
+class MemChain(ChainBuffers, Resource):
     """The chain over ``n`` float32 with its intermediates allocated inside one graph, on one device.
 
     Owns (unless given) the chain's kernel set and a stream; owns x, y and the output (cuMemAlloc), the
@@ -344,34 +345,15 @@ class MemChain(Resource):
         """The text view of the graph (``line``: ten nodes in a line), alloc nodes with size and address."""
         return render_text(graph_view(self.graph), title)
 
-    # --- inputs and checking -----------------------------------------------------------------------------------
-    def randomize(self) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh standard-normal float32 inputs."""
-        x = self.rng.standard_normal(self.n, dtype=np.float32)
-        y = self.rng.standard_normal(self.n, dtype=np.float32)
-        self.x.copy_from(x, self.stream)
-        self.y.copy_from(y, self.stream)
-        self.x_host, self.y_host, self._expected = x, y, None
-        return x, y
-
-    def poison(self) -> None:
-        """Fill the output with a NaN pattern, so an element no kernel wrote cannot pass."""
-        self.out.poison(self.stream)
-
-    def prepare(self) -> None:
-        """Fresh inputs and a poisoned output (before a checked run)."""
-        self.randomize()
-        self.poison()
-
-    def expected(self) -> np.ndarray:
-        if self._expected is None:
-            self._expected = reference(self.ops, self.x_host, self.y_host, self.scalar)
-        return self._expected
+    # --- inputs and checking (randomize, poison, prepare, expected: chain_buffers.ChainBuffers) ------------------
+    def output_buffers(self):
+        """The one output (the intermediates live in the graph's own allocations)."""
+        return (self.out,)
 
     def check_result(self, label: str = "") -> Verification:
         """Compare the output (waits for the stream) with NumPy on the current inputs."""
         got = self.out.to_numpy(stream=self.stream)
-        return compare_bits(label or f"graph memory nodes ({self.shape}, {self.how})", got, self.expected())
+        return self.compare(label or f"graph memory nodes ({self.shape}, {self.how})", got)
 
     def mismatches(self) -> int:
         return self.check_result().mismatches

@@ -19,6 +19,7 @@ from ..graphs.capture import capture_launches
 from ..graphs.exec import Graph, GraphExec
 from ..graphs.inspect import kernel_nodes_in_order
 from ..graphs.update import UpdateReport, set_kernel_params, try_exec_update
+from .chain_buffers import random_inputs
 from .ops import Verification, compare_bits, op_arguments, parse_ops, reference
 
 __all__ = ["Inputs", "fresh_inputs", "ChainGraph", "demonstrate_updates", "demonstrate_refused_update",
@@ -43,9 +44,9 @@ class Inputs:
 
 
 def fresh_inputs(device, n: int, scalar: float, rng: np.random.Generator) -> Inputs:
-    """New device buffers holding new standard-normal inputs (the caller closes them)."""
-    xh = rng.standard_normal(n, dtype=np.float32)
-    yh = rng.standard_normal(n, dtype=np.float32)
+    """New device buffers holding new standard-normal inputs (``chain_buffers.random_inputs``; the caller closes
+    them)."""
+    xh, yh = random_inputs(rng, n)
     x = device.to_device(xh)
     try:
         y = device.to_device(yh)

@@ -161,7 +161,7 @@ def test_records_made_before_schema_1_are_refused():
 
 
 @pytest.mark.parametrize("name, words", [("2026-11-29_H200_compare.json", "made before schema 1"),
-                                         ("2026-11-29_H200_core_overhead.json", "a benchmark script's summary")])
+                                         ("2026-11-29_H200_core_overhead.json", "a study or benchmark script's summary")])
 def test_the_committed_records_of_2026_11_29_are_refused(name, words):
     path = REPO / "benchmarks" / "results" / "2026-11-29_H200" / name
     if not path.exists():

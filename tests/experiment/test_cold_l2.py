@@ -57,7 +57,7 @@ def test_rotation_on_the_fake_driver_enqueues_exactly_iters_launches(fake_driver
         cold = ColdFused.from_chain(chain, sets=9)
         try:
             assert cold.sets == 9 and cold.unroll == 6 and cold.per_graph == 54  # ceil(50 / 9) rotations per graph
-            assert len(cold.launches) == 9 and len({id(b[0]) for b in cold.buffers}) == 9
+            assert len(cold.launches) == 9 and len({id(s.x) for s in cold.set_buffers}) == 9
             assert all(launch.config == chain.config for launch in cold.launches)  # the warm fused row's shape
             cold.run(54 * 3)  # real runner on the fake driver: capture, instantiate, launch
             real_runner = cold.runner
