@@ -24,6 +24,7 @@ def _pip_error(text):
     """What pip said went wrong, in a few lines: its ERROR lines and a failed subprocess's own output (git's
     "fatal: ..." for a git source), without the "See above for output" pointer (there is no above here)."""
     keep, inside = [], False
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)  # pip's colours: a last line of "\x1b[0m" says nothing
     for line in text.splitlines():
         s = line.strip().lstrip("×│╰─> ").strip()
         if "lines of output]" in line:
@@ -451,8 +452,8 @@ def _need_extra(name, importable, install):
             r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", *install], capture_output=True,
                                text=True)
             if r.returncode:
-                lines = [line for line in (r.stderr or r.stdout).splitlines() if line.strip()][-1:]
-                why = f"{why}, and pip could not install it ({' '.join(lines)})"
+                said = "; ".join(_pip_error((r.stderr or "") + "\n" + (r.stdout or ""))[-2:])
+                why = f"{why}, and pip could not install it ({said or f'exit {r.returncode}'})"
             else:
                 import importlib
                 importlib.invalidate_caches()

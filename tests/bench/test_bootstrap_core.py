@@ -4,18 +4,12 @@ one-level bootstrap and paired_stats' two-level one; the block size does not cha
 two-level bootstrap (which now draws like paired_stats') resamples groups, not values."""
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-from helpers import old_bootstrap as old  # noqa: E402
-
-from cugraphlab.bench.stats import bootstrap, intervals  # noqa: E402
-from cugraphlab.bench.stats.paired_stats import hierarchical_bootstrap  # noqa: E402
+import old_bootstrap as old  # tests/helpers: pyproject's pytest pythonpath
+from cugraphlab.bench.stats import bootstrap, intervals
+from cugraphlab.bench.stats.paired_stats import hierarchical_bootstrap
 
 
 def _values(rng, n, decimals=None, centre=4.0):

@@ -127,7 +127,7 @@ def test_missing_device_and_too_many_workers_are_refused(monkeypatch):
 
 # --- CLI: one line, exit 2, nothing started ---------------------------------------------------------------------
 @pytest.fixture
-def fake_driver(monkeypatch):
+def two_gpus_no_workers(monkeypatch):
     monkeypatch.setattr("cugraphlab.core.device.device_count", lambda: 2)
     monkeypatch.setattr("cugraphlab.bench.scale.plan.usable_cpus", lambda: 8)
 
@@ -143,7 +143,7 @@ def fake_driver(monkeypatch):
     (["--devices", "0,3"], "there is no CUDA device 3"), (["--threads", "1,16"], "more than the 8 CPU cores"),
     (["--launch", "eager,turbo"], "unknown launch kind 'turbo'"), (["--launches", "abc"], "--launches"),
     (["--work", "gemm"], "unknown --work"), (["--threads", "1,8", "--cross"], "16 launching threads")])
-def test_cli_bad_input_is_one_line_and_exit_2(argv, message, fake_driver, capsys):
+def test_cli_bad_input_is_one_line_and_exit_2(argv, message, two_gpus_no_workers, capsys):
     assert cli.main(["scale", *argv]) == 2
     out, err = capsys.readouterr()
     lines = err.strip().splitlines()

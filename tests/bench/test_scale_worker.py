@@ -161,7 +161,7 @@ def _fakes():
 
 
 @pytest.fixture
-def fake_driver(monkeypatch):
+def fake_workers(monkeypatch):
     for module, name, value in _fakes():
         monkeypatch.setattr(module, name, value)
 
@@ -208,7 +208,7 @@ def test_run_scale_end_to_end_with_spawned_processes(monkeypatch):
 
 
 @pytest.mark.parametrize("work, stream", [("empty", "per-thread"), ("empty", "shared"), ("chain", "per-thread")])
-def test_process_main_runs_every_round_and_checks(fake_driver, work, stream):
+def test_process_main_runs_every_round_and_checks(fake_workers, work, stream):
     kinds = ["eager", "graph", "graph10"]
     out = scale_worker.process_main(devices=[0, 0, 1], kinds=kinds, launches=200, work=work, size=1024,
                                     stream=stream, repeats=2, evidence=True, timeout_s=30)
@@ -230,7 +230,7 @@ def test_process_main_runs_every_round_and_checks(fake_driver, work, stream):
     assert out["device_names"] == {"0": "Fake GPU 0", "1": "Fake GPU 1"}
 
 
-def test_rows_from_a_real_process_main_result(fake_driver):
+def test_rows_from_a_real_process_main_result(fake_workers):
     from cugraphlab.bench.workers import WorkerOutcome
 
     config = make_config(threads="2", devices="0", launches=100, launch="eager,graphK", unroll=5, work="chain",
@@ -245,7 +245,7 @@ def test_rows_from_a_real_process_main_result(fake_driver):
     assert rows[1]["iters_per_s"] == pytest.approx(rows[1]["calls_per_s"] * 5)
 
 
-def test_a_failing_thread_fails_the_process_without_hanging(fake_driver, monkeypatch):
+def test_a_failing_thread_fails_the_process_without_hanging(fake_workers, monkeypatch):
     def broken(self, kind, iters, probe=False):
         if self.index == 1:
             raise RuntimeError("launch refused")

@@ -3,18 +3,12 @@
 ValueError."""
 from __future__ import annotations
 
-import pathlib
-import sys
-
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-
-from helpers import old_bootstrap as old  # noqa: E402
-
-from cugraphlab.bench.stats import bootstrap, fits, intervals, paired_diff, paired_stats, summary  # noqa: E402
-from cugraphlab.core.errors import InvalidArgumentError  # noqa: E402
+import old_bootstrap as old  # tests/helpers: pyproject's pytest pythonpath
+from cugraphlab.bench.stats import bootstrap, fits, intervals, paired_diff, paired_stats, summary
+from cugraphlab.core.errors import InvalidArgumentError
 
 
 def _costs(seed: int, m: int) -> np.ndarray:

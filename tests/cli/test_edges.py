@@ -19,26 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from helpers.skip_summary import cut_at_word  # noqa: E402
-from helpers.synthetic_records import noisy, probe_record  # noqa: E402
-
-from cugraphlab import cli  # noqa: E402
-from cugraphlab.cli import args as cli_args  # noqa: E402
-from cugraphlab.core.errors import NoDeviceError  # noqa: E402
+from cugraphlab import cli
+from cugraphlab.cli import args as cli_args
+from skip_summary import cut_at_word  # tests/helpers: pyproject's pytest pythonpath
+from synthetic_records import noisy, probe_record
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
-
-
-@pytest.fixture
-def no_gpu(monkeypatch):
-    def refuse(*a, **k):
-        raise NoDeviceError("no NVIDIA driver found (forced by the test)")
-
-    monkeypatch.setattr("cugraphlab.core.device.init", refuse)
-    monkeypatch.setattr("cugraphlab.core.device._initialised", False)
 
 
 # ------------------------------------------------------------------------------------------------------- show

@@ -454,6 +454,10 @@ error: subprocess-exited-with-error
     assert not any("See above" in line for line in lines)
     assert ns["_pip_error"]("ERROR: No matching distribution found for cuda-bindings>=99") == \
         ["ERROR: No matching distribution found for cuda-bindings>=99"]
+    # pip's colours (the H200's offline pip ended its stderr with "\x1b[0m", which the cell once showed alone)
+    coloured = "\x1b[31mERROR: Could not find a version that satisfies the requirement cupti-python==12.*\x1b[0m\n\x1b[0m\n"
+    assert ns["_pip_error"](coloured) == ["ERROR: Could not find a version that satisfies the requirement "
+                                          "cupti-python==12.*"]
 
 
 def _setup_one(build):

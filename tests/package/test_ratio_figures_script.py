@@ -11,9 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "ratio_figures.py"
-sys.path.insert(0, str(SCRIPT.parent))
 
-import ratio_figures as rf  # noqa: E402
+import ratio_figures as rf  # benchmarks/: pyproject's pytest pythonpath
 
 
 def _run(*args, cwd):
