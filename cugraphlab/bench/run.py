@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..core.device import Device
+from ..core.device import Device, opened
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.memory import validate_size
 from ..experiment.chain import Chain
@@ -89,7 +89,7 @@ def roof_entry(*, bytes_per_iter: int, warm_us: float, cold_us: float, copy, l2_
             "clock": "bytes / device us per iteration (cuEventElapsedTime); roof: copy clock"}
 
 
-def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
+def measure_run(device=0, *, size: int = 1 << 20, iters: int = 5000, ops=DEFAULT_OPS, scalar: float = 2.0,
                 repeats: int = 5, unroll: int = 1, seed: int | None = None, progress=None, cold_l2: bool = False,
                 chunks: int = CHUNKS) -> RunResult:
     """Time the chain eager, as a graph and fused (what ``cugraphlab run`` does), verify each mode, return the record.
@@ -101,8 +101,8 @@ def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=
 
     Parameters
     ----------
-    device : int
-        The device ordinal.
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
     size : int
         Floats per buffer.
     iters : int
@@ -146,7 +146,7 @@ def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=
     ops = parse_ops(ops)
     size = validate_size(size)
     plan = _plan(iters, repeats, unroll, chunks, cold_l2)
-    with Device(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
+    with opened(device) as dev, Chain(dev, ops, size, scalar, seed=seed) as chain, \
             dev.create_event() as start, dev.create_event() as end:
         env = collect(dev)
         cold = _adopt_cold(chain, seed) if cold_l2 else None
@@ -158,7 +158,8 @@ def measure_run(device: int = 0, *, size: int = 1 << 20, iters: int = 5000, ops=
         timings = interleave([_variant(chain, cold, m, k) for m, k in plan], iters, repeats, start, end,
                              lead_in=warm, progress=progress, chunks=chunks)
         results = _mode_results(plan, timings, iters, len(ops))
-        config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar, "device": device,
+        config = {"size": size, "iters": iters, "ops": list(ops), "scalar": scalar,
+                  "device": getattr(dev, "ordinal", device),
                   "repeats": repeats, "unroll": unroll, "chunks": chunks, "grid": chain.grid, "block": chain.block,
                   "chain": chain.describe()}
         roof = None if cold is None else _cold_roof(dev, cold, results, config)
