@@ -25,8 +25,8 @@ from .records.record import Record, clocks
 from .stats.summary import Summary
 from .timing import CHUNKS, DEVICE_CLOCK, WALL_CLOCK, Variant, interleave, time_mode  # time_mode: 0.1.0's home
 
-__all__ = ["ModeResult", "RunResult", "measure_run", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK", "COLD_MODE",
-           "roof_entry"]
+__all__ = ["ModeResult", "RunResult", "measure_run", "run_experiment", "time_mode", "WALL_CLOCK", "DEVICE_CLOCK",
+           "COLD_MODE", "roof_entry"]
 
 COLD_MODE = "fused (cold L2)"
 
@@ -178,7 +178,8 @@ def _plan(iters: int, repeats: int, unroll: int, chunks: int, cold_l2: bool) -> 
     if cold_l2:
         plan.append((COLD_MODE, 1))
     if unroll > 1 and iters % unroll:
-        raise InvalidArgumentError(f"iters ({iters}) must be a multiple of unroll ({unroll})", params=("iters", "unroll"))
+        raise InvalidArgumentError(f"iters ({iters}) must be a multiple of unroll ({unroll})",
+                                   params=("iters", "unroll"))
     return plan
 
 

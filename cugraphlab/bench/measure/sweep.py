@@ -13,6 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, OPS
@@ -76,8 +77,8 @@ def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes
 
     Parameters
     ----------
-    device : Device
-        The open device to measure on.
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
     sizes : iterable of int
         Floats per buffer (duplicates dropped, sorted).
     lengths : iterable of int
@@ -107,40 +108,41 @@ def measure_sweep(device, *, sizes=DEFAULT_SIZES, lengths=DEFAULT_LENGTHS, modes
         A driver call failed.
     """
     sizes, lengths = _checked(modes, sizes, lengths)
-    copy_gbps = copy_bandwidth_gbps(device)
-    rows: list[dict] = []
-    total = len(sizes) * len(lengths) * len(modes)
-    samples: dict[str, list[float]] = {}
-    rng = np.random.default_rng()
-    events = [device.create_event() for _ in range(SWEEP_CHUNKS + 1)]
-    try:
-        with device.load_kernels() as kernels:
-            for n in sizes:
-                x = rng.standard_normal(n, dtype=np.float32)
-                y = rng.standard_normal(n, dtype=np.float32)
-                for length in lengths:
-                    ops = chain_ops(length)
-                    # a fused kernel for this op sequence is compiled once per length (cached on disk after)
-                    with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
-                               pingpong=length > 4) as chain:
-                        for mode in modes:
-                            row, chunked = _sweep_point(chain, mode, ops, n, events, repeats, target_ms)
-                            rows.append(row)
-                            samples[f"{mode} n={n} len={length}"] = chunked
-                            if progress:
-                                progress(len(rows), total, f"{mode} n={n} len={length}: "
-                                                           f"{row['us_per_iter']:.2f} us/iter")
-    finally:
-        for e in events:
-            e.close()
-    config = {"sizes": sizes, "lengths": lengths, "modes": list(modes), "repeats": repeats, "target_ms": target_ms,
-              "verify_limit": VERIFY_LIMIT,
-              "bytes_rule": "binary op 12n, unary op 8n, fused 12n bytes per iteration"}
-    result = SweepResult(config=config, rows=rows, copy_gbps=copy_gbps, env=collect(device),
-                         clocks=clocks("device", "copy"))
-    for label, values in samples.items():
-        result.keep_samples(label, values, clock="device")
-    return result
+    with opened(device) as device:
+        copy_gbps = copy_bandwidth_gbps(device)
+        rows: list[dict] = []
+        total = len(sizes) * len(lengths) * len(modes)
+        samples: dict[str, list[float]] = {}
+        rng = np.random.default_rng()
+        events = [device.create_event() for _ in range(SWEEP_CHUNKS + 1)]
+        try:
+            with device.load_kernels() as kernels:
+                for n in sizes:
+                    x = rng.standard_normal(n, dtype=np.float32)
+                    y = rng.standard_normal(n, dtype=np.float32)
+                    for length in lengths:
+                        ops = chain_ops(length)
+                        # a fused kernel for this op sequence is compiled once per length (cached on disk after)
+                        with Chain(device, ops, n, kernels=kernels if ops == DEFAULT_OPS else None, inputs=(x, y),
+                                   pingpong=length > 4) as chain:
+                            for mode in modes:
+                                row, chunked = _sweep_point(chain, mode, ops, n, events, repeats, target_ms)
+                                rows.append(row)
+                                samples[f"{mode} n={n} len={length}"] = chunked
+                                if progress:
+                                    progress(len(rows), total, f"{mode} n={n} len={length}: "
+                                                               f"{row['us_per_iter']:.2f} us/iter")
+        finally:
+            for e in events:
+                e.close()
+        config = {"sizes": sizes, "lengths": lengths, "modes": list(modes), "repeats": repeats,
+                  "target_ms": target_ms, "verify_limit": VERIFY_LIMIT,
+                  "bytes_rule": "binary op 12n, unary op 8n, fused 12n bytes per iteration"}
+        result = SweepResult(config=config, rows=rows, copy_gbps=copy_gbps, env=collect(device),
+                             clocks=clocks("device", "copy"))
+        for label, values in samples.items():
+            result.keep_samples(label, values, clock="device")
+        return result
 
 
 def _checked(modes, sizes, lengths) -> tuple[list[int], list[int]]:
@@ -198,8 +200,8 @@ def run_sweep(device, **kwargs) -> SweepResult:
 
     Parameters
     ----------
-    device : Device
-        The device to measure on.
+    device : Device or int
+        A Device or an ordinal.
     **kwargs
         ``measure_sweep``'s keyword arguments (``sizes=``, ``lengths=``, ``modes=``, ...).
 

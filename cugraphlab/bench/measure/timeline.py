@@ -19,6 +19,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...core.device import opened
 from ...core.errors import InvalidArgumentError, positive_int
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
@@ -116,8 +117,8 @@ def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int
 
     Parameters
     ----------
-    device : Device
-        The open device to measure on.
+    device : Device or int
+        A Device (borrowed) or an ordinal (opened and closed here).
     ops : sequence of str or str
         The chain's ops (``experiment.ops.parse_ops``).
     size : int
@@ -159,7 +160,7 @@ def measure_timeline(device, *, ops=DEFAULT_OPS, size: int = 1 << 20, iters: int
         raise InvalidArgumentError(f"unknown timeline mode {unknown[0]!r}; modes: {', '.join(TIMELINE_MODES)}",
                                    params=("modes",))
     to_load = ["empty"] if probe else sorted(set(ops))
-    with Chain(device, ops, n, scalar) as chain, \
+    with opened(device) as device, Chain(device, ops, n, scalar) as chain, \
             device.load_kernels(names=to_load, options=("-DCGL_STAMP",)) as stamped, \
             device.array(2 * iters * len(ops), "uint64") as stamps:
         per_iter = chain.op_args()
@@ -238,8 +239,8 @@ def record_timeline(device, **kwargs) -> TimelineResult:
 
     Parameters
     ----------
-    device : Device
-        The open device to measure on.
+    device : Device or int
+        A Device or an ordinal.
     **kwargs
         ``measure_timeline``'s keyword arguments (``ops=``, ``size=``, ``iters=``, ``modes=``, ...).
 
