@@ -54,11 +54,13 @@ class NativeCompileError(CugraphlabError):
 
 
 class NativeLibrary(ctypes.CDLL):
-    """A ``ctypes.CDLL`` that also says where it came from: ``path``, ``key``, ``compiler``, ``cache_hit``."""
+    """A ``ctypes.CDLL`` that also says where it came from: ``path``, ``key``, ``compiler``, ``cache_hit``; a library
+    of prepared calls also maps its entry points to their addresses (``addresses``, ``core.native_library``)."""
 
     def __init__(self, path: str, *, key: str, compiler: str, cache_hit: bool):
         super().__init__(path)
         self.path, self.key, self.compiler, self.cache_hit = path, key, compiler, cache_hit
+        self.addresses: dict[str, int] = {}
 
 
 def _compiler_command() -> list[str] | None:

@@ -45,23 +45,20 @@ import ctypes
 import functools
 from typing import Any
 
-from .errors import CugraphlabError, InvalidArgumentError, UnsupportedError
+from .errors import InvalidArgumentError, UnsupportedError
 from .native_builtin import (
     CLOSED_STATUS,
     NATIVE_C_PRELUDE,
     BuiltinCall,
-    PyApi,
-    install_python_api,
     libcuda_entry,
     make_builtin,
-    python_api,
     raise_native_status,
 )
 
 __all__ = ["NativeLaunch", "NativeGraphLaunch", "NATIVE_LAUNCH_SOURCE", "native_launch_library",
            "launch_kernel_entry", "graph_launch_entry", "raise_launch_status", "CLOSED_STATUS"]
 
-_ABI = 2
+_ABI = 3
 
 #: The C side. Driver and Python types are declared here; every entry point arrives as a function pointer.
 NATIVE_LAUNCH_SOURCE = r"""
@@ -73,7 +70,7 @@ typedef CUresult (*cgl_launch_kernel_fn)(void *f, unsigned int gridDimX, unsigne
                                          void **kernelParams, void **extra);
 typedef CUresult (*cgl_graph_launch_fn)(void *hGraphExec, void *hStream);
 
-/* One prepared launch. Field order and types mirror _State in core/native_launch.py (checked by size). */
+/* One prepared launch. Field order and types mirror _State in core/native_launch.py (checked field by field). */
 typedef struct {
     void *entry;          /* cuLaunchKernel or cuGraphLaunch */
     void *function;       /* CUfunction (kernel) or CUgraphExec (graph) */
@@ -90,9 +87,23 @@ typedef struct {
     int64_t failures;     /* calls that did not return CUDA_SUCCESS */
 } cgl_native_launch;
 
-int cgl_native_abi(void) { return 2; }
-size_t cgl_native_sizeof(void) { return sizeof(cgl_native_launch); }
+int cgl_native_abi(void) { return 3; }
 size_t cgl_native_api_sizeof(void) { return sizeof(cgl_py_api); }
+
+#define CGL_F(f) offsetof(cgl_native_launch, f)
+/* The struct's size, then the offset of every field, in _State's order (core.native_library.ctypes_layout). */
+static const size_t cgl_layout[] = {
+    sizeof(cgl_native_launch), CGL_F(entry), CGL_F(function), CGL_F(stream), CGL_F(params), CGL_F(result),
+    CGL_F(raiser), CGL_F(grid), CGL_F(block), CGL_F(shared_bytes), CGL_F(release_gil), CGL_F(open), CGL_F(status),
+    CGL_F(failures)
+};
+
+size_t cgl_native_layout(size_t *out, size_t n)
+{
+    size_t i, count = sizeof(cgl_layout) / sizeof(cgl_layout[0]);
+    for (i = 0; i < n && i < count; ++i) out[i] = cgl_layout[i];
+    return count;
+}
 
 void cgl_native_set_api(const cgl_py_api *a) { api = *a; }
 
@@ -144,36 +155,16 @@ class _State(ctypes.Structure):
                 ("status", ctypes.c_int32), ("failures", ctypes.c_int64)]
 
 
-_libraries: dict = {}
-
-
 def native_launch_library(cache=None):
-    """The C of ``NATIVE_LAUNCH_SOURCE`` built (or loaded from the cache) and given the Python API, once per cache
-    folder. UnsupportedError without a C compiler (one line) or off CPython; NativeCompileError if the compiler
-    refuses the source."""
-    from .cache import default_cache
-    from .native import load_c_library
+    """The C of ``NATIVE_LAUNCH_SOURCE`` built (or loaded from the cache), its struct checked field by field against
+    ``_State``, and given the Python API, once per cache folder (``core.native_library``, the one loader).
+    UnsupportedError without a C compiler (one line), off CPython or where the layouts differ; NativeCompileError
+    if the compiler refuses the source."""
+    from .native_library import load_native_library
 
-    cache = default_cache() if cache is None else cache
-    key = (str(getattr(cache, "folder", "")), bool(getattr(cache, "enabled", True)))
-    lib = _libraries.get(key)
-    if lib is not None:
-        return lib
-    python_api()  # UnsupportedError off CPython, before compiling anything
-    lib = load_c_library(NATIVE_LAUNCH_SOURCE, "native_launch", cache=cache)
-    lib.cgl_native_abi.restype = ctypes.c_int
-    lib.cgl_native_sizeof.restype = ctypes.c_size_t
-    lib.cgl_native_api_sizeof.restype = ctypes.c_size_t
-    if lib.cgl_native_abi() != _ABI:  # pragma: no cover - a stale library under the same key
-        raise CugraphlabError("the native launch library has an unexpected ABI: clear the cache (CUGRAPHLAB_CACHE_DIR)")
-    if lib.cgl_native_sizeof() != ctypes.sizeof(_State) or lib.cgl_native_api_sizeof() != ctypes.sizeof(PyApi):
-        raise UnsupportedError(f"native launch: the C compiler lays the launch struct out in "
-                               f"{lib.cgl_native_sizeof()} bytes, ctypes in {ctypes.sizeof(_State)}")
-    install_python_api(lib, "cgl_native_set_api")  # copied into the library's own static table
-    lib.addresses = {n: ctypes.cast(getattr(lib, n), _VP).value
-                     for n in ("cgl_native_fire", "cgl_native_fire_graph", "cgl_native_capsule_free")}
-    _libraries[key] = lib
-    return lib
+    return load_native_library(NATIVE_LAUNCH_SOURCE, "native_launch", "cgl_native", abi=_ABI, struct=_State,
+                               entry_points=("cgl_native_fire", "cgl_native_fire_graph", "cgl_native_capsule_free"),
+                               what="native launch", cache=cache)
 
 
 def launch_kernel_entry() -> int:

@@ -88,7 +88,7 @@ def test_without_a_compiler_the_native_ways_are_skipped_with_the_reason(monkeypa
     from cugraphlab.core import native_launch
 
     monkeypatch.setenv("CC", "no-such-compiler-cgl")
-    monkeypatch.setattr(native_launch, "_libraries", {})
+    monkeypatch.setattr("cugraphlab.core.native_library._libraries", {})
     monkeypatch.setattr(native_launch, "launch_kernel_entry", lambda: 0x1)
     rig = _Rig()
     rig.mode = "launch"

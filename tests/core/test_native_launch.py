@@ -280,10 +280,27 @@ def test_no_c_compiler_is_one_unsupported_line(monkeypatch, tmp_path):
     from cugraphlab.core import native_launch as nlm
 
     monkeypatch.setenv("CC", "no-such-compiler-cgl")
-    monkeypatch.setattr(nlm, "_libraries", {})
+    monkeypatch.setattr("cugraphlab.core.native_library._libraries", {})
     with pytest.raises(UnsupportedError) as e:
         nlm.native_launch_library(Cache(tmp_path))
     assert "no C compiler" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_layout_disagreement_is_one_unsupported_line(monkeypatch, tmp_path):
+    """The launch struct is checked field by field (size, then each offset), as the update struct is."""
+    import ctypes
+
+    from cugraphlab.core import native_launch as nlm
+    from cugraphlab.core import native_library
+
+    want = native_library.ctypes_layout(nlm._State)
+    assert len(want) == 14 and want[0] == ctypes.sizeof(nlm._State) and want[1:4] == [0, 8, 16]
+    swapped = want[:7] + [want[8], want[7]] + want[9:]  # grid and block swapped: same size, other offsets
+    monkeypatch.setattr(native_library, "_libraries", {})
+    monkeypatch.setattr(native_library, "ctypes_layout", lambda struct: swapped)
+    with pytest.raises(UnsupportedError, match="native launch: the C compiler lays the struct out") as e:
+        nlm.native_launch_library(Cache(tmp_path))
+    assert "\n" not in str(e.value)
 
 
 def test_the_library_is_built_once_per_cache(cache):

@@ -96,11 +96,13 @@ def test_the_c_layout_is_ctypes_and_the_driver_structs_are_cuda_hs(cache):
 
 
 def test_a_layout_disagreement_is_one_unsupported_line(monkeypatch, tmp_path):
+    from cugraphlab.core import native_library
     from studies.exec_update import native_update as nu
 
-    monkeypatch.setattr(nu, "_libraries", {})
-    monkeypatch.setattr(nu, "_ctypes_layout", lambda: [0] * 29)
-    with pytest.raises(UnsupportedError, match="lays the update struct out") as e:
+    assert len(native_library.ctypes_layout(nu._State)) == 29  # what the C side lists (cgl_update_layout)
+    monkeypatch.setattr(native_library, "_libraries", {})
+    monkeypatch.setattr(native_library, "ctypes_layout", lambda struct: [0] * 29)
+    with pytest.raises(UnsupportedError, match="native update: the C compiler lays the struct out") as e:
         nu.native_update_library(Cache(tmp_path))
     assert "\n" not in str(e.value)
 
@@ -283,7 +285,7 @@ def test_no_c_compiler_is_one_unsupported_line(monkeypatch, tmp_path):
     from studies.exec_update import native_update as nu
 
     monkeypatch.setenv("CC", "no-such-compiler-cgl")
-    monkeypatch.setattr(nu, "_libraries", {})
+    monkeypatch.setattr("cugraphlab.core.native_library._libraries", {})
     with pytest.raises(UnsupportedError) as e:
         nu.native_update_library(Cache(tmp_path))
     assert "no C compiler" in str(e.value) and "\n" not in str(e.value)

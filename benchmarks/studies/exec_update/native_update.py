@@ -40,15 +40,12 @@ import ctypes
 import functools
 
 from cugraphlab.core._calls import driver_module
-from cugraphlab.core.errors import CudaError, CugraphlabError, InvalidArgumentError, UnsupportedError
+from cugraphlab.core.errors import CudaError, InvalidArgumentError, UnsupportedError
 from cugraphlab.core.native_builtin import (
     NATIVE_C_PRELUDE,
     BuiltinCall,
-    PyApi,
-    install_python_api,
     libcuda_entry,
     make_builtin,
-    python_api,
     raise_native_status,
 )
 from cugraphlab.graphs.handles import as_handle
@@ -192,52 +189,16 @@ class _State(ctypes.Structure):
                 ("calls", ctypes.c_int64), ("failures", ctypes.c_int64)]
 
 
-def _ctypes_layout() -> list[int]:
-    """What ``cgl_update_layout`` must answer, computed by ctypes."""
-    out = [ctypes.sizeof(_State)]
-    for name, kind in _State._fields_:
-        base = getattr(_State, name).offset
-        if kind in (ResultInfo, KernelNodeParams):
-            out += [base + getattr(kind, f).offset for f, _ in kind._fields_]
-        else:
-            out.append(base)
-    return out + [ctypes.sizeof(ResultInfo), ctypes.sizeof(KernelNodeParams)]
-
-
-_libraries: dict = {}
-
-
 def native_update_library(cache=None):
     """The C of ``NATIVE_UPDATE_SOURCE`` built (or loaded from the cache) and given the Python API, once per cache
-    folder; its struct layout checked field by field against ctypes'. UnsupportedError without a C compiler (one
-    line), off CPython, or where the layouts differ; NativeCompileError if the compiler refuses the source."""
-    from cugraphlab.core.cache import default_cache
-    from cugraphlab.core.native import load_c_library
+    folder; its struct layout checked field by field against ctypes' (``cugraphlab.core.native_library``, the one
+    loader of the package's launches too). UnsupportedError without a C compiler (one line), off CPython, or where
+    the layouts differ; NativeCompileError if the compiler refuses the source."""
+    from cugraphlab.core.native_library import load_native_library
 
-    cache = default_cache() if cache is None else cache
-    key = (str(getattr(cache, "folder", "")), bool(getattr(cache, "enabled", True)))
-    lib = _libraries.get(key)
-    if lib is not None:
-        return lib
-    python_api()  # UnsupportedError off CPython, before compiling anything
-    lib = load_c_library(NATIVE_UPDATE_SOURCE, "native_update", cache=cache)
-    lib.cgl_update_abi.restype = ctypes.c_int
-    lib.cgl_update_api_sizeof.restype = ctypes.c_size_t
-    lib.cgl_update_layout.restype = ctypes.c_size_t
-    lib.cgl_update_layout.argtypes = (ctypes.POINTER(ctypes.c_size_t), ctypes.c_size_t)
-    if lib.cgl_update_abi() != _ABI:  # pragma: no cover - a stale library under the same key
-        raise CugraphlabError("the native update library has an unexpected ABI: clear the cache (CUGRAPHLAB_CACHE_DIR)")
-    want = _ctypes_layout()
-    got = (ctypes.c_size_t * len(want))()
-    count = lib.cgl_update_layout(got, len(want))
-    if count != len(want) or list(got) != want or lib.cgl_update_api_sizeof() != ctypes.sizeof(PyApi):
-        raise UnsupportedError(f"native update: the C compiler lays the update struct out as {list(got)}, "
-                               f"ctypes as {want}")
-    install_python_api(lib, "cgl_update_set_api")
-    lib.addresses = {n: ctypes.cast(getattr(lib, n), _VP).value
-                     for n in ("cgl_update_fire", "cgl_set_params_fire", "cgl_update_capsule_free")}
-    _libraries[key] = lib
-    return lib
+    return load_native_library(NATIVE_UPDATE_SOURCE, "native_update", "cgl_update", abi=_ABI, struct=_State,
+                               entry_points=("cgl_update_fire", "cgl_set_params_fire", "cgl_update_capsule_free"),
+                               what="native update", cache=cache)
 
 
 def exec_update_entry() -> int:
