@@ -87,12 +87,12 @@ def _unjudgeable(d: Mapping, source: str) -> str | None:
                 "a command wrote (--json)")
     if schema is not None:
         return None
+    if _kind_class(kind) is not None:  # a Record class (a study's too, where its module is loaded) keeps samples
+        return (f"{source} ({kind}) was made before schema 1, when cugraphlab kept no raw samples: re-run the "
+                "command with --json")
     if is_study_kind(kind):
         return (f"{source} ({kind}) is a study or benchmark script's summary: it keeps no raw samples per row, so there is "
                 "nothing to judge (the commands' --json records keep them)")
-    if _kind_class(kind) is not None:
-        return (f"{source} ({kind}) was made before schema 1, when cugraphlab kept no raw samples: re-run the "
-                "command with --json")
     return f"{source} ({kind}) has no schema and no raw samples: not a record diff can judge"
 
 

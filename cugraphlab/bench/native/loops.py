@@ -26,7 +26,7 @@ import ctypes
 from typing import Callable
 
 from ...core._calls import driver_fn, driver_module
-from ...core.errors import NoDeviceError, check
+from ...core.errors import InvalidArgumentError, NoDeviceError, check
 from ...core.native import NativeLibrary, load_c_library
 from ...graphs.handles import as_handle
 
@@ -184,7 +184,7 @@ class NativeFloor:
         the first failing call."""
         dims = tuple(int(d) for d in dims)
         if len(dims) != 7:
-            raise ValueError(f"dims must hold 7 values (grid xyz, block xyz, shared bytes), got {len(dims)}")
+            raise InvalidArgumentError(f"dims must hold 7 values (grid xyz, block xyz, shared bytes), got {len(dims)}")
         c_dims = (ctypes.c_uint * 7)(*dims)
         fn, f, s, p = _VP(self.entry["cuLaunchKernel"]), _VP(func), _VP(stream), _VP(params or None)
         out = LoopResult()
@@ -203,7 +203,7 @@ class NativeFloor:
         """The C loop of a ``core.launch.Launch`` (not programmatic): its CUfunction, grid, block, shared memory,
         packed kernelParams and stream. Wraps cuLaunchKernel (CUDA Driver API, "Execution Control")."""
         if launch.config.programmatic:
-            raise ValueError("the C loop calls cuLaunchKernel: a programmatic Launch needs cuLaunchKernelEx")
+            raise InvalidArgumentError("the C loop calls cuLaunchKernel: a programmatic Launch needs cuLaunchKernelEx")
         dims = (*launch.config.grid, *launch.config.block, launch.config.shared_bytes)
         loop = self.raw_launch_loop(handle_address(launch.kernel), dims, handle_address(launch.stream),
                                     int(launch.args.address))
@@ -246,7 +246,7 @@ def bindings_loop(launch) -> Callable[[int], None]:
     fn = driver_module().cuLaunchKernel
     c = launch.call_args if not launch.config.programmatic else None
     if c is None:
-        raise ValueError("bindings_loop needs a cuLaunchKernel Launch (not programmatic)")
+        raise InvalidArgumentError("bindings_loop needs a cuLaunchKernel Launch (not programmatic)")
 
     def loop(n: int) -> None:
         for _ in range(n):

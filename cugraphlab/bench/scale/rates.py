@@ -10,6 +10,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError
 from ..stats.summary import summarize
 
 __all__ = ["spread", "round_rates", "combine_repeats", "add_speedups", "device_activity", ]
@@ -33,7 +34,7 @@ def round_rates(rounds: Sequence[dict]) -> dict:
     and ``span_s``.
     """
     if not rounds:
-        raise ValueError("a round needs at least one worker")
+        raise InvalidArgumentError("a round needs at least one worker")
     t0 = min(int(r["t0_ns"]) for r in rounds)
     t1 = max(int(r["t1_ns"]) for r in rounds)
     span_ns = max(t1 - t0, 1)

@@ -17,6 +17,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError
 from ..records.record import Record, clocks
 from ..workers import WorkerOutcome, run_workers
 from .gil import gil_probe_main, gil_verdict
@@ -111,7 +112,7 @@ def run_scale(config: ScaleConfig, progress: Callable[[str], None] | None = None
     (its ``env``: bench.records.environment.collect of the first device)."""
     say = progress or (lambda _msg: None)
     if config.devices is None:
-        raise ValueError("run_scale needs resolved devices: call bench.scale.plan.resolve_devices(config) first")
+        raise InvalidArgumentError("run_scale needs resolved devices: call bench.scale.plan.resolve_devices(config) first")
     say("GIL probe: a busy Python thread beside a launching one")
     gil, env = run_gil_probe(config)
     points = plan_points(config)

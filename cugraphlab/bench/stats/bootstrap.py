@@ -34,6 +34,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
+from ...core.errors import InvalidArgumentError
+
 __all__ = ["plain_medians", "two_level_medians", "two_level_draws", "TwoLevelDraws", "CHUNK_VALUES"]
 
 #: Positions drawn per block of replicates: a block's arrays (2 MB of uniforms) stay in the CPU's cache, which
@@ -129,11 +131,11 @@ def two_level_medians(groups: Sequence[np.ndarray], resamples: int, rng: np.rand
     xs, rank = _ranks(np.concatenate(gs))
     if draws is not None:
         if draws.counts != tuple(int(k) for k in counts):
-            raise ValueError(f"draws made for groups of {draws.counts} values, given groups of {tuple(counts)}")
+            raise InvalidArgumentError(f"draws made for groups of {draws.counts} values, given groups of {tuple(counts)}")
         resamples = draws.drawn.shape[0]
         drawn, lengths, spare = draws.drawn, draws.lengths, draws.spare
     elif rng is None:
-        raise ValueError("two_level_medians needs rng or draws")
+        raise InvalidArgumentError("two_level_medians needs rng or draws")
     else:
         drawn = rng.integers(0, c, size=(resamples, c))                       # the groups of every replicate
         lengths = counts[drawn].sum(axis=1)

@@ -85,7 +85,7 @@ class Summary:
         names = [f.name for f in fields(cls) if f.name != "samples"]
         missing = [k for k in names if k not in d]
         if missing:
-            raise ValueError(f"Summary.from_dict: missing keys {missing}")
+            raise InvalidArgumentError(f"Summary.from_dict: missing keys {missing}")
         rel = d["rel_spread"]
         return cls(
             median=float(d["median"]),
@@ -223,7 +223,7 @@ def sample_adaptively(
     while True:
         value = float(sample_fn())
         if not math.isfinite(value):
-            raise ValueError(f"sample_fn returned a non-finite sample: {value!r}")
+            raise InvalidArgumentError(f"sample_fn returned a non-finite sample: {value!r}")
         samples.append(value)
         n = len(samples)
         elapsed = clock_fn() - t0
