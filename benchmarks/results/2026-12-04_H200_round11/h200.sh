@@ -72,7 +72,8 @@ phase_run() {  # cugraphlab run at 2^20 and 1,024 floats, twice, alternated; wit
         echo "=== ${who/before/$label} run ${size} round $round" >> "$log"
         local json="$r/${who}_${size/^/_}_$round.json"
         if [ "$who" = before ]; then
-          t 90 "run_${who}_${size/^/_}_$round" env -C "$CGL_BEFORE" PYTHONPATH="$site_only" \
+          # its records name the before tree (CUGRAPHLAB_COMMIT, exported for the after tree, would name that)
+          t 90 "run_${who}_${size/^/_}_$round" env -C "$CGL_BEFORE" PYTHONPATH="$site_only" CUGRAPHLAB_COMMIT="$label" \
             $PY -m cugraphlab run --size "$size" --json "$json" >> "$log" 2>&1
         else
           t 90 "run_${who}_${size/^/_}_$round" $cgl run --size "$size" --json "$json" >> "$log" 2>&1

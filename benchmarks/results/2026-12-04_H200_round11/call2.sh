@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# session 11, call 2: the GPU suite under cu13, then `run` before (1ca824e, the tree this session started from) and after
+cd "$(dirname "$0")/.."
+export CUGRAPHLAB_COMMIT="$1"
+python3 -m pip install --no-deps --no-build-isolation --no-index -q -e . > $OUT/install.log 2>&1
+nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/gpu.txt 2>&1
+CGL_BEFORE=.before CGL_BEFORE_LABEL=1ca824e H200_BUDGET=${BUDGET:-520} \
+  bash benchmarks/h200.sh ${PHASES:-gputests,run} $OUT > $OUT/h200_call2.out 2>&1
+echo "h200.sh rc=$?" >> $OUT/h200_call2.out
+cd $OUT && tar cf final.tar --exclude=final.tar . 2>/dev/null; find . -mindepth 1 -maxdepth 1 ! -name final.tar ! -name h200_call2.out -exec rm -rf {} +
+ls -la; tail -30 h200_call2.out
