@@ -19,8 +19,8 @@ import time
 
 from cugraphlab.bench.compare import DEFAULT_SIZES, compare
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.core.files import write_csv, write_json
 from cugraphlab.report.compare import classic_rows, render_classic, render_compare
-from cugraphlab.report.files import write_csv, write_json
 
 STACKS = ("cugraphlab", "cupy_ufunc", "torch")
 

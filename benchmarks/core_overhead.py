@@ -28,8 +28,8 @@ from cugraphlab import Chain, Device, NoDeviceError
 from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.run import measure_run
 from cugraphlab.bench.stats.summary import summarize
+from cugraphlab.core.files import write_json
 from cugraphlab.report.env import versions_line
-from cugraphlab.report.files import write_json
 from cugraphlab.report.run import render_run
 from cugraphlab.report.tables import format_table
 

@@ -36,8 +36,8 @@ from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.records.record import Record, clocks
 from cugraphlab.bench.scripts import require_gpu, run_main
 from cugraphlab.core.errors import check
+from cugraphlab.core.files import write_json
 from cugraphlab.report.diff import render_diff
-from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
 
 ROLES = ("base", "delayed", "repeat")

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from cugraphlab.bench.doctor import measure_doctor
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.core.files import write_json
 from cugraphlab.report.doctor import render_doctor
-from cugraphlab.report.files import write_json
 from cugraphlab.report.tables import format_table
 from doctor_programs import INTENDED, counts, counts_line, run_all, unintended
 from doctor_trees import before_after, compare_rows, ratios, verdict

@@ -23,7 +23,7 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 from cugraphlab.bench.scripts import require_gpu, run_main
-from cugraphlab.report.files import Tee
+from cugraphlab.core.files import Tee
 
 
 def cupy_rows(device: int) -> list[dict]:

@@ -16,8 +16,8 @@ import sys
 import time
 
 from cugraphlab.bench.doctor import measure_doctor
+from cugraphlab.core.files import write_json
 from cugraphlab.report.doctor import field_counts, render_doctor
-from cugraphlab.report.files import write_json
 
 
 def main() -> int:

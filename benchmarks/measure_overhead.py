@@ -150,7 +150,7 @@ def main(argv=None) -> int:
               f"sign test p = {a['p_sign']:.2g}); goal <= {pr['goal_us']} us: {pr['verdict']} ({pr['reason']})")
     path = args.json or (args.out / "measure_overhead.json" if args.out else None)
     if path:
-        from cugraphlab.report.files import write_json
+        from cugraphlab.core.files import write_json
 
         write_json(path, result)
         print(f"written to {path}")

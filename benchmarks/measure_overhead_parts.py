@@ -131,7 +131,7 @@ def main(argv=None) -> int:
     print(f"saxpy output bit-equal to NumPy after the rounds: {bits_ok}")
     path = args.json or (args.out / "measure_overhead_parts.json" if args.out else None)
     if path:
-        from cugraphlab.report.files import write_json
+        from cugraphlab.core.files import write_json
 
         write_json(path, result)
         print(f"written to {path}")

@@ -29,7 +29,7 @@ from cugraphlab.graphs.memory import graph_mem_footprint, trim_graph_mem
 #: the development goal this benchmark judges (the record keeps the overheads, not the goal): steady-state launch of
 #: the memory-node graph within this many percent of the preallocated chain, device clock, on the best shape
 GOAL_PCT = 2.0
-from cugraphlab.report.files import write_json
+from cugraphlab.core.files import write_json
 from cugraphlab.report.memnodes import fmt_bytes, render_memnodes
 from cugraphlab.report.tables import format_table
 

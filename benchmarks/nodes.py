@@ -17,8 +17,8 @@ import time
 import cugraphlab as cgl
 from cugraphlab.bench.graphs.nodes import measure_nodes
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.core.files import write_json
 from cugraphlab.experiment import nodes as lessons
-from cugraphlab.report.files import write_json
 from cugraphlab.report.nodes import render_nodes
 
 faulthandler.enable()  # a crash inside the driver or ctypes prints the Python stack of every thread, then dies

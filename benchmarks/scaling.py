@@ -25,8 +25,8 @@ from cugraphlab.bench.probes.hold import DeviceHold
 from cugraphlab.bench.scaling.paired import evaluate_goals
 from cugraphlab.bench.scaling.sweep import make_plan, measure_scaling
 from cugraphlab.bench.scripts import require_gpu, run_main
+from cugraphlab.core.files import write_csv
 from cugraphlab.experiment.scaling import ScalingWorkload, Shape
-from cugraphlab.report.files import write_csv
 from cugraphlab.report.scaling import csv_rows, goal_lines, plot_scaling, render_scaling, write_scaling_json
 
 #: the development goals this benchmark judges (the record keeps the figures, not these): host cuGraphLaunch, device

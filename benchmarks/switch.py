@@ -22,8 +22,8 @@ from pathlib import Path
 import cugraphlab as cgl
 from cugraphlab.bench.graphs.switch import measure_switch
 from cugraphlab.bench.scripts import require_gpu
+from cugraphlab.core.files import write_json
 from cugraphlab.experiment.switch_views import SWITCH_VIEW_MODES, inspect_mode
-from cugraphlab.report.files import write_json
 from cugraphlab.report.graphs import render_graph
 from cugraphlab.report.switch import render_switch
 from cugraphlab.report.tables import format_table

@@ -16,7 +16,7 @@ from cugraphlab import Chain, Device, NoDeviceError
 from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.stats.summary import summarize
 from cugraphlab.bench.timing import time_mode
-from cugraphlab.report.files import write_json
+from cugraphlab.core.files import write_json
 from cugraphlab.report.tables import format_table
 
 ITERS, REPEATS = 2000, 5

@@ -35,10 +35,10 @@ from pathlib import Path
 import cugraphlab as cgl
 from cugraphlab.bench.graphs.conditional import WHILE_FOLDED, WHILE_PDL, every_name, measure_while, unrolled_name
 from cugraphlab.bench.scripts import require_gpu
+from cugraphlab.core.files import Tee, write_json
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.conditional import conditional_graphs
 from cugraphlab.graphs.pdl_edges import ProgrammaticEdgesRefused
-from cugraphlab.report.files import Tee, write_json
 from cugraphlab.report.graphs import render_conditional
 from cugraphlab.report.tables import format_table
 

@@ -24,7 +24,17 @@ from .records.environment import collect
 from .records.record import Record, clocks
 from .stats.summary import summarize
 
-__all__ = ["DoctorResult", "measure_doctor", "measure_overhead", "run_doctor"]
+__all__ = ["DoctorResult", "field_counts", "measure_doctor", "measure_overhead", "run_doctor"]
+
+
+def field_counts(rows) -> dict:
+    """The counts of field gallery rows (FieldResult / ReplayResult, or their dicts): cases, run (not skipped),
+    caught, fixes that work, crashes, hangs, skipped."""
+    rows = [r.to_dict() if hasattr(r, "to_dict") else r for r in rows]
+    run = [r for r in rows if not r["skipped"]]
+    return {"cases": len(rows), "run": len(run), "caught": sum(bool(r["caught"]) for r in run),
+            "fix_works": sum(bool(r["fix_works"]) for r in run), "crashes": sum(bool(r["crashed"]) for r in rows),
+            "hangs": sum(bool(r["hung"]) for r in rows), "skipped": len(rows) - len(run)}
 
 
 @dataclass(kw_only=True)
@@ -57,15 +67,11 @@ class DoctorResult(Record):
     @property
     def field_counts(self) -> dict:
         """The field gallery's counts: cases, run (not skipped), caught, fixes that work, crashes, hangs."""
-        from ..report.doctor import field_counts
-
         return field_counts(self.field_cases)
 
     @property
     def field_ok(self) -> bool:
         """No crash, no hang, every case that ran caught and fixed (replay hazards too), every clean program clean."""
-        from ..report.doctor import field_counts
-
         n, r = self.field_counts, field_counts(self.replay)
         clean = all(c["ok"] or c["skipped"] for c in self.clean)
         return (n["crashes"] == 0 and n["hangs"] == 0 and n["caught"] == n["run"] == n["fix_works"]

@@ -230,10 +230,10 @@ def add_judge(p, default: str | None, what: str) -> None:
 
 def check_output_paths(args: argparse.Namespace) -> None:
     """Every output option given can be written (InvalidArgumentError naming the first that cannot): a file option
-    as ``report.files.check_output`` says (an empty path, a folder, a block device ... refused; a symlink followed;
-    a character device or FIFO written through), a stem option names files (``report.files.stem_path``: not
+    as ``core.files.check_output`` says (an empty path, a folder, a block device ... refused; a symlink followed;
+    a character device or FIFO written through), a stem option names files (``core.files.stem_path``: not
     ``plots/``) whose ``.png`` can be written."""
-    from ..report.files import check_output, stem_path
+    from ..core.files import check_output, stem_path
 
     for name in OUTPUT_FILE_OPTIONS:
         value = getattr(args, name, None)
@@ -273,7 +273,7 @@ def _checked(option: str, value: str, check):
 def save_json(path: str | None, record) -> None:
     """Write ``record`` (its ``to_dict()``) to ``path`` when the option was given, and say where."""
     if path:
-        from ..report.files import write_json
+        from ..core.files import write_json
 
         write_json(path, record)
         announce("record", path)
@@ -286,8 +286,8 @@ def announce(what: str, paths) -> None:
 
 def written(paths) -> str:
     """The file (or files) a command wrote, as its line names them: each with ``(created the folder F)`` where the
-    folder had to be made (``report.files.written_text``)."""
-    from ..report.files import written_text
+    folder had to be made (``core.files.written_text``)."""
+    from ..core.files import written_text
 
     if isinstance(paths, (str, os.PathLike)):
         return written_text(paths)

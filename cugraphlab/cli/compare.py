@@ -94,7 +94,7 @@ def cmd_compare(args) -> int:
         print()
     save_json(args.json, result)
     if args.csv:
-        from ..report.files import write_csv
+        from ..core.files import write_csv
 
         write_csv(args.csv, result.csv_rows())
         announce("rows", args.csv)

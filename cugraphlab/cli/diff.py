@@ -87,7 +87,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
         announce("figures", plot_diff(result, args.plot))
     if args.json:
-        from ..report.files import write_json
+        from ..core.files import write_json
 
         announce("record", write_json(args.json, result))
     if result.fails(fail_on):

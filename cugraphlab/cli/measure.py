@@ -126,7 +126,7 @@ def cmd_sweep(args) -> int:
         announce("figures", written)
     save_json(args.json, result)
     if args.csv:
-        from ..report.files import write_csv
+        from ..core.files import write_csv
 
         write_csv(args.csv, result.rows)
         announce("rows", args.csv)

@@ -95,11 +95,11 @@ def cmd_scale(args) -> int:
 
         written += plot_scale(data, args.plot)
     if args.json:
-        from ..report.files import write_json
+        from ..core.files import write_json
 
         written.append(write_json(args.json, record))
     if args.csv:
-        from ..report.files import write_csv
+        from ..core.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(data)))
     print(render_scale(data))

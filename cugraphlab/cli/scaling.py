@@ -81,7 +81,7 @@ def cmd_scaling(args) -> int:
     if args.json:
         written.append(write_scaling_json(args.json, result.to_dict()))
     if args.csv:
-        from ..report.files import write_csv
+        from ..core.files import write_csv
 
         written.append(write_csv(args.csv, csv_rows(result)))
     print(render_scaling(result))

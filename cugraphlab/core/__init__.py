@@ -3,7 +3,8 @@ programs and their cache, modules and kernels, launches. Knows nothing of graphs
 
 Read in this order: errors, _calls (the door, in three rooms: _door, _compat, _shims), _resource, device, memory,
 stream, program (and cache), module, args (every kernel argument kind), launch; interop (other libraries' arrays and
-streams) is what memory, stream and args share.
+streams) is what memory, stream and args share; files (JSON, CSV and text written by what the path is, atomically)
+is what every floor that writes a file uses.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ __all__, __getattr__, __dir__ = exports(__name__, {
     "_calls": ("Tracer", "bindings_major", "cu", "driver_module", "tracing"),
     "cache": ("Cache", "default_cache"),
     "device": ("Device", "device_count", "driver_version", "init", "opened"),
+    "files": ("check_output", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
+        "write_text", "Tee"),
     "errors": ("CaptureError", "CompileError", "CudaError", "CugraphlabError", "DeviceMemoryError",
         "InvalidArgumentError", "MissingDriverFunctionError", "NoDeviceError", "UnsupportedError"),
     "args": ("ARG_KINDS", "RawBits", "Struct"),

@@ -20,8 +20,8 @@ def replace_atomically(path: Path, data: bytes, mode: int | None = None, *, fsyn
     """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a reader (another process
     loading the cache, the native library, a plotting step reading a record) sees the old file or the new one, never
     half of one. ``mode``: the new file's permission bits (default: mkstemp's 0600); ``fsync``: flushed to the disk
-    before the rename (a result file: report.files.write_text). The temporary file is removed on any failure, which
-    goes on. The package's one atomic file writer (report.files.write_text decides what a path is, then calls it)."""
+    before the rename (a result file: core.files.write_text). The temporary file is removed on any failure, which
+    goes on. The package's one atomic file writer (core.files.write_text decides what a path is, then calls it)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:24]}.", suffix=".tmp")
     try:
         if mode is not None:

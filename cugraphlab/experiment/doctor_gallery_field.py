@@ -262,7 +262,6 @@ def child_main(key: str, variant: str, out: str) -> int:
     from ..graphs.doctor import stacks as doctor_stacks
     from ..graphs.doctor import watch as doctor_watch
     from ..graphs.doctor.calls import treat_as_user_code
-    from ..report.doctor import render_session
 
     script = HERE / f"{key}.py"
     if not script.is_file():
@@ -277,7 +276,8 @@ def child_main(key: str, variant: str, out: str) -> int:
         print(f"skip: no usable GPU: {str(e).splitlines()[0] if str(e) else type(e).__name__}", flush=True)
         code, diagnoses = SKIP, []
     sys.stdout.flush()
-    print(render_session(diagnoses), flush=True)
+    # what the doctor found, in the graphs floor's own words (report.doctor renders the full text in the parent)
+    print(f"cugraphlab doctor: {len(diagnoses)} capture(s)", *(d.summary() for d in diagnoses), sep="\n", flush=True)
     sites = doctor_stacks.site_stats(doctor_watch.LAST.events) if doctor_watch.LAST is not None else []
     Path(out).write_text(json.dumps({"code": code, "diagnoses": [d.to_dict() for d in diagnoses], "sites": sites},
                                     default=str))

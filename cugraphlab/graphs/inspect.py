@@ -374,7 +374,7 @@ def render_text(view, title: str = "") -> str:
 def write_dot(graph: GraphLike, path, verbose: bool = True) -> Path:
     """Write the driver's own DOT description of a Graph or handle (cuGraphDebugDotPrint) to ``path``."""
     path = Path(path)
-    from ..report.files import make_parents
+    from ..core.files import make_parents
 
     make_parents(path)
     d = driver_module()

@@ -1,7 +1,7 @@
 """Floor 5, output: pure functions from result records to text, files and figures. Never opens a Device.
 
-The shared base: tables (aligned text tables, number formats, the 'vs NumPy' cell), files (JSON/CSV, written by what
-the path is), env (the versions line), plots/ (figures: one matplotlib loader, one module per family), plain (any
+The shared base: tables (aligned text tables, number formats, the 'vs NumPy' cell; files, JSON/CSV written by what
+the path is, are core.files, below every floor that writes one), env (the versions line), plots/ (figures: one matplotlib loader, one module per family), plain (any
 JSON record shown plainly). Then one module of text per command family, named as its ``cli/`` and ``bench/``
 modules: run (run, info, compile), measure (latency, timeline, sweep), graphs (graph, update, conditional), nodes,
 memnodes, switch, pdl, devlaunch, doctor, compare, scale, scaling, diff; and show, which picks the family's text
@@ -20,8 +20,6 @@ from .._lazy import exports
 __all__, __getattr__, __dir__ = exports(__name__, {
     "show": ("render_record", "plot_record", "has_plot", "read_shown"),
     "plain": ("render_plain",),
-    "files": ("check_output", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
-              "write_text", "Tee"),
     "plots": ("PlotUnavailableError", "matplotlib_missing"),
     "run": ("render_run", "render_info", "render_compile"),
     "measure": ("render_latency", "render_timeline", "render_sweep", "plot_timeline_files", "plot_sweep_files"),

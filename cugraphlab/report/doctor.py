@@ -5,10 +5,10 @@ import textwrap
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..bench.doctor import field_counts  # the record's conclusion, counted where the record is made
 from .tables import format_table
 
 __all__ = [
-    "field_counts",
     "render_diagnosis",
     "render_doctor",
     "render_field",
@@ -183,15 +183,6 @@ def _found(run: Mapping) -> tuple[str, str, str]:
             line = str(f.get("where", "")).split(",", 1)[0].rsplit(":", 1)[-1]
             return f.get("kind", "?"), str(f.get("call", "?")), line
     return "-", "-", "-"
-
-
-def field_counts(rows: Iterable[Any]) -> dict:
-    """cases, run (not skipped), caught, fixes that work, crashes, hangs, skipped."""
-    rows = [_plain(r) for r in rows]
-    run = [r for r in rows if not r["skipped"]]
-    return {"cases": len(rows), "run": len(run), "caught": sum(bool(r["caught"]) for r in run),
-            "fix_works": sum(bool(r["fix_works"]) for r in run), "crashes": sum(bool(r["crashed"]) for r in rows),
-            "hangs": sum(bool(r["hung"]) for r in rows), "skipped": len(rows) - len(run)}
 
 
 def render_field(rows: Iterable[Any]) -> str:

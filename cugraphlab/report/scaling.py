@@ -412,10 +412,10 @@ _INNERMOST = re.compile(r"[\[{][^\[\]{}]*[\]}]")  # a list or object holding no 
 
 
 def write_scaling_json(path, result) -> Path:
-    """Write a scaling record (a ScalingResult or its dict) to ``path`` as ``report.files.write_json`` does
+    """Write a scaling record (a ScalingResult or its dict) to ``path`` as ``core.files.write_json`` does
     (indented, strict JSON, atomic), with each innermost list or object (raw samples, a summary, an interval) on
     one line. Returns the path written."""
-    from .files import to_jsonable, write_text
+    from ..core.files import to_jsonable, write_text
 
     text = json.dumps(to_jsonable(result), indent=2, ensure_ascii=False, allow_nan=False)
     # JSON strings never hold a raw newline, so only the indentation between items goes

@@ -192,7 +192,7 @@ def _render_or_plain(record, written, source: str) -> str:
 def plot_record(record: Record | Mapping[str, Any], stem: str | os.PathLike, *, source: str = "record") -> list:
     """The figures of ``record`` (a Record, or its dict), written as its command's ``--plot STEM`` (``--out`` for
     timeline and sweep) writes them; returns the paths. RecordError (one line) for a kind that draws none."""
-    from .files import stem_path
+    from ..core.files import stem_path
 
     r = _as_record(record, source)
     kind = r.KIND if isinstance(r, Record) else r.get("kind")

@@ -41,7 +41,7 @@ def record_name(nodeid: str, name: str | None = None) -> str:
 
 
 def save(folder: str | Path, nodeid: str, record, name: str | None = None) -> Path:
-    from ..report.files import write_json
+    from ..core.files import write_json
 
     return write_json(Path(folder) / record_name(nodeid, name), record)
 

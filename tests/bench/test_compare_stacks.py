@@ -12,8 +12,8 @@ from cugraphlab.bench.compare.records import CompareResult, StackRow
 from cugraphlab.bench.compare.registry import STACKS
 from cugraphlab.bench.compare.way import StackUnavailable
 from cugraphlab.core.errors import InvalidArgumentError
+from cugraphlab.core.files import read_csv, read_json, write_csv, write_json
 from cugraphlab.report.compare import leaderboard, render_baseline_rows, render_classic, render_compare
-from cugraphlab.report.files import read_csv, read_json, write_csv, write_json
 
 SIZES = (1 << 20, 1024)
 # (stack, way, same cubin) -> µs (launch, eager, graph, fused) at 1,024 floats, roughly the H200's

@@ -85,7 +85,7 @@ def _result():
 
 
 def test_record_shape_and_json(tmp_path):
-    from cugraphlab.report.files import read_json, write_json
+    from cugraphlab.core.files import read_json, write_json
 
     r = _result()
     d = r.to_dict()

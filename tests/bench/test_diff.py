@@ -117,7 +117,7 @@ def test_time_units_are_converted_and_other_units_or_clocks_must_match():
 
 
 def test_the_record_serialises_to_json(tmp_path):
-    from cugraphlab.report.files import read_json, write_json
+    from cugraphlab.core.files import read_json, write_json
 
     rng = np.random.default_rng(7)
     a, b = _pair(rng, shift=1.2)

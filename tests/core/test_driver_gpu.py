@@ -103,7 +103,7 @@ def test_kernel_set_warm_load_uses_the_cache(device, tmp_path):
 
 def test_cli_run_small(tmp_path, capsys):
     from cugraphlab import cli
-    from cugraphlab.report.files import read_json
+    from cugraphlab.core.files import read_json
 
     out = tmp_path / "run.json"
     assert cli.main(["run", "--size", "1000", "--iters", "20", "--repeats", "3", "--unroll", "5",

@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+from cugraphlab.bench.doctor import field_counts
 from cugraphlab.experiment.doctor_gallery_field import FieldResult, Run, judge, run_case
 from cugraphlab.graphs.doctor import MISTAKES
 from cugraphlab.graphs.doctor.stacks import (
@@ -22,7 +23,6 @@ from cugraphlab.graphs.doctor.stacks import (
 from cugraphlab.graphs.field_gallery import CASES, case, marked_line, recorded
 from cugraphlab.graphs.field_gallery._field import SKIP
 from cugraphlab.report.doctor import (
-    field_counts,
     render_diagnosis,
     render_field,
     render_sites,

@@ -96,6 +96,25 @@ def test_every_module_of_a_floor_stays_on_or_below_it():
     assert bad == []
 
 
+def _upward(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(module, what it imports on a higher floor), the import read from the source wherever it stands."""
+    def floor(m: str) -> int | None:
+        parts = m.split(".")
+        return FLOORS.index(parts[1]) if len(parts) > 1 and parts[1] in FLOORS else None
+
+    return sorted((m, d) for m, deps in graph.items() for d in deps
+                  if floor(m) is not None and floor(d) is not None and floor(d) > floor(m))
+
+
+def test_no_import_anywhere_points_up_a_floor():
+    """Read from the source: an import inside a function counts too (what a drawing of the imports shows as an
+    arrow running back up), not only what importing a module loads."""
+    assert _upward(_import_graph()) == []
+    assert _upward({"cugraphlab.graphs.inspect": {"cugraphlab.report.files", "cugraphlab.core.files"},
+                    "cugraphlab.report.show": {"cugraphlab.bench.run"}}) == [("cugraphlab.graphs.inspect",
+                                                                               "cugraphlab.report.files")]
+
+
 def test_the_top_level_offers_a_small_public_api_from_the_subpackages():
     """``import cugraphlab`` offers what a script needs (at most 45 names), each the same object as in the
     subpackage that defines it; the subpackages' own ``__all__`` do not clash with each other."""

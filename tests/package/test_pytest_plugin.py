@@ -18,7 +18,7 @@ pytest_plugins = ["pytester"]
 for _name in ("cugraphlab.cli", "cugraphlab.bench.measure.run", "cugraphlab.bench.measure.pool",
               "cugraphlab.bench.measure.sampler", "cugraphlab.bench.measure.cu_kernel", "cugraphlab.bench.diff",
               "cugraphlab.bench.probes.sm_clock", "cugraphlab.bench.native.loops", "cugraphlab.core.native_launch",
-              "cugraphlab.testing.store", "cugraphlab.report.measure", "cugraphlab.report.files",
+              "cugraphlab.testing.store", "cugraphlab.report.measure", "cugraphlab.core.files",
               "cugraphlab.experiment.runners", "cugraphlab.graphs.doctor", "cugraphlab.bench.records.environment",
               "multiprocessing.connection", "multiprocessing.popen_spawn_posix", "multiprocessing.spawn",
               "multiprocessing.synchronize", "multiprocessing.queues", "virtual_clock"):

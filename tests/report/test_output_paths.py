@@ -1,4 +1,4 @@
-"""report.files writes by what the path is: regular files replaced atomically with the mode a plain write gives,
+"""core.files writes by what the path is: regular files replaced atomically with the mode a plain write gives,
 symlinks followed, character devices and FIFOs written through, the rest refused; stems that name folders refused."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from cugraphlab.core.errors import InvalidArgumentError
-from cugraphlab.report.files import check_output, stem_path, write_csv, write_json, write_text
+from cugraphlab.core.files import check_output, stem_path, write_csv, write_json, write_text
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cugraphlab.bench.stats.summary import Summary, summarize
-from cugraphlab.report.files import read_csv, read_json, write_csv, write_json
+from cugraphlab.core.files import read_csv, read_json, write_csv, write_json
 from cugraphlab.report.tables import fmt_count, fmt_us, format_table
 
 

@@ -113,7 +113,7 @@ def test_a_default_record_at_its_largest_stays_under_a_megabyte(tmp_path):
         series_key,
     )
     from cugraphlab.bench.stats.summary import summarize
-    from cugraphlab.report.files import read_json
+    from cugraphlab.core.files import read_json
     from cugraphlab.report.scaling import write_scaling_json
 
     plan = make_plan()

@@ -12,7 +12,7 @@ import plugin_false_alarms as bench
 
 def _write(out, k, delayed):
     from cugraphlab.bench.measure.result import build_result
-    from cugraphlab.report.files import write_json
+    from cugraphlab.core.files import write_json
     from cugraphlab.testing.store import record_name
 
     rng = np.random.default_rng(k)

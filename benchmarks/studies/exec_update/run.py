@@ -26,8 +26,8 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, w
 
 import cugraphlab as cgl
 from cugraphlab.bench.graphs.update import measure_update_costs
+from cugraphlab.core.files import write_json
 from cugraphlab.experiment.chain import Chain
-from cugraphlab.report.files import write_json
 from studies.exec_update.measure import C_WAY, measure_exec_update
 from studies.exec_update.native import NATIVE_SET_PARAMS, NATIVE_UPDATE
 from studies.exec_update.report import GOAL_US, render_exec_update

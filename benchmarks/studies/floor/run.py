@@ -26,9 +26,9 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, w
 
 import cugraphlab as cgl
 from cugraphlab.bench.graphs.update import CTYPES_PATH, measure_update_costs
+from cugraphlab.core.files import write_json
 from cugraphlab.experiment.chain import Chain
 from cugraphlab.experiment.pdl import PdlChain
-from cugraphlab.report.files import write_json
 from studies.floor.first import measure_graph_table
 from studies.floor.measure import measure_floor
 from studies.floor.report import render_floor

@@ -36,7 +36,7 @@ _sys.path.insert(0, str(_Path(__file__).resolve().parents[2]))  # benchmarks/, w
 import cugraphlab as cgl
 from cugraphlab.bench.records.environment import collect
 from cugraphlab.bench.records.record import clocks
-from cugraphlab.report.files import write_json
+from cugraphlab.core.files import write_json
 from studies.floor.record import SECTIONS, FloorStudiesResult
 from studies.floor.report_studies import render_floor_studies
 

@@ -117,7 +117,7 @@ def main(argv=None) -> int:
               "<= trials", file=sys.stderr)
         return 2
     import cugraphlab as cgl
-    from cugraphlab.report.files import write_json
+    from cugraphlab.core.files import write_json
 
     try:
         dev = cgl.Device(a.device)

@@ -39,8 +39,8 @@ import cugraphlab as cgl  # noqa: E402
 from cugraphlab.bench.diff import read_record_file  # noqa: E402
 from cugraphlab.bench.records.environment import collect  # noqa: E402
 from cugraphlab.bench.records.record import clocks  # noqa: E402
+from cugraphlab.core.files import Tee, write_json  # noqa: E402
 from cugraphlab.experiment.runners import Runner  # noqa: E402
-from cugraphlab.report.files import Tee, write_json  # noqa: E402
 from studies.nvbench.measure import ROWS, UNROLL, Rig, Settings, measure_workload  # noqa: E402
 from studies.nvbench.nvbench_side import Knobs, register_workloads, run_nvbench  # noqa: E402
 from studies.nvbench.report import NvbenchStudyResult, render_study  # noqa: E402

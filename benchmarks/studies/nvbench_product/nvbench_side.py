@@ -232,7 +232,7 @@ def main(argv=None, bench=None) -> int:
     bench = bench if bench is not None else _load_cuda_bench()
     import cugraphlab as cgl
     from cugraphlab.core.errors import CugraphlabError
-    from cugraphlab.report.files import write_json
+    from cugraphlab.core.files import write_json
 
     try:
         dev = cgl.Device(a.device)

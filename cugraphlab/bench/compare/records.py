@@ -1,6 +1,6 @@
 """The records of ``cugraphlab compare``: one flat row per (stack, way, mode, size, round), and the whole result.
 
-Rows are plain dataclasses (JSON and CSV ready through ``cugraphlab.report.files``); ``CompareResult.from_dict``
+Rows are plain dataclasses (JSON and CSV ready through ``cugraphlab.core.files``); ``CompareResult.from_dict``
 rebuilds a result from its JSON so it can be rendered or plotted again on a machine with no GPU.
 """
 from __future__ import annotations

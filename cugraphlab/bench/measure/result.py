@@ -134,7 +134,7 @@ class MeasureResult(Record):
     def save(self, path) -> str:
         """Write this record as JSON to ``path`` (what ``cugraphlab measure --json`` writes; ``cugraphlab diff``
         and ``cugraphlab show`` read it). Returns the path written."""
-        from ...report.files import write_json
+        from ...core.files import write_json
 
         write_json(path, self)
         return str(path)

@@ -1,6 +1,6 @@
 """A result record back from its JSON: the Record subclass of its kind, rebuilt field by field.
 
-A record written on a GPU machine (``to_dict()`` -> ``report.files.write_json``) can be read on any machine and
+A record written on a GPU machine (``to_dict()`` -> ``core.files.write_json``) can be read on any machine and
 handed to the same ``report`` functions that printed it there, so that a notebook or a CI job without a GPU shows
 the committed H200 tables and figures::
 

@@ -6,7 +6,7 @@ measurement fills it, never the CLI), the ``clocks`` its figures come from (shor
 ``CLOCKS``), and ``samples``: raw samples per row label (bounded by ``MAX_SAMPLES``), so that two records can be
 compared row by row later (``cugraphlab diff``) without re-running anything.
 
-``to_dict()`` gives plain JSON types (``report.files.write_json`` writes it); ``check_record(d)`` checks the kind and
+``to_dict()`` gives plain JSON types (``core.files.write_json`` writes it); ``check_record(d)`` checks the kind and
 the schema of a dict read back and says in one line what is wrong (``RecordError``, exit 2 in the CLI).
 """
 from __future__ import annotations

@@ -43,8 +43,8 @@ def pyplot() -> Any:
 
 def save(fig: Any, out: str | Path) -> list[Path]:
     """Write ``fig`` to ``out``.png and ``out``.svg (appended, so stems with dots work), close it, return the paths.
-    A stem that names a folder (``plots/``) is refused (``report.files.stem_path``: InvalidArgumentError)."""
-    from ..files import make_parents, stem_path
+    A stem that names a folder (``plots/``) is refused (``core.files.stem_path``: InvalidArgumentError)."""
+    from ...core.files import make_parents, stem_path
 
     plt = pyplot()
     try:

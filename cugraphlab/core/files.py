@@ -22,8 +22,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from ..core.cache import replace_atomically
-from ..core.errors import InvalidArgumentError
+from .cache import replace_atomically
+from .errors import InvalidArgumentError
 
 __all__ = ["Tee", "check_output", "created_folder", "make_parents", "written_text", "read_csv", "read_json", "stem_path", "to_jsonable", "write_csv", "write_json",
            "write_text"]
