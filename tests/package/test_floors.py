@@ -165,6 +165,7 @@ def _imports_of(path, module: str, modules: set[str]) -> set[str]:
     return out
 
 
+@functools.lru_cache(maxsize=1)
 def _import_graph() -> dict[str, set[str]]:
     from pathlib import Path
 
