@@ -378,7 +378,10 @@ NUMPY_TORCH = {
             def __mul__(self, k):
                 out = Tensor(_np.empty_like(self.a), is_cuda=self.is_cuda)
                 dst, src = out.a, self.a
-                _run(lambda: _np.multiply(src, _np.float32(k), out=dst) if _np.isfinite(src).all() else dst.fill(_np.nan))
+                def scale():  # src may be a fresh torch.empty's garbage, as on a GPU: its overflow is not news
+                    with _np.errstate(over="ignore", invalid="ignore"):
+                        _np.multiply(src, _np.float32(k), out=dst) if _np.isfinite(src).all() else dst.fill(_np.nan)
+                _run(scale)
                 return out
     '''),
     "torch/cuda/graphs.py": textwrap.dedent('''
