@@ -74,17 +74,29 @@ def library_problems(got: dict[str, str], major: int, devlaunch: bool) -> list[s
     return problems
 
 
-def resolve(python: str, reqs: list[str]) -> dict[str, str]:
-    """{distribution name: version} pip would install for ``python``; RuntimeError with pip's words if none."""
-    with tempfile.TemporaryDirectory() as target:
-        cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
-               "--python-version", python, "--only-binary=:all:", "--target", target]
-        for p in PLATFORMS:
-            cmd += ["--platform", p]
-        r = subprocess.run(cmd + reqs, capture_output=True, text=True)
+#: pip's words for a download that went wrong, not for pins that do not resolve: such a run is tried again (the
+#: parallel jobs share pip's cache; one download once came back with another sha256 than the index states)
+TRANSIENT = ("Expected sha256", "do not match the hashes", "DO NOT MATCH THE HASHES", "Read timed out",
+             "Connection reset", "ConnectionError", "IncompleteRead", "HTTP error 5")
+
+
+def resolve(python: str, reqs: list[str], attempts: int = 3) -> dict[str, str]:
+    """{distribution name: version} pip would install for ``python``; RuntimeError with pip's words if none. A failed
+    download (``TRANSIENT``) is tried again, without pip's cache, up to ``attempts`` times in all."""
+    for attempt in range(attempts):
+        with tempfile.TemporaryDirectory() as target:
+            cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--report",
+                   "-", "--python-version", python, "--only-binary=:all:", "--target", target]
+            for p in PLATFORMS:
+                cmd += ["--platform", p]
+            if attempt:
+                cmd.append("--no-cache-dir")
+            r = subprocess.run(cmd + reqs, capture_output=True, text=True)
+        if r.returncode == 0 or not any(t in r.stderr for t in TRANSIENT):
+            break
     if r.returncode != 0:
         tail = (r.stderr.strip().splitlines() or ["(no message)"])[-3:]
-        raise RuntimeError(" / ".join(tail))
+        raise RuntimeError(" / ".join(tail) + (f" (after {attempts} attempts)" if attempt else ""))
     report = json.loads(r.stdout)
     return {i["metadata"]["name"].lower().replace("_", "-"): i["metadata"]["version"] for i in report["install"]}
 
