@@ -24,8 +24,8 @@ import pytest
 from exercise_wrong_answers import WRONG  # tests/package is on sys.path (rootdir-less test folder)
 
 ROOT = Path(__file__).resolve().parents[2]
-# one worker runs this module under pytest-xdist (README: --dist loadgroup), so its fresh environment and notebook
-# runs (module fixtures) are made once, not once per worker
+# its fresh environment and notebook runs are made once per test run, whichever worker asks first
+# (helpers/once_per_run.py); the group mark only puts these tests at the front of the queue (tests/conftest.py)
 pytestmark = pytest.mark.xdist_group("course_environment")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")) + \
     sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))
@@ -59,21 +59,30 @@ def _stream(cell) -> str:
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory, built_wheel):
     """(venv python, runtime folder, wheel name, env): a fresh environment outside the checkout with the wheel
-    uploaded to its working folder, and IPython and matplotlib installed (as on Colab)."""
-    tmp = tmp_path_factory.mktemp("colab")
-    content = tmp / "content"
-    content.mkdir()
-    wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/conftest.py)
-    (content / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
-    env_dir = tmp / "env"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    python = env_dir / "bin" / "python"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env["MPLBACKEND"] = "Agg"
-    r = subprocess.run([str(python), "-m", "pip", "install", "-q", "ipython", "matplotlib"], cwd=content, env=env,
-                       capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return python, content, wheel.name, env
+    uploaded to its working folder, and IPython and matplotlib installed (as on Colab); made once per test run,
+    whichever worker asks first (helpers/once_per_run.py)."""
+    from once_per_run import once, shared_folder
+
+    base = tmp_path_factory.getbasetemp()
+
+    def make():
+        tmp = shared_folder(base) / "colab"
+        content = tmp / "content"
+        content.mkdir(parents=True)
+        wheel = built_wheel  # pip wheel --no-deps of this checkout (tests/conftest.py)
+        (content / wheel.name).write_bytes(wheel.read_bytes())  # the student's upload
+        env_dir = tmp / "env"
+        venv.EnvBuilder(with_pip=True).create(env_dir)
+        python = env_dir / "bin" / "python"
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        env["MPLBACKEND"] = "Agg"
+        r = subprocess.run([str(python), "-m", "pip", "install", "-q", "ipython", "matplotlib"], cwd=content,
+                           env=env, capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r.stderr[-2000:]
+        return [str(python), str(content), wheel.name, env]
+
+    python, content, wheel, env = once(base, "course_runtime", make)
+    return Path(python), Path(content), wheel, env
 
 
 def _run(runtime, paths):
@@ -94,14 +103,19 @@ _SKIPS = [pytest.mark.skipif(_bindings_major() == 12, reason="runs once in CI, i
 
 
 @pytest.fixture(scope="module")
-def first(runtime):
-    (nb,) = _run(runtime, [FIRST])
-    return nb
+def first(runtime, tmp_path_factory):
+    from once_per_run import once
+
+    return once(tmp_path_factory.getbasetemp(), "course_first", lambda: _run(runtime, [FIRST])[0])
 
 
 @pytest.fixture(scope="module")
-def everything(runtime, first):
-    return [first] + _run(runtime, [p for p in NOTEBOOKS if p != FIRST])
+def everything(runtime, first, tmp_path_factory):
+    from once_per_run import once
+
+    rest = once(tmp_path_factory.getbasetemp(), "course_rest",
+                lambda: _run(runtime, [p for p in NOTEBOOKS if p != FIRST]))
+    return [first] + rest
 
 
 @_SKIPS[0]

@@ -9,8 +9,14 @@ import sys
 import pytest
 
 FLOORS = ["core", "graphs", "experiment", "bench", "report", "cli"]
-# one worker runs this module under pytest-xdist (README: --dist loadgroup): the probe of every module runs once
+# the probe of every module runs once per test run, in whichever worker asks first (helpers/once_per_run.py)
 pytestmark = pytest.mark.xdist_group("floors")
+_BASE: list = []  # the session's temporary folder (the fixture below), where the probe's result is shared
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _session_folder(tmp_path_factory):
+    _BASE[:] = [tmp_path_factory.getbasetemp()]
 
 
 #: Imports each module named in argv[1] (a JSON list) from a clean slate: every ``cugraphlab`` module is dropped
@@ -44,7 +50,14 @@ def _all_modules() -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _loaded_map() -> dict[str, list[str]]:
-    """module -> the cugraphlab modules loaded after importing it alone, for every module of the package."""
+    """module -> the cugraphlab modules loaded after importing it alone, for every module of the package (probed
+    once per test run: ``once_per_run``)."""
+    from once_per_run import once
+
+    return once(_BASE[0], "floors_probe", _probe)
+
+
+def _probe() -> dict[str, list[str]]:
     modules = _all_modules()
     r = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(modules)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
