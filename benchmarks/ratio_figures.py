@@ -12,13 +12,17 @@ held it to, so that a reader sees where it lies and how sure it is:
 * scaling: the device time of a line of 64 empty kernels over a line of 1 (more than 4), and Python's
   cuGraphInstantiate over C's on the same captures, per node count (its lower bound above 0.3);
 * paired: each own way's host µs per launch (0.2-200) and its ratio to cuda.bindings' (0.1-20), in a child process;
-* roof: the cold-L2 fused kernel's bandwidth over the copy roof's (below 1.1).
+* roof: the cold-L2 fused kernel's bandwidth over the copy roof's (below 1.1);
+* signs: figures a test held against zero, each a median with its interval: the timeline's gap and kernel time per
+  mode at 1,000 and 2^20 + 3 floats (gap at least 0, kernel above 0; %globaltimer, whose ticks can make a short
+  kernel read 0), and memnodes' device µs per iteration of every row and its first launches' host and completion
+  times (above 0).
 
 Intervals: ``bench.stats.intervals.ratio_of_medians`` (percentile bootstrap of the ratio of medians) where the raw
-samples are at hand, else the interval the record computed (diff's rows, the paired harness's and scaling's
+samples are at hand (for one median, signs: the same bootstrap, ``bench.stats.bootstrap.plain_medians``), else the interval the record computed (diff's rows, the paired harness's and scaling's
 two-level bootstraps). A figure outside the old range is printed as such: it is a finding to read, not a failure.
 
-Usage: python benchmarks/ratio_figures.py [OUT_DIR] [--only diff,doctor,scaling,paired,roof]
+Usage: python benchmarks/ratio_figures.py [OUT_DIR] [--only diff,doctor,scaling,paired,roof,signs]
 Writes OUT_DIR/ratio_figures.json (every row). Takes about two minutes on the H200. Exit 0 when every section ran,
 1 when a section failed (its line says why), 2 without a usable GPU (one line; nothing written).
 """
@@ -34,7 +38,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SECTIONS = ("diff", "doctor", "scaling", "paired", "roof")
+SECTIONS = ("diff", "doctor", "scaling", "paired", "roof", "signs")
 
 
 def row(section: str, figure: str, value, lo=None, hi=None, *, clock: str, held: str, n: str = "") -> dict:
@@ -132,6 +136,45 @@ def roof_rows(_dev) -> list[dict]:
     return [row("roof", "cold-L2 fused GB/s / copy roof GB/s", fused / copy if fused and copy else None,
                 clock="device (cuEventElapsedTime), medians of each", held="x < 1.1",
                 n="medians only: the roof keeps no samples")]
+
+
+def _median(section: str, figure: str, summary, *, clock: str, held: str) -> dict:
+    """One median with its 95% percentile-bootstrap interval, from the Summary's raw samples."""
+    import numpy as np
+
+    from cugraphlab.bench.stats.bootstrap import plain_medians
+
+    x = np.asarray(summary.samples, dtype=float)
+    meds = plain_medians(x, 2000, np.random.default_rng(0)) if x.size > 1 else x
+    return row(section, figure, summary.median, np.percentile(meds, 2.5), np.percentile(meds, 97.5), clock=clock,
+               held=held, n=str(x.size))
+
+
+def signs_rows(dev) -> list[dict]:
+    """What tests/bench/test_measure_gpu.py and test_memnodes_gpu.py once held against zero, as those tests ran it
+    (more iterations and samples here, for the intervals)."""
+    from cugraphlab.bench.graphs.memnodes import MEM_ROWS, PRE_ROW, measure_memnodes
+    from cugraphlab.bench.measure.timeline import measure_timeline
+
+    out = []
+    for n in (1000, (1 << 20) + 3):
+        for m in measure_timeline(dev, size=n, iters=50).modes:
+            out.append(_median("signs", f"timeline {n:,}: {m.mode} gap us", m.gap_us, clock="globaltimer",
+                               held="x >= 0"))
+            out.append(_median("signs", f"timeline {n:,}: {m.mode} kernel us", m.kernel_us, clock="globaltimer",
+                               held="x > 0"))
+    r = measure_memnodes(dev, [1 << 20, 1024], 500, 7, first_samples=7, seed=11)
+    for s in r.sizes:
+        for name in [*(MEM_ROWS[sh] for sh in s.shapes()), PRE_ROW]:
+            out.append(_median("signs", f"memnodes {s.size:,}: {name} device us/iter",
+                               s.steady_row(name).device_us_per_iter, clock="device (cuEventElapsedTime)",
+                               held="x > 0"))
+        for f in s.first:
+            for what, summ, clock in (("complete", f.complete_us, "wall (perf_counter_ns, launch to completion)"),
+                                      ("host API", f.host_api_us, "host_api (perf_counter_ns)")):
+                out.append(_median("signs", f"memnodes {s.size:,}: first launch, {f.name} {what} us", summ,
+                                   clock=clock, held="x > 0"))
+    return out
 
 
 def render(rows: list[dict]) -> str:

@@ -2,6 +2,8 @@
 free memory back at the start after close + trim), figures present and plausible."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 pytestmark = pytest.mark.gpu
@@ -19,8 +21,9 @@ def test_measure_memnodes_verifies_and_reports(device):
         assert s.shapes() == list(MEMCHAIN_SHAPES)
         for name in [*(MEM_ROWS[sh] for sh in MEMCHAIN_SHAPES), PRE_ROW]:
             row = s.steady_row(name)
-            assert row.device_us_per_iter.median > 0 and row.mismatches == 0, name
-        assert all(f.complete_us.median > 0 and f.host_api_us.median > 0 for f in s.first)
+            assert math.isfinite(row.device_us_per_iter.median) and row.mismatches == 0, name
+        # the figures exist (their sign: benchmarks/ratio_figures.py --only signs, with intervals)
+        assert all(math.isfinite(f.complete_us.median + f.host_api_us.median) and f.mismatches == 0 for f in s.first)
         assert any(f.used_current > 0 for f in s.footprint)
         assert s.footprint_check["ok"], s.footprint_check
         assert s.reuse_ok, s.shape_reuse

@@ -30,7 +30,7 @@ def test_without_a_gpu_one_line_exit_2_and_nothing_written(tmp_path):
 
 def test_an_unknown_section_is_refused_before_any_device(tmp_path):
     r = _run(str(tmp_path / "out"), "--only", "diff,nope", cwd=tmp_path)
-    assert r.returncode == 2 and "--only takes diff, doctor, scaling, paired, roof" in r.stderr
+    assert r.returncode == 2 and "--only takes diff, doctor, scaling, paired, roof, signs" in r.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -69,3 +69,14 @@ def test_the_doctor_section_runs_end_to_end_on_the_fake_driver(monkeypatch, tmp_
     for r in data["rows"]:
         assert r["value"] > 0 and r["lo"] is not None and r["lo"] <= r["hi"], r
         assert r["figure"] in out and r["test_held_it_to"] in out
+
+
+def test_a_median_against_zero_is_printed_with_its_interval():
+    """The signs section: one median of raw samples with its bootstrap interval, read against the old bound."""
+    from cugraphlab.bench.stats.summary import summarize
+
+    s = summarize([0.0, 0.032, 0.032, 0.064, 0.032, 0.0, 0.032, 0.096], unit="us", clock="globaltimer")
+    r = rf._median("signs", "timeline 1,000: eager kernel us", s, clock="globaltimer", held="x > 0")
+    assert r["value"] == s.median == 0.032 and r["lo"] <= r["value"] <= r["hi"] and r["n"] == "8"
+    assert rf._inside(r) == "inside" and rf._inside(dict(r, value=0.0)) == "OUTSIDE"
+    assert rf._inside(dict(r, value=0.0, test_held_it_to="x >= 0")) == "inside"
