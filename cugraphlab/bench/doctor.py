@@ -18,6 +18,7 @@ from typing import ClassVar
 from ..core._calls import cu
 from ..core.device import Device
 from ..core.errors import positive_int
+from ..core.renamed import renamed_function
 from ..experiment.doctor_gallery import CASES, FOREIGN_CASES, run_gallery
 from ..graphs.capture import CAPTURE_MODES, capture
 from .records.environment import collect
@@ -254,29 +255,5 @@ def _run_field(record: DoctorResult, timeout: float, workers: int) -> None:
     record.clean = [r.to_dict() for r in run_clean(timeout=timeout, workers=workers)]
 
 
-def run_doctor(device: int = 0, **kwargs) -> DoctorResult:
-    """The old name of ``measure_doctor`` (every measurement of the bench face is a ``measure_*``): the same call,
-    with a DeprecationWarning.
-
-    Parameters
-    ----------
-    device : int
-        The device ordinal.
-    **kwargs
-        ``measure_doctor``'s keyword arguments (``samples=``, ``overhead=``, ``cupti=``, ``gallery=``, ...).
-
-    Returns
-    -------
-    DoctorResult
-        What ``measure_doctor(device, **kwargs)`` returns.
-
-    Raises
-    ------
-    CugraphlabError
-        Whatever ``measure_doctor`` raises (InvalidArgumentError, UnsupportedError, CudaError).
-    """
-    import warnings
-
-    warnings.warn("run_doctor is now measure_doctor (the same arguments); run_doctor will be removed",
-                  DeprecationWarning, stacklevel=2)
-    return measure_doctor(device, **kwargs)
+#: the old name of measure_doctor (warns, then calls it): core.renamed.renamed_function
+run_doctor = renamed_function("run_doctor", measure_doctor)

@@ -18,6 +18,7 @@ from typing import ClassVar
 from ..core.device import Device, opened
 from ..core.errors import InvalidArgumentError, positive_int
 from ..core.memory import validate_size
+from ..core.renamed import renamed_function
 from ..experiment.chain import Chain
 from ..experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, parse_ops
 from .records.environment import collect
@@ -229,27 +230,5 @@ def _cold_roof(dev: Device, cold, results: list[ModeResult], config: dict) -> di
                       l2_bytes=cold.l2_bytes, sets=cold.sets, rotation_bytes=cold.rotation_bytes,
                       method=COLD_METHOD)
 
-def run_experiment(**kwargs) -> RunResult:
-    """The old name of ``measure_run`` (every measurement of the bench face is a ``measure_*``): the same call,
-    with a DeprecationWarning.
-
-    Parameters
-    ----------
-    **kwargs
-        ``measure_run``'s arguments, by keyword (``device=``, ``size=``, ``iters=``, ...).
-
-    Returns
-    -------
-    RunResult
-        What ``measure_run(**kwargs)`` returns.
-
-    Raises
-    ------
-    CugraphlabError
-        Whatever ``measure_run`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
-    """
-    import warnings
-
-    warnings.warn("run_experiment is now measure_run (the same arguments); run_experiment will be removed",
-                  DeprecationWarning, stacklevel=2)
-    return measure_run(**kwargs)
+#: the old name of measure_run (warns, then calls it): core.renamed.renamed_function
+run_experiment = renamed_function("run_experiment", measure_run)

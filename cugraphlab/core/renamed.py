@@ -1,19 +1,22 @@
-"""Keyword arguments renamed for one convention, the old names kept for one release.
+"""Keyword arguments and functions renamed for one convention, the old names kept for one release.
 
 Every public ``measure_*`` of the bench face takes ``device`` first, then ``size=`` (floats per buffer) and
 ``iters=`` (iterations, or launches, per sample). Functions that said ``n=``, ``iterations=`` or ``device_index=``
 in the first 0.2.0 are wrapped by ``renamed_kwargs``: the old keyword still works, with a DeprecationWarning that
-names the new one; giving both is one clear InvalidArgumentError.
+names the new one; giving both is one clear InvalidArgumentError. Functions renamed for one verb (``run_sweep`` is
+``measure_sweep``) keep their old name through ``renamed_function``.
 """
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import warnings
 from typing import Any, Callable, TypeVar
 
 from .errors import InvalidArgumentError
 
-__all__ = ["renamed_kwargs"]
+__all__ = ["renamed_kwargs", "renamed_function"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,3 +59,38 @@ def renamed_kwargs(**old_to_new: str) -> Callable[[F], F]:
         return renamed  # type: ignore[return-value]
 
     return wrap
+
+
+def renamed_function(old: str, new: Callable[..., Any]) -> Callable[..., Any]:
+    """The old name ``old`` of ``new``: it warns (DeprecationWarning: "old is now new (the same arguments); old will
+    be removed"), then calls ``new`` with the same arguments and returns what it returns.
+
+    Parameters
+    ----------
+    old : str
+        The name the function had.
+    new : callable
+        The function now; the alias looks it up in its module at each call (what replaces it there is called).
+
+    Returns
+    -------
+    callable
+        The alias, named ``old``, with ``new``'s signature and docstring under one line saying what it is.
+
+    Raises
+    ------
+    InvalidArgumentError
+        Never itself; the call raises what ``new`` raises.
+    """
+    module, name = sys.modules[new.__module__], new.__name__
+
+    @functools.wraps(new)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{old} is now {name} (the same arguments); {old} will be removed", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(module, name)(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = (f"The old name of ``{name}``: the same call, with a DeprecationWarning.\n\n"
+                     + inspect.cleandoc(new.__doc__ or ""))
+    return alias

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...core.device import opened
 from ...core.errors import InvalidArgumentError
+from ...core.renamed import renamed_function
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, FUSED_PER_GRAPH, OPS
 from ..probes.copy_roof import copy_bandwidth
@@ -194,29 +195,5 @@ def _sweep_point(chain: Chain, mode: str, ops, n: int, events, repeats: int,
     }
     return row, chunked
 
-def run_sweep(device, **kwargs) -> SweepResult:
-    """The old name of ``measure_sweep`` (every measurement of the bench face is a ``measure_*``): the same call,
-    with a DeprecationWarning.
-
-    Parameters
-    ----------
-    device : Device or int
-        A Device or an ordinal.
-    **kwargs
-        ``measure_sweep``'s keyword arguments (``sizes=``, ``lengths=``, ``modes=``, ...).
-
-    Returns
-    -------
-    SweepResult
-        What ``measure_sweep(device, **kwargs)`` returns.
-
-    Raises
-    ------
-    CugraphlabError
-        Whatever ``measure_sweep`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
-    """
-    import warnings
-
-    warnings.warn("run_sweep is now measure_sweep (the same arguments); run_sweep will be removed",
-                  DeprecationWarning, stacklevel=2)
-    return measure_sweep(device, **kwargs)
+#: the old name of measure_sweep (warns, then calls it): core.renamed.renamed_function
+run_sweep = renamed_function("run_sweep", measure_sweep)

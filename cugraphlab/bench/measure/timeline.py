@@ -23,7 +23,7 @@ from ...core.device import opened
 from ...core.errors import InvalidArgumentError, positive_int
 from ...core.launch import Launch, LaunchConfig, PackedArgs
 from ...core.memory import validate_size
-from ...core.renamed import renamed_kwargs
+from ...core.renamed import renamed_function, renamed_kwargs
 from ...experiment.chain import Chain
 from ...experiment.ops import DEFAULT_OPS, parse_ops
 from ...graphs.capture import capture_launches
@@ -233,29 +233,5 @@ def _record_mode(chain, stamps, run, mode: str, names: list[str], probe: bool) -
     return ModeTimeline(mode, events, gap, kern, span, ok)
 
 
-def record_timeline(device, **kwargs) -> TimelineResult:
-    """The old name of ``measure_timeline`` (every measurement of the bench face is a ``measure_*``): the same call,
-    with a DeprecationWarning.
-
-    Parameters
-    ----------
-    device : Device or int
-        A Device or an ordinal.
-    **kwargs
-        ``measure_timeline``'s keyword arguments (``ops=``, ``size=``, ``iters=``, ``modes=``, ...).
-
-    Returns
-    -------
-    TimelineResult
-        What ``measure_timeline(device, **kwargs)`` returns.
-
-    Raises
-    ------
-    CugraphlabError
-        Whatever ``measure_timeline`` raises (InvalidArgumentError for bad arguments, CudaError from the driver).
-    """
-    import warnings
-
-    warnings.warn("record_timeline is now measure_timeline (the same arguments); record_timeline will be removed",
-                  DeprecationWarning, stacklevel=2)
-    return measure_timeline(device, **kwargs)
+#: the old name of measure_timeline (warns, then calls it): core.renamed.renamed_function
+record_timeline = renamed_function("record_timeline", measure_timeline)
